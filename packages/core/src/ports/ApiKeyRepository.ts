@@ -1,0 +1,29 @@
+/**
+ * Storage port for API keys. Keys are stored as hashes only; the plaintext exists once, in
+ * the answer to `issue`.
+ *
+ * @since 0.1.0
+ */
+import { Context } from "effect"
+import type { Effect, Option } from "effect"
+import type { ApiKeyNotFound, OrganizationNotFound } from "../Errors.ts"
+import type { Organization } from "../Organization.ts"
+
+/**
+ * @category models
+ */
+export interface IssuedApiKey {
+  readonly id: string
+  /** The plaintext key: shown to the caller once, never stored. */
+  readonly apiKey: string
+}
+
+/**
+ * @category services
+ */
+export class ApiKeyRepository extends Context.Service<ApiKeyRepository, {
+  readonly issue: (organizationId: string) => Effect.Effect<IssuedApiKey, OrganizationNotFound>
+  readonly revoke: (organizationId: string, keyId: string) => Effect.Effect<void, ApiKeyNotFound>
+  /** The organization of a live (not revoked) key, if the key is one. */
+  readonly authenticate: (apiKey: string) => Effect.Effect<Option.Option<Organization>>
+}>()("@voice-agent/core/ports/ApiKeyRepository") {}

@@ -1,0 +1,54 @@
+/**
+ * Storage port for conversation records (calls) and their transcript turns.
+ *
+ * @since 0.1.0
+ */
+import { Context } from "effect"
+import type { Effect, Option } from "effect"
+import type { ConversationRecord, Direction, TranscriptTurnRecord } from "../Conversation.ts"
+
+/**
+ * Filters and page of `GET /v1/conversations`, newest first.
+ *
+ * @category models
+ */
+export interface ConversationQuery {
+  readonly organizationId: string
+  readonly fromNumber?: string | undefined
+  readonly toNumber?: string | undefined
+  readonly direction?: Direction | undefined
+  readonly dateFrom?: Date | undefined
+  readonly dateTo?: Date | undefined
+  readonly campaignId?: string | undefined
+  readonly limit: number
+  /** Keyset position: only conversations after this one in newest-first order. */
+  readonly after?: { readonly startedAt: Date; readonly id: string } | undefined
+}
+
+/**
+ * @category models
+ */
+export interface ConversationPage {
+  readonly conversations: ReadonlyArray<ConversationRecord>
+  readonly hasMore: boolean
+}
+
+/**
+ * @category services
+ */
+export class ConversationRepository extends Context.Service<ConversationRepository, {
+  /** Stores a call with a fresh conversation id. */
+  readonly insert: (conversation: Omit<ConversationRecord, "id">) => Effect.Effect<ConversationRecord>
+  /** Appends turns after the conversation's existing ones. */
+  readonly appendTurns: (
+    conversationId: string,
+    turns: ReadonlyArray<TranscriptTurnRecord>
+  ) => Effect.Effect<void>
+  readonly list: (query: ConversationQuery) => Effect.Effect<ConversationPage>
+  readonly findByCallId: (
+    organizationId: string,
+    callId: string
+  ) => Effect.Effect<Option.Option<ConversationRecord>>
+  /** Turns in call order. */
+  readonly transcript: (conversationId: string) => Effect.Effect<ReadonlyArray<TranscriptTurnRecord>>
+}>()("@voice-agent/core/ports/ConversationRepository") {}

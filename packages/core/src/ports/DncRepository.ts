@@ -1,0 +1,30 @@
+/**
+ * Storage port for an organization's Do-Not-Call list.
+ *
+ * @since 0.1.0
+ */
+import { Context } from "effect"
+import type { Effect } from "effect"
+import type { E164 } from "../PhoneNumber.ts"
+
+/**
+ * @category services
+ */
+export class DncRepository extends Context.Service<DncRepository, {
+  /**
+   * Adds numbers (already listed ones are kept) and, in the same transaction, moves the
+   * organization's `TRYING` contacts with those numbers that are not being dialed to
+   * `FAILED` (CONTRACT §5). `added` counts numbers that were not listed before.
+   */
+  readonly add: (
+    organizationId: string,
+    phoneNumbers: ReadonlyArray<E164>
+  ) => Effect.Effect<{ readonly added: number; readonly contactsFailed: number }>
+  /** Removes a number; answers how many entries were removed (0 or 1). */
+  readonly remove: (organizationId: string, phoneNumber: E164) => Effect.Effect<number>
+  /** Those of `phoneNumbers` that are on the organization's list (one query). */
+  readonly findListed: (
+    organizationId: string,
+    phoneNumbers: ReadonlyArray<E164>
+  ) => Effect.Effect<ReadonlyArray<E164>>
+}>()("@voice-agent/core/ports/DncRepository") {}
