@@ -26,3 +26,8 @@ export const nowDate: Effect.Effect<Date> = Effect.map(Clock.currentTimeMillis, 
  * @category encoding
  */
 export const toIso = (date: Date): string => date.toISOString()
+
+/**
+ * @category constructors
+ */
+export const fromMillis = (ms: number): Date => new Date(ms)

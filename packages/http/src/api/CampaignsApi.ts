@@ -1,0 +1,64 @@
+/**
+ * The v2 campaign endpoints of API.md, addressed by `{campaign_code}`.
+ *
+ * @since 0.1.0
+ */
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import {
+  Campaign,
+  CampaignStatus,
+  CreateCampaignRequest,
+  DeleteCampaignResponse,
+  HasCallableContacts,
+  UpdateCampaignRequest
+} from "@voice-agent/core/Campaign"
+import { BadRequest, Conflict, Forbidden, NotFound } from "./HttpErrors.ts"
+import { Authorization, OutboundDialing } from "./Security.ts"
+
+const campaignCode = { campaign_code: Schema.String }
+
+/**
+ * @category models
+ */
+export class CampaignsApi extends HttpApiGroup.make("campaigns")
+  .add(
+    HttpApiEndpoint.post("create", "/v2/campaigns", {
+      payload: CreateCampaignRequest,
+      success: Campaign.pipe(HttpApiSchema.status(201)),
+      error: [BadRequest, Forbidden, Conflict]
+    }),
+    HttpApiEndpoint.get("list", "/v2/campaigns", {
+      success: Schema.Array(Campaign)
+    }),
+    HttpApiEndpoint.get("get", "/v2/campaigns/:campaign_code", {
+      params: campaignCode,
+      success: Campaign,
+      error: NotFound
+    }),
+    HttpApiEndpoint.patch("update", "/v2/campaigns/:campaign_code", {
+      params: campaignCode,
+      payload: UpdateCampaignRequest,
+      success: Campaign,
+      error: [BadRequest, Forbidden, NotFound, Conflict]
+    }),
+    HttpApiEndpoint.delete("delete", "/v2/campaigns/:campaign_code", {
+      params: campaignCode,
+      success: DeleteCampaignResponse,
+      error: NotFound
+    }),
+    HttpApiEndpoint.get("status", "/v2/campaigns/:campaign_code/status", {
+      params: campaignCode,
+      success: CampaignStatus,
+      error: NotFound
+    }),
+    HttpApiEndpoint.get("hasCallableContacts", "/v2/campaigns/:campaign_code/has-callable-contacts", {
+      params: campaignCode,
+      success: HasCallableContacts,
+      error: NotFound
+    })
+  )
+  .middleware(OutboundDialing)
+  .middleware(Authorization)
+  .annotateMerge(OpenApi.annotations({ title: "Campaigns", description: "Outbound calling campaigns" }))
+{}

@@ -1,0 +1,56 @@
+/**
+ * Middleware definitions of the API (implementations live in handlers/Security.ts, so a
+ * client derived from the API never imports them).
+ *
+ * - `Authorization`: `Authorization: Bearer <API key>`; provides the key's organization.
+ *   The organization always comes from the key, never from the request.
+ * - `OutboundDialing`: campaign, contact and campaign-status endpoints need outbound dialing
+ *   enabled for the organization (403 otherwise).
+ * - `SmsSending`: send-sms needs SMS registration and no billing issue (403 otherwise).
+ *
+ * Middleware runs before the request is decoded, which gives CONTRACT §5's check order:
+ * 401, then 403, then 422/400, then 404, then 409.
+ *
+ * @since 0.1.0
+ */
+import { Context } from "effect"
+import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
+import type { Organization } from "@voice-agent/core/Organization"
+import { Forbidden, Unauthorized } from "./HttpErrors.ts"
+
+/**
+ * The organization that owns the request's API key.
+ *
+ * @category services
+ */
+export class CurrentOrganization extends Context.Service<CurrentOrganization, Organization>()(
+  "@voice-agent/http/api/Security/CurrentOrganization"
+) {}
+
+/**
+ * @category services
+ */
+export class Authorization extends HttpApiMiddleware.Service<Authorization, {
+  provides: CurrentOrganization
+}>()("@voice-agent/http/api/Security/Authorization", {
+  security: { bearer: HttpApiSecurity.bearer },
+  error: Unauthorized
+}) {}
+
+/**
+ * @category services
+ */
+export class OutboundDialing extends HttpApiMiddleware.Service<OutboundDialing, {
+  requires: CurrentOrganization
+}>()("@voice-agent/http/api/Security/OutboundDialing", {
+  error: Forbidden
+}) {}
+
+/**
+ * @category services
+ */
+export class SmsSending extends HttpApiMiddleware.Service<SmsSending, {
+  requires: CurrentOrganization
+}>()("@voice-agent/http/api/Security/SmsSending", {
+  error: Forbidden
+}) {}
