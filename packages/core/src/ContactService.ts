@@ -1,0 +1,83 @@
+/**
+ * Contact use cases against the storage ports: upload (all or nothing), list, delete.
+ *
+ * An upload is checked in two passes: the storage-free rules (ContactUpload) and then, in the
+ * store's one transaction, the Do-Not-Call list and the campaign's existing numbers. When the
+ * first pass already rejects entries, nothing is inserted and the DNC list is consulted in
+ * one query so that the answer lists those rejections too; numbers already in the campaign
+ * are then reported by the store on the next attempt.
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, Layer, Result } from "effect"
+import type { ContactUploadEntry } from "./Contact.ts"
+import type { ContactPage, ContactQuery } from "./ports/ContactRepository.ts"
+import { ContactRepository } from "./ports/ContactRepository.ts"
+import { DncRepository } from "./ports/DncRepository.ts"
+import type { CampaignRecord } from "./Campaign.ts"
+import { prepareUpload } from "./ContactUpload.ts"
+import {
+  ContactBusy,
+  ContactNotFound,
+  ContactsRejected,
+  InvalidPhoneNumber,
+  TermsNotAccepted
+} from "./Errors.ts"
+import type { RejectedEntry } from "./Errors.ts"
+import * as PhoneNumber from "./PhoneNumber.ts"
+import { nowDate } from "./Time.ts"
+
+/**
+ * @category services
+ */
+export class ContactService extends Context.Service<ContactService, {
+  readonly upload: (
+    campaign: CampaignRecord,
+    entries: ReadonlyArray<ContactUploadEntry>,
+    options: { readonly acceptedTermsOfService: boolean; readonly allowDuplicates: boolean }
+  ) => Effect.Effect<{ readonly created: number }, TermsNotAccepted | ContactsRejected>
+  readonly list: (query: ContactQuery) => Effect.Effect<ContactPage>
+  /** `phoneNumber` as the user typed it: must be a valid, dialable US number. */
+  readonly deleteByPhoneNumber: (
+    campaign: CampaignRecord,
+    phoneNumber: string
+  ) => Effect.Effect<number, InvalidPhoneNumber | ContactNotFound | ContactBusy>
+  readonly deleteById: (campaign: CampaignRecord, contactId: string) => Effect.Effect<void, ContactNotFound | ContactBusy>
+}>()("@voice-agent/core/ContactService") {
+  static readonly layer = Layer.effect(
+    ContactService,
+    Effect.gen(function*() {
+      const contacts = yield* ContactRepository
+      const dnc = yield* DncRepository
+      return ContactService.of({
+        upload: Effect.fn("ContactService.upload")(function*(campaign, entries, options) {
+          if (!options.acceptedTermsOfService) return yield* new TermsNotAccepted()
+          const prepared = prepareUpload(entries, { allowDuplicates: options.allowDuplicates })
+          if (prepared.rejected.length > 0) {
+            const listed = new Set<string>(
+              yield* dnc.findListed(campaign.organizationId, prepared.contacts.map((c) => c.phoneNumber))
+            )
+            const dncRejections: Array<RejectedEntry> = prepared.contacts
+              .filter((c) => listed.has(c.phoneNumber))
+              .map((c) => ({ phone_number: c.phoneNumber, reason: "do_not_call" }))
+            return yield* new ContactsRejected({ rejected: [...prepared.rejected, ...dncRejections] })
+          }
+          if (prepared.contacts.length === 0) return { created: 0 }
+          const now = yield* nowDate
+          return yield* contacts.upload(campaign, prepared.contacts, { allowDuplicates: options.allowDuplicates, now })
+        }),
+        list: Effect.fn("ContactService.list")((query) => contacts.list(query)),
+        deleteByPhoneNumber: Effect.fn("ContactService.deleteByPhoneNumber")(function*(campaign, phoneNumber) {
+          const normalized = PhoneNumber.normalizeDialableUs(phoneNumber)
+          if (Result.isFailure(normalized)) {
+            return yield* new InvalidPhoneNumber({ phoneNumber, message: normalized.failure })
+          }
+          return yield* contacts.deleteByPhoneNumber(campaign.id, normalized.success)
+        }),
+        deleteById: Effect.fn("ContactService.deleteById")((campaign, contactId) =>
+          contacts.deleteById(campaign.id, contactId)
+        )
+      })
+    })
+  )
+}
