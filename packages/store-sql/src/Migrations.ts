@@ -1,0 +1,50 @@
+/**
+ * The registry of schema migrations and the migrator that applies them.
+ *
+ * Owns: the ordered record of migrations (`NNNN_name` → module under `migrations/`). Every
+ * migration is forward-only and never edited once merged; add a new file and a line here.
+ * Pending migrations run in id order inside one transaction, serialized across processes by
+ * the migrator's table lock, so several daemons starting on one PostgreSQL apply each once.
+ *
+ * @since 0.1.0
+ */
+import { NodeServices } from "@effect/platform-node"
+import { PgMigrator } from "@effect/sql-pg"
+import type { PgClient } from "@effect/sql-pg"
+import { Effect, Layer } from "effect"
+import type { SqlClient, SqlError } from "effect/sql"
+import initial from "./migrations/0001_initial.ts"
+
+/**
+ * Every migration, by `<id>_<name>`.
+ *
+ * @category constructors
+ */
+export const migrations = {
+  "0001_initial": initial
+}
+
+const loader = PgMigrator.fromRecord(migrations)
+
+/**
+ * Applies the pending migrations; answers the `[id, name]` of those it ran (none on a
+ * database that is up to date).
+ *
+ * @category constructors
+ */
+export const run: Effect.Effect<
+  ReadonlyArray<readonly [id: number, name: string]>,
+  PgMigrator.MigrationError | SqlError.SqlError,
+  SqlClient.SqlClient | PgClient.PgClient
+> = PgMigrator.run({ loader }).pipe(Effect.provide(NodeServices.layer))
+
+/**
+ * A layer that applies the pending migrations when built.
+ *
+ * @category layers
+ */
+export const layer: Layer.Layer<
+  never,
+  PgMigrator.MigrationError | SqlError.SqlError,
+  SqlClient.SqlClient | PgClient.PgClient
+> = Layer.effectDiscard(run)
