@@ -8,6 +8,7 @@
 import { Layer } from "effect"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { Api } from "./api/Api.ts"
+import { AdminHandlers } from "./handlers/Admin.ts"
 import { CampaignsHandlers } from "./handlers/Campaigns.ts"
 
 /**
@@ -16,7 +17,7 @@ import { CampaignsHandlers } from "./handlers/Campaigns.ts"
  * @category layers
  */
 export const apiLayer = HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(
-  Layer.provide([CampaignsHandlers])
+  Layer.provide([CampaignsHandlers, AdminHandlers])
 )
 
 /**

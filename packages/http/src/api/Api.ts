@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import { HttpApi, OpenApi } from "effect/http-api"
+import { AdminApi } from "./AdminApi.ts"
 import { CampaignsApi } from "./CampaignsApi.ts"
 import { FastApiValidation } from "./Validation.ts"
 
@@ -13,6 +14,7 @@ import { FastApiValidation } from "./Validation.ts"
  */
 export class Api extends HttpApi.make("voice-agent")
   .add(CampaignsApi)
+  .add(AdminApi)
   .middleware(FastApiValidation)
   .annotate(HttpApi.ParseOptions, { errors: "all" })
   .annotateMerge(OpenApi.annotations({

@@ -1,0 +1,243 @@
+/**
+ * The admin API of CONTRACT §4: organizations, their API keys, phone numbers, Do-Not-Call
+ * entries, and inbound messages injected as if a carrier delivered them.
+ *
+ * Authorized by `Authorization: Bearer $VOICE_AGENT_ADMIN_TOKEN` (middleware `AdminAuthorization`,
+ * implemented in handlers/Admin.ts). With no token configured every route answers 404, as if
+ * the admin API did not exist.
+ *
+ * Decisions (CONTRACT §4 leaves them open):
+ * - Phone numbers in bodies and queries are normalized to E.164 (any common formatting, default
+ *   region US); one that cannot be is a 422 validation error at its `loc`.
+ * - `null` for an optional field means absent, as for the public API.
+ * - `PATCH` with no field: 400 `{detail}`, like the campaign update.
+ * - An inbound message to a number the organization does not own: 400 (as send-sms answers for
+ *   an unowned sender).
+ *
+ * @since 0.1.0
+ */
+import { Effect, Result, Schema, SchemaIssue, SchemaTransformation } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, HttpApiSecurity, OpenApi } from "effect/http-api"
+import { MaxConcurrency } from "@voice-agent/core/Campaign"
+import { InboundMessage, MaxSmsLength } from "@voice-agent/core/Message"
+import { DefaultMaxConcurrency, PhoneNumberResource } from "@voice-agent/core/Organization"
+import type { OrganizationSettings } from "@voice-agent/core/Organization"
+import { E164, normalize } from "@voice-agent/core/PhoneNumber"
+import { fromMillis, parseIsoInstant, toIso } from "@voice-agent/core/Time"
+import { BadRequest, Conflict, NotFound, Unauthorized } from "./HttpErrors.ts"
+
+/**
+ * @category services
+ */
+export class AdminAuthorization extends HttpApiMiddleware.Service<AdminAuthorization>()(
+  "@voice-agent/http/api/AdminApi/AdminAuthorization",
+  {
+    security: {
+      adminToken: HttpApiSecurity.bearer.pipe(
+        HttpApiSecurity.annotate(OpenApi.Description, "The daemon's VOICE_AGENT_ADMIN_TOKEN")
+      )
+    },
+    error: [Unauthorized, NotFound]
+  }
+) {}
+
+/**
+ * A phone number in any common formatting, decoded to E.164 (default region US).
+ *
+ * @category schemas
+ */
+export const NormalizedPhoneNumber = Schema.String.annotate({
+  identifier: "PhoneNumberInput",
+  description: "A phone number in any common formatting, normalized to E.164 (default region US)"
+}).pipe(
+  Schema.decodeTo(
+    E164,
+    SchemaTransformation.transformEffect({
+      decode: (input, options) =>
+        Result.match(normalize(input), {
+          onSuccess: (e164): Effect.Effect<string> => Effect.succeed(e164),
+          onFailure: (message) => Effect.fail(new SchemaIssue.InvalidValue({ message }, input, options))
+        }),
+      encode: Effect.succeed
+    })
+  )
+)
+
+const OrganizationName = Schema.String.check(
+  Schema.isMinLength(1),
+  Schema.isMaxLength(200),
+  Schema.makeFilter((s: string) => s.trim().length > 0 || "Expected a name that is not only white space")
+)
+
+/**
+ * The settings of a new organization when the request leaves them out (CONTRACT §4).
+ *
+ * @category constructors
+ */
+export const organizationDefaults: Omit<OrganizationSettings, "name"> = {
+  outboundDialingEnabled: true,
+  smsRegistered: true,
+  billingIssue: false,
+  maxConcurrency: DefaultMaxConcurrency
+}
+
+const optionalSetting = <S extends Schema.Top>(schema: S) => Schema.optionalKey(Schema.NullOr(schema))
+
+/**
+ * Body of `POST /admin/v1/organizations`.
+ *
+ * @category schemas
+ */
+export const CreateOrganizationRequest = Schema.Struct({
+  name: OrganizationName,
+  outbound_dialing_enabled: optionalSetting(Schema.Boolean),
+  sms_registered: optionalSetting(Schema.Boolean),
+  billing_issue: optionalSetting(Schema.Boolean),
+  max_concurrency: optionalSetting(MaxConcurrency)
+}).annotate({ identifier: "CreateOrganizationRequest" })
+
+/**
+ * Body of `PATCH /admin/v1/organizations/{org_id}`: any of the create fields.
+ *
+ * @category schemas
+ */
+export const UpdateOrganizationRequest = Schema.Struct({
+  name: optionalSetting(OrganizationName),
+  outbound_dialing_enabled: optionalSetting(Schema.Boolean),
+  sms_registered: optionalSetting(Schema.Boolean),
+  billing_issue: optionalSetting(Schema.Boolean),
+  max_concurrency: optionalSetting(MaxConcurrency)
+}).annotate({ identifier: "UpdateOrganizationRequest" })
+
+/**
+ * @category schemas
+ */
+export const OrganizationResource = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  outbound_dialing_enabled: Schema.Boolean,
+  sms_registered: Schema.Boolean,
+  billing_issue: Schema.Boolean,
+  max_concurrency: Schema.Int,
+  created_datetime: Schema.String
+}).annotate({ identifier: "Organization" })
+
+/**
+ * @category schemas
+ */
+export const IssuedApiKeyResource = Schema.Struct({
+  id: Schema.String,
+  api_key: Schema.String.annotate({ description: "The plaintext key; shown only in this response" })
+}).annotate({ identifier: "IssuedApiKey" })
+
+/**
+ * @category schemas
+ */
+export const AddPhoneNumberRequest = Schema.Struct({
+  phone_number: NormalizedPhoneNumber,
+  sms_enabled: optionalSetting(Schema.Boolean)
+}).annotate({ identifier: "AddPhoneNumberRequest" })
+
+/**
+ * @category schemas
+ */
+export const AddDncRequest = Schema.Struct({
+  phone_numbers: Schema.Array(NormalizedPhoneNumber).check(Schema.isMinLength(1), Schema.isMaxLength(10_000))
+}).annotate({ identifier: "AddDncRequest" })
+
+/**
+ * An ISO 8601 instant as clients send it (core/Time `parseIsoInstant`; no offset means UTC).
+ *
+ * @category schemas
+ */
+export const Timestamp = Schema.String.pipe(
+  Schema.decodeTo(
+    Schema.Date,
+    SchemaTransformation.transformEffect({
+      decode: (input, options) => {
+        const millis = parseIsoInstant(input)
+        return millis === undefined
+          ? Effect.fail(
+            new SchemaIssue.InvalidValue(
+              { message: "Expected an ISO 8601 timestamp such as 2026-11-21T05:10:00Z" },
+              input,
+              options
+            )
+          )
+          : Effect.succeed(fromMillis(millis))
+      },
+      encode: (date) => Effect.succeed(toIso(date))
+    })
+  )
+).annotate({ description: "An ISO 8601 timestamp; without an offset it is UTC" })
+
+/**
+ * Body of `POST /admin/v1/organizations/{org_id}/inbound-messages`.
+ *
+ * @category schemas
+ */
+export const InboundMessageRequest = Schema.Struct({
+  from_number: NormalizedPhoneNumber,
+  to_number: NormalizedPhoneNumber,
+  content: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(MaxSmsLength)),
+  received_at: optionalSetting(Timestamp)
+}).annotate({ identifier: "InboundMessageRequest" })
+
+const orgId = { org_id: Schema.String }
+
+/**
+ * @category models
+ */
+export class AdminApi extends HttpApiGroup.make("admin")
+  .add(
+    HttpApiEndpoint.post("createOrganization", "/admin/v1/organizations", {
+      payload: CreateOrganizationRequest,
+      success: OrganizationResource.pipe(HttpApiSchema.status(201))
+    }),
+    HttpApiEndpoint.patch("updateOrganization", "/admin/v1/organizations/:org_id", {
+      params: orgId,
+      payload: UpdateOrganizationRequest,
+      success: OrganizationResource,
+      error: [BadRequest, NotFound]
+    }),
+    HttpApiEndpoint.post("createApiKey", "/admin/v1/organizations/:org_id/api-keys", {
+      params: orgId,
+      success: IssuedApiKeyResource.pipe(HttpApiSchema.status(201)),
+      error: NotFound
+    }),
+    HttpApiEndpoint.delete("revokeApiKey", "/admin/v1/organizations/:org_id/api-keys/:key_id", {
+      params: { ...orgId, key_id: Schema.String },
+      success: Schema.Struct({ ok: Schema.Literal(true) }),
+      error: NotFound
+    }),
+    HttpApiEndpoint.post("addPhoneNumber", "/admin/v1/organizations/:org_id/phone-numbers", {
+      params: orgId,
+      payload: AddPhoneNumberRequest,
+      success: PhoneNumberResource.pipe(HttpApiSchema.status(201)),
+      error: [NotFound, Conflict]
+    }),
+    HttpApiEndpoint.post("addDnc", "/admin/v1/organizations/:org_id/dnc", {
+      params: orgId,
+      payload: AddDncRequest,
+      success: Schema.Struct({ added: Schema.Int }),
+      error: NotFound
+    }),
+    HttpApiEndpoint.delete("removeDnc", "/admin/v1/organizations/:org_id/dnc", {
+      params: orgId,
+      query: { phone_number: NormalizedPhoneNumber },
+      success: Schema.Struct({ deleted: Schema.Int }),
+      error: NotFound
+    }),
+    HttpApiEndpoint.post("createInboundMessage", "/admin/v1/organizations/:org_id/inbound-messages", {
+      params: orgId,
+      payload: InboundMessageRequest,
+      success: InboundMessage.pipe(HttpApiSchema.status(201)),
+      error: [BadRequest, NotFound]
+    })
+  )
+  .middleware(AdminAuthorization)
+  .annotateMerge(OpenApi.annotations({
+    title: "Admin",
+    description: "Organizations, API keys, phone numbers and DNC entries; enabled by VOICE_AGENT_ADMIN_TOKEN"
+  }))
+{}

@@ -1,0 +1,193 @@
+/**
+ * Handlers of the admin API (api/AdminApi.ts) and its authorization: each handler is a few
+ * lines over the storage ports.
+ *
+ * The token is compared in constant time (sha256 of both sides, `timingSafeEqual`), so neither
+ * its content nor its length leaks through response timing.
+ *
+ * @since 0.1.0
+ */
+import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { NoFieldsToUpdate } from "@voice-agent/core/Errors"
+import type { OrganizationNotFound } from "@voice-agent/core/Errors"
+import { toInboundMessage } from "@voice-agent/core/Message"
+import { toPhoneNumberResource } from "@voice-agent/core/Organization"
+import type { Organization, OrganizationSettings } from "@voice-agent/core/Organization"
+import { ApiKeyRepository } from "@voice-agent/core/ports/ApiKeyRepository"
+import { DncRepository } from "@voice-agent/core/ports/DncRepository"
+import { MessageRepository } from "@voice-agent/core/ports/MessageRepository"
+import { OrganizationRepository } from "@voice-agent/core/ports/OrganizationRepository"
+import { PhoneNumberRepository } from "@voice-agent/core/ports/PhoneNumberRepository"
+import { nowDate, toIso } from "@voice-agent/core/Time"
+import { createHash, timingSafeEqual } from "node:crypto"
+import { AdminAuthorization, organizationDefaults } from "../api/AdminApi.ts"
+import type { OrganizationResource } from "../api/AdminApi.ts"
+import { Api } from "../api/Api.ts"
+import { BadRequest, NotFound, Unauthorized } from "../api/HttpErrors.ts"
+import { FastApiValidationLive } from "../api/Validation.ts"
+import { mapDomainErrors } from "./ErrorMapping.ts"
+
+/**
+ * The admin token; `None` disables the admin API (every route answers 404).
+ *
+ * @category services
+ */
+export class AdminToken extends Context.Service<AdminToken, Option.Option<Redacted.Redacted<string>>>()(
+  "@voice-agent/http/handlers/Admin/AdminToken"
+) {
+  /** A fixed token, or `None` to disable the admin API. An empty token counts as none. */
+  static readonly layer = (token: Option.Option<Redacted.Redacted<string>>): Layer.Layer<AdminToken> =>
+    Layer.succeed(AdminToken, Option.filter(token, (t) => Redacted.value(t) !== ""))
+
+  /** From `VOICE_AGENT_ADMIN_TOKEN` (unset or empty: disabled). */
+  static readonly layerConfig: Layer.Layer<AdminToken, Config.ConfigError> = Layer.unwrap(
+    Effect.map(Config.option(Config.Redacted("VOICE_AGENT_ADMIN_TOKEN")), AdminToken.layer)
+  )
+}
+
+const sha256 = (value: string): Buffer => createHash("sha256").update(value, "utf8").digest()
+
+/**
+ * Constant-time equality of two secrets (sha256 first, so lengths need not match).
+ *
+ * @category guards
+ */
+export const secretsEqual = (a: string, b: string): boolean => timingSafeEqual(sha256(a), sha256(b))
+
+const adminDisabled = new NotFound({ detail: "Not Found" })
+const invalidToken = new Unauthorized({ detail: "Invalid or missing admin token" })
+
+/**
+ * @category layers
+ */
+export const AdminAuthorizationLive = Layer.effect(
+  AdminAuthorization,
+  Effect.map(AdminToken, (token) =>
+    AdminAuthorization.of({
+      adminToken: (httpEffect, { credential }) =>
+        Option.match(token, {
+          onNone: () => Effect.fail(adminDisabled),
+          onSome: (expected) =>
+            secretsEqual(Redacted.value(credential), Redacted.value(expected))
+              ? httpEffect
+              : Effect.fail(invalidToken)
+        })
+    }))
+)
+
+/**
+ * @category encoding
+ */
+export const toOrganizationResource = (organization: Organization): typeof OrganizationResource.Type => ({
+  id: organization.id,
+  name: organization.name,
+  outbound_dialing_enabled: organization.outboundDialingEnabled,
+  sms_registered: organization.smsRegistered,
+  billing_issue: organization.billingIssue,
+  max_concurrency: organization.maxConcurrency,
+  created_datetime: toIso(organization.createdAt)
+})
+
+interface SettingsFields {
+  readonly name?: string | null
+  readonly outbound_dialing_enabled?: boolean | null
+  readonly sms_registered?: boolean | null
+  readonly billing_issue?: boolean | null
+  readonly max_concurrency?: number | null
+}
+
+/** The supplied (present and not null) fields of a create or update body. */
+const toSettings = (body: SettingsFields): Partial<OrganizationSettings> => {
+  const settings: { -readonly [K in keyof OrganizationSettings]?: OrganizationSettings[K] } = {}
+  if (body.name != null) settings.name = body.name
+  if (body.outbound_dialing_enabled != null) settings.outboundDialingEnabled = body.outbound_dialing_enabled
+  if (body.sms_registered != null) settings.smsRegistered = body.sms_registered
+  if (body.billing_issue != null) settings.billingIssue = body.billing_issue
+  if (body.max_concurrency != null) settings.maxConcurrency = body.max_concurrency
+  return settings
+}
+
+/**
+ * @category layers
+ */
+export const AdminHandlersNoDeps = HttpApiBuilder.group(
+  Api,
+  "admin",
+  Effect.fn(function*(handlers) {
+    const organizations = yield* OrganizationRepository
+    const keys = yield* ApiKeyRepository
+    const numbers = yield* PhoneNumberRepository
+    const dnc = yield* DncRepository
+    const messages = yield* MessageRepository
+    const existing = (id: string) => organizations.get(id).pipe(mapDomainErrors)
+    return handlers.handleAll({
+      createOrganization: ({ payload }) =>
+        organizations.create({ ...organizationDefaults, ...toSettings(payload), name: payload.name }).pipe(
+          Effect.map(toOrganizationResource)
+        ),
+      updateOrganization: ({ params, payload }) => {
+        const patch = toSettings(payload)
+        const updated: Effect.Effect<Organization, NoFieldsToUpdate | OrganizationNotFound> =
+          Object.keys(patch).length === 0
+          ? Effect.fail(new NoFieldsToUpdate())
+          : organizations.update(params.org_id, patch)
+        return updated.pipe(Effect.map(toOrganizationResource), mapDomainErrors)
+      },
+      createApiKey: ({ params }) =>
+        keys.issue(params.org_id).pipe(
+          Effect.map((issued) => ({ id: issued.id, api_key: issued.apiKey })),
+          mapDomainErrors
+        ),
+      revokeApiKey: ({ params }) =>
+        existing(params.org_id).pipe(
+          Effect.andThen(keys.revoke(params.org_id, params.key_id).pipe(mapDomainErrors)),
+          Effect.as({ ok: true as const })
+        ),
+      addPhoneNumber: ({ params, payload }) =>
+        numbers.add(params.org_id, {
+          phoneNumber: payload.phone_number,
+          smsEnabled: payload.sms_enabled ?? true
+        }).pipe(Effect.map(toPhoneNumberResource), mapDomainErrors),
+      addDnc: ({ params, payload }) =>
+        existing(params.org_id).pipe(
+          Effect.andThen(dnc.add(params.org_id, payload.phone_numbers)),
+          Effect.map(({ added }) => ({ added }))
+        ),
+      removeDnc: ({ params, query }) =>
+        existing(params.org_id).pipe(
+          Effect.andThen(dnc.remove(params.org_id, query.phone_number)),
+          Effect.map((deleted) => ({ deleted }))
+        ),
+      createInboundMessage: Effect.fn("Admin.createInboundMessage")(function*({ params, payload }) {
+        yield* existing(params.org_id)
+        const owned = yield* numbers.findOwned(params.org_id, [payload.to_number])
+        if (owned.length === 0) {
+          return yield* new BadRequest({
+            detail: `Phone number ${payload.to_number} is not one of this organization's numbers`
+          })
+        }
+        const record = yield* messages.insert({
+          organizationId: params.org_id,
+          direction: "inbound",
+          modality: "sms",
+          fromNumber: payload.from_number,
+          toNumber: payload.to_number,
+          content: payload.content,
+          receivedAt: payload.received_at ?? (yield* nowDate),
+          status: "received"
+        })
+        return toInboundMessage(record)
+      })
+    })
+  })
+)
+
+/**
+ * The admin handlers with their middleware; needs the storage ports and {@link AdminToken}.
+ *
+ * @category layers
+ */
+export const AdminHandlers = AdminHandlersNoDeps.pipe(
+  Layer.provide([AdminAuthorizationLive, FastApiValidationLive])
+)
