@@ -97,6 +97,11 @@ export const UploadContactsRequest = Schema.Struct({
 }).annotate({ identifier: "UploadContactsRequest" })
 
 /**
+ * @category models
+ */
+export type UploadContactsRequest = typeof UploadContactsRequest.Type
+
+/**
  * @category schemas
  */
 export const UploadContactsResponse = Schema.Struct({

@@ -37,6 +37,8 @@ export class ContactService extends Context.Service<ContactService, {
     options: { readonly acceptedTermsOfService: boolean; readonly allowDuplicates: boolean }
   ) => Effect.Effect<{ readonly created: number }, TermsNotAccepted | ContactsRejected>
   readonly list: (query: ContactQuery) => Effect.Effect<ContactPage>
+  /** Fails unless `phoneNumber` (as the user typed it) is a valid, dialable US number. */
+  readonly checkDialableUs: (phoneNumber: string) => Effect.Effect<PhoneNumber.E164, InvalidPhoneNumber>
   /** `phoneNumber` as the user typed it: must be a valid, dialable US number. */
   readonly deleteByPhoneNumber: (
     campaign: CampaignRecord,
@@ -49,7 +51,14 @@ export class ContactService extends Context.Service<ContactService, {
     Effect.gen(function*() {
       const contacts = yield* ContactRepository
       const dnc = yield* DncRepository
+      const checkDialableUs = (phoneNumber: string) => {
+        const normalized = PhoneNumber.normalizeDialableUs(phoneNumber)
+        return Result.isFailure(normalized)
+          ? Effect.fail(new InvalidPhoneNumber({ phoneNumber, message: normalized.failure }))
+          : Effect.succeed(normalized.success)
+      }
       return ContactService.of({
+        checkDialableUs,
         upload: Effect.fn("ContactService.upload")(function*(campaign, entries, options) {
           if (!options.acceptedTermsOfService) return yield* new TermsNotAccepted()
           const prepared = prepareUpload(entries, { allowDuplicates: options.allowDuplicates })
@@ -68,11 +77,8 @@ export class ContactService extends Context.Service<ContactService, {
         }),
         list: Effect.fn("ContactService.list")((query) => contacts.list(query)),
         deleteByPhoneNumber: Effect.fn("ContactService.deleteByPhoneNumber")(function*(campaign, phoneNumber) {
-          const normalized = PhoneNumber.normalizeDialableUs(phoneNumber)
-          if (Result.isFailure(normalized)) {
-            return yield* new InvalidPhoneNumber({ phoneNumber, message: normalized.failure })
-          }
-          return yield* contacts.deleteByPhoneNumber(campaign.id, normalized.success)
+          const normalized = yield* checkDialableUs(phoneNumber)
+          return yield* contacts.deleteByPhoneNumber(campaign.id, normalized)
         }),
         deleteById: Effect.fn("ContactService.deleteById")((campaign, contactId) =>
           contacts.deleteById(campaign.id, contactId)

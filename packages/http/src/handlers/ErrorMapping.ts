@@ -78,12 +78,36 @@ export const toHttpError = (error: DomainError): BadRequest | Forbidden | NotFou
   }
 }
 
+const domainTags: ReadonlySet<string> = new Set<DomainError["_tag"]>([
+  "OrganizationNotFound",
+  "ApiKeyNotFound",
+  "PhoneNumberTaken",
+  "PhoneNumberNotOwned",
+  "InvalidPhoneNumber",
+  "SmsNotEnabled",
+  "CampaignNotFound",
+  "CampaignNameTaken",
+  "ConcurrencyLimitExceeded",
+  "NoFieldsToUpdate",
+  "TermsNotAccepted",
+  "ContactNotFound",
+  "ContactBusy",
+  "ConversationNotFound",
+  "RecordingNotFound",
+  "InvalidCursor",
+  "InvalidParameter"
+])
+
+const isDomainError = (e: unknown): e is DomainError =>
+  typeof e === "object" && e !== null && "_tag" in e && typeof e._tag === "string" && domainTags.has(e._tag)
+
 /**
- * Maps every domain failure of an effect to its HTTP error.
+ * Maps every domain failure of an effect to its HTTP error; other failures (already HTTP
+ * errors) pass through.
  *
  * @category encoding
  */
-export const mapDomainErrors = <A, E extends DomainError, R>(
+export const mapDomainErrors = <A, E, R>(
   effect: Effect.Effect<A, E, R>
-): Effect.Effect<A, BadRequest | Forbidden | NotFound | Conflict, R> =>
-  Effect.mapError(effect, toHttpError)
+): Effect.Effect<A, Exclude<E, DomainError> | BadRequest | Forbidden | NotFound | Conflict, R> =>
+  Effect.mapError(effect, (e) => (isDomainError(e) ? toHttpError(e) : (e as Exclude<E, DomainError>)))

@@ -1,0 +1,85 @@
+/**
+ * The contact endpoints of API.md: upload, list, delete by phone number, delete by id.
+ *
+ * @since 0.1.0
+ */
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import {
+  ContactList,
+  DeleteContactsResponse,
+  UploadContactsRequest,
+  UploadContactsResponse
+} from "@voice-agent/core/Contact"
+import { RejectedEntry } from "@voice-agent/core/Errors"
+import { BadRequest, Conflict, NotFound } from "./HttpErrors.ts"
+import { QueryBoolean } from "./Params.ts"
+import { Authorization, OutboundDialing } from "./Security.ts"
+
+/**
+ * The 400 body of an upload in which contacts were rejected (nothing was created).
+ *
+ * @category errors
+ */
+export class UploadRejected extends Schema.Error<UploadRejected>("UploadRejected")({
+  created: Schema.Int,
+  rejected: Schema.Int,
+  rejected_entries: Schema.Array(RejectedEntry)
+}, { httpApiStatus: 400, identifier: "UploadRejectedResponse", description: "One or more contacts rejected" }) {}
+
+/**
+ * Query of the contact list (v2 by `campaign_code`; the deprecated v1 by `campaign_id`).
+ * Values that API.md answers with 400 stay strings here and are checked by the handler.
+ *
+ * @category schemas
+ */
+export const ContactListQuery = {
+  status: Schema.optional(Schema.Union([Schema.String, Schema.Array(Schema.String)])),
+  data: Schema.optional(Schema.String),
+  attempted_after: Schema.optional(Schema.String),
+  attempted_before: Schema.optional(Schema.String),
+  limit: Schema.optional(Schema.String),
+  after: Schema.optional(Schema.String)
+}
+
+/**
+ * @category schemas
+ */
+export const UploadQuery = {
+  accepted_terms_of_service: Schema.optional(Schema.String),
+  allow_duplicates: Schema.optional(QueryBoolean)
+}
+
+/**
+ * @category models
+ */
+export class ContactsApi extends HttpApiGroup.make("contacts")
+  .add(
+    HttpApiEndpoint.post("upload", "/v2/campaigns/:campaign_code/contacts", {
+      params: { campaign_code: Schema.String },
+      query: UploadQuery,
+      payload: UploadContactsRequest,
+      success: UploadContactsResponse,
+      error: [BadRequest, UploadRejected, NotFound]
+    }),
+    HttpApiEndpoint.get("list", "/v2/contacts", {
+      query: { campaign_code: Schema.optional(Schema.String), ...ContactListQuery },
+      success: ContactList,
+      error: [BadRequest, NotFound]
+    }),
+    HttpApiEndpoint.delete("deleteByPhoneNumber", "/v2/campaigns/:campaign_code/contacts", {
+      params: { campaign_code: Schema.String },
+      query: { phone_number: Schema.String },
+      success: DeleteContactsResponse,
+      error: [BadRequest, NotFound, Conflict]
+    }),
+    HttpApiEndpoint.delete("deleteById", "/v2/campaigns/:campaign_code/contacts/:contact_id", {
+      params: { campaign_code: Schema.String, contact_id: Schema.String },
+      success: DeleteContactsResponse,
+      error: [NotFound, Conflict]
+    })
+  )
+  .middleware(OutboundDialing)
+  .middleware(Authorization)
+  .annotateMerge(OpenApi.annotations({ title: "Contacts", description: "Contacts of outbound campaigns" }))
+{}

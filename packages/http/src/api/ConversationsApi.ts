@@ -1,0 +1,65 @@
+/**
+ * The conversation endpoints of API.md: list, details, transcript, recordings.
+ *
+ * @since 0.1.0
+ */
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { ConversationList, Conversation, RecordingChannel, TranscriptTurn } from "@voice-agent/core/Conversation"
+import { E164 } from "@voice-agent/core/PhoneNumber"
+import { BadRequest, NotFound } from "./HttpErrors.ts"
+import { Authorization } from "./Security.ts"
+
+const callId = { call_id: Schema.String }
+
+const Wav = Schema.Uint8Array.pipe(HttpApiSchema.asUint8Array({ contentType: "audio/wav" })).annotate({
+  description: "WAV audio: 16-bit PCM, 8 kHz, mono. Byte ranges (Range) are honored."
+})
+
+const rangeHeader = { range: Schema.optional(Schema.String) }
+
+/**
+ * @category models
+ */
+export class ConversationsApi extends HttpApiGroup.make("conversations")
+  .add(
+    HttpApiEndpoint.get("list", "/v1/conversations", {
+      query: {
+        from_number: Schema.optional(E164),
+        to_number: Schema.optional(E164),
+        direction: Schema.optional(Schema.Literals(["inbound", "outbound", "all"])),
+        date_from: Schema.optional(Schema.String),
+        date_to: Schema.optional(Schema.String),
+        campaign_id: Schema.optional(Schema.String),
+        limit: Schema.optional(Schema.String),
+        after: Schema.optional(Schema.String)
+      },
+      success: ConversationList,
+      error: BadRequest
+    }),
+    HttpApiEndpoint.get("get", "/v1/conversations/:call_id", {
+      params: callId,
+      success: Conversation,
+      error: NotFound
+    }),
+    HttpApiEndpoint.get("transcript", "/v1/conversations/:call_id/transcript", {
+      params: callId,
+      success: Schema.Array(TranscriptTurn),
+      error: NotFound
+    }),
+    HttpApiEndpoint.get("recording", "/v1/conversations/:call_id/recording", {
+      params: callId,
+      headers: rangeHeader,
+      success: Wav,
+      error: NotFound
+    }),
+    HttpApiEndpoint.get("channelRecording", "/v1/conversations/:call_id/channels/:channel_name/recording", {
+      params: { call_id: Schema.String, channel_name: RecordingChannel },
+      headers: rangeHeader,
+      success: Wav,
+      error: NotFound
+    })
+  )
+  .middleware(Authorization)
+  .annotateMerge(OpenApi.annotations({ title: "Conversations", description: "Call records, transcripts, recordings" }))
+{}

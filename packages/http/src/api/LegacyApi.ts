@@ -1,0 +1,73 @@
+/**
+ * The deprecated v1 campaign and contact paths (API.md "Versioning" 2, CONTRACT §5): the
+ * reference service's own SDKs still call them, so each answers exactly like its v2 twin,
+ * addressing the campaign by its internal `id` (a `gcmp-` code is accepted too), with a
+ * `Deprecation: true` header (added by the router middleware in handlers/Deprecation.ts).
+ *
+ * @since 0.1.0
+ */
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import {
+  Campaign,
+  CampaignStatus,
+  DeleteCampaignResponse,
+  HasCallableContacts,
+  UpdateCampaignRequest
+} from "@voice-agent/core/Campaign"
+import { ContactList, UploadContactsRequest, UploadContactsResponse } from "@voice-agent/core/Contact"
+import { ContactListQuery, UploadQuery, UploadRejected } from "./ContactsApi.ts"
+import { BadRequest, Conflict, Forbidden, NotFound } from "./HttpErrors.ts"
+import { Authorization, OutboundDialing } from "./Security.ts"
+
+const campaignId = { campaign_id: Schema.String }
+
+/**
+ * @category models
+ */
+export class LegacyApi extends HttpApiGroup.make("legacy")
+  .add(
+    HttpApiEndpoint.get("list", "/v1/campaigns", { success: Schema.Array(Campaign) }),
+    HttpApiEndpoint.get("get", "/v1/campaigns/:campaign_id", { params: campaignId, success: Campaign, error: NotFound }),
+    HttpApiEndpoint.patch("update", "/v1/campaigns/:campaign_id", {
+      params: campaignId,
+      payload: UpdateCampaignRequest,
+      success: Campaign,
+      error: [BadRequest, Forbidden, NotFound, Conflict]
+    }),
+    HttpApiEndpoint.delete("delete", "/v1/campaigns/:campaign_id", {
+      params: campaignId,
+      success: DeleteCampaignResponse,
+      error: NotFound
+    }),
+    HttpApiEndpoint.get("status", "/v1/campaigns/:campaign_id/status", {
+      params: campaignId,
+      success: CampaignStatus,
+      error: NotFound
+    }),
+    HttpApiEndpoint.get("hasCallableContacts", "/v1/campaigns/:campaign_id/has-callable-contacts", {
+      params: campaignId,
+      success: HasCallableContacts,
+      error: NotFound
+    }),
+    HttpApiEndpoint.post("upload", "/v1/campaigns/:campaign_id/contacts", {
+      params: campaignId,
+      query: UploadQuery,
+      payload: UploadContactsRequest,
+      success: UploadContactsResponse,
+      error: [BadRequest, UploadRejected, NotFound]
+    }),
+    HttpApiEndpoint.get("listContacts", "/v1/contacts", {
+      query: { campaign_id: Schema.optional(Schema.String), ...ContactListQuery },
+      success: ContactList,
+      error: [BadRequest, NotFound]
+    })
+  )
+  .middleware(OutboundDialing)
+  .middleware(Authorization)
+  .annotate(OpenApi.Deprecated, true)
+  .annotateMerge(OpenApi.annotations({
+    title: "Deprecated v1 campaigns",
+    description: "v1 twins of the v2 campaign and contact endpoints, addressing campaigns by internal id"
+  }))
+{}

@@ -1,0 +1,156 @@
+/**
+ * The contact endpoints' work, shared by the v2 paths and their deprecated v1 twins (which
+ * address a campaign by internal id): each is a few lines around ContactService.
+ *
+ * @since 0.1.0
+ */
+import { Effect } from "effect"
+import type { CampaignRecord } from "@voice-agent/core/Campaign"
+import { CampaignService } from "@voice-agent/core/CampaignService"
+import type { ContactData, UploadContactsRequest } from "@voice-agent/core/Contact"
+import { toContact } from "@voice-agent/core/Contact"
+import type { ContactStatus } from "@voice-agent/core/ContactState"
+import { ContactService } from "@voice-agent/core/ContactService"
+import { CampaignNotFound, InvalidCursor, InvalidParameter, TermsNotAccepted } from "@voice-agent/core/Errors"
+import type { Organization } from "@voice-agent/core/Organization"
+import { UploadRejected } from "../api/ContactsApi.ts"
+import { isTruthyQueryValue } from "../api/Params.ts"
+import { CurrentOrganization } from "../api/Security.ts"
+import { CursorCodec } from "./Cursor.ts"
+import { mapDomainErrors } from "./ErrorMapping.ts"
+import { parseInstant, parseLimit } from "./QueryParams.ts"
+
+const statuses: ReadonlyArray<string> = ["TRYING", "COMPLETED", "PARTIALLY_COMPLETED", "FAILED"]
+
+/**
+ * How a path or query names a campaign: by `gcmp-` code (v2) or internal id (deprecated v1).
+ *
+ * @category models
+ */
+export type CampaignRefKind = "code" | "id"
+
+/**
+ * @category constructors
+ */
+export const findCampaign = (organization: Organization, ref: string, kind: CampaignRefKind) =>
+  Effect.flatMap(CampaignService, (service) =>
+    service.get(organization, ref, { byInternalId: kind === "id" }))
+
+const parseStatuses = (raw: string | ReadonlyArray<string> | undefined) => {
+  if (raw === undefined) return Effect.succeed(undefined)
+  const values = typeof raw === "string" ? [raw] : raw
+  const bad = values.find((v) => !statuses.includes(v))
+  return bad === undefined
+    ? Effect.succeed(values as ReadonlyArray<ContactStatus>)
+    : Effect.fail(
+      new InvalidParameter({ parameter: "status", message: `must be one of ${statuses.join(", ")}, got ${JSON.stringify(bad)}` })
+    )
+}
+
+const parseDataFilter = (raw: string | undefined) => {
+  if (raw === undefined) return Effect.succeed(undefined)
+  const invalid = new InvalidParameter({ parameter: "data", message: "must be a JSON object" })
+  return Effect.try({ try: () => JSON.parse(raw) as unknown, catch: () => invalid }).pipe(
+    Effect.flatMap((value) =>
+      typeof value === "object" && value !== null && !Array.isArray(value)
+        ? Effect.succeed(value as ContactData)
+        : Effect.fail(invalid)
+    )
+  )
+}
+
+/**
+ * @category models
+ */
+export interface ContactListParams {
+  readonly campaignRef?: string | undefined
+  readonly status?: string | ReadonlyArray<string> | undefined
+  readonly data?: string | undefined
+  readonly attempted_after?: string | undefined
+  readonly attempted_before?: string | undefined
+  readonly limit?: string | undefined
+  readonly after?: string | undefined
+}
+
+/**
+ * `GET /v2/contacts` (and v1 with `campaign_id`): parameters first (400), then the campaign (404).
+ *
+ * @category constructors
+ */
+export const listContacts = (params: ContactListParams, kind: CampaignRefKind) =>
+  Effect.gen(function*() {
+    const organization = yield* CurrentOrganization
+    const cursors = yield* CursorCodec
+    const service = yield* ContactService
+    const statusFilter = yield* parseStatuses(params.status)
+    const data = yield* parseDataFilter(params.data)
+    const attemptedAfter = yield* parseInstant(params.attempted_after, "attempted_after")
+    const attemptedBefore = yield* parseInstant(params.attempted_before, "attempted_before")
+    const limit = yield* parseLimit(params.limit, { min: 1, max: 1000, fallback: 100 })
+    let afterId: string | undefined
+    if (params.after !== undefined) {
+      const position = yield* cursors.decode("contacts", organization.id, params.after)
+      if (typeof position.id !== "string" || !/^\d{1,19}$/.test(position.id)) return yield* new InvalidCursor()
+      afterId = position.id
+    }
+    const campaign = params.campaignRef === undefined
+      ? undefined
+      : yield* findCampaign(organization, params.campaignRef, kind)
+    const page = yield* service.list({
+      organizationId: organization.id,
+      campaignId: campaign?.id,
+      statuses: statusFilter,
+      data,
+      attemptedAfter,
+      attemptedBefore,
+      limit,
+      afterId
+    })
+    const last = page.contacts.at(-1)
+    return {
+      contacts: page.contacts.map(toContact),
+      next_cursor: page.hasMore && last !== undefined
+        ? cursors.encode("contacts", organization.id, { id: last.id })
+        : null,
+      has_more: page.hasMore
+    }
+  }).pipe(mapDomainErrors)
+
+/**
+ * `POST …/contacts`: terms (400), campaign (404), then the all-or-nothing upload.
+ *
+ * @category constructors
+ */
+export const uploadContacts = (
+  ref: string,
+  kind: CampaignRefKind,
+  query: { readonly accepted_terms_of_service?: string | undefined; readonly allow_duplicates?: boolean | undefined },
+  payload: UploadContactsRequest
+) =>
+  Effect.gen(function*() {
+    if (!isTruthyQueryValue(query.accepted_terms_of_service)) return yield* new TermsNotAccepted()
+    const organization = yield* CurrentOrganization
+    const campaign = yield* findCampaign(organization, ref, kind)
+    const service = yield* ContactService
+    return yield* service.upload(campaign, payload.contacts, {
+      acceptedTermsOfService: true,
+      allowDuplicates: query.allow_duplicates ?? false
+    })
+  }).pipe(
+    Effect.catchTag("ContactsRejected", (e) =>
+      Effect.fail(new UploadRejected({ created: 0, rejected: e.rejected.length, rejected_entries: e.rejected }))),
+    mapDomainErrors
+  )
+
+/**
+ * Resolves the campaign of a contact path, then runs `f` with it.
+ *
+ * @category constructors
+ */
+export const withCampaign = <A, E, R>(
+  ref: string,
+  kind: CampaignRefKind,
+  f: (campaign: CampaignRecord) => Effect.Effect<A, E, R>
+): Effect.Effect<A, E | CampaignNotFound, R | CurrentOrganization | CampaignService> =>
+  Effect.flatMap(CurrentOrganization, (organization) =>
+    Effect.flatMap(findCampaign(organization, ref, kind), f))

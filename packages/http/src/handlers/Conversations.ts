@@ -1,0 +1,116 @@
+/**
+ * Handlers of the conversation endpoints: list (keyset cursor), details, transcript, and
+ * recordings streamed with byte-range support.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Layer } from "effect"
+import { HttpServerResponse } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import type { RecordingChannel } from "@voice-agent/core/Conversation"
+import { toConversation, toTranscriptTurn } from "@voice-agent/core/Conversation"
+import { ConversationService } from "@voice-agent/core/ConversationService"
+import { InvalidCursor, InvalidParameter } from "@voice-agent/core/Errors"
+import { fromMillis } from "@voice-agent/core/Time"
+import { Api } from "../api/Api.ts"
+import { CurrentOrganization } from "../api/Security.ts"
+import { FastApiValidationLive } from "../api/Validation.ts"
+import { parseRange } from "./ByteRange.ts"
+import { CursorCodec } from "./Cursor.ts"
+import { mapDomainErrors } from "./ErrorMapping.ts"
+import { parseInstant, parseLimit } from "./QueryParams.ts"
+import { AuthorizationLive } from "./Security.ts"
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+const recording = (callId: string, channel: RecordingChannel, rangeHeader: string | undefined) =>
+  Effect.gen(function*() {
+    const organization = yield* CurrentOrganization
+    const service = yield* ConversationService
+    const whole = yield* service.recording(organization.id, callId, channel)
+    const range = parseRange(rangeHeader, whole.size)
+    const headers = { "accept-ranges": "bytes" }
+    switch (range._tag) {
+      case "Full":
+        return HttpServerResponse.stream(whole.bytes, { contentType: "audio/wav", contentLength: whole.size, headers })
+      case "Unsatisfiable":
+        return HttpServerResponse.empty({ status: 416, headers: { ...headers, "content-range": `bytes */${whole.size}` } })
+      case "Partial": {
+        const part = yield* service.recording(organization.id, callId, channel, range)
+        return HttpServerResponse.stream(part.bytes, {
+          status: 206,
+          contentType: "audio/wav",
+          contentLength: range.end - range.start + 1,
+          headers: { ...headers, "content-range": `bytes ${range.start}-${range.end}/${whole.size}` }
+        })
+      }
+    }
+  }).pipe(mapDomainErrors)
+
+/**
+ * @category layers
+ */
+export const ConversationsHandlersNoDeps = HttpApiBuilder.group(Api, "conversations", (handlers) =>
+  handlers.handleAll({
+    list: ({ query }) =>
+      Effect.gen(function*() {
+        const organization = yield* CurrentOrganization
+        const service = yield* ConversationService
+        const cursors = yield* CursorCodec
+        const dateFrom = yield* parseInstant(query.date_from, "date_from")
+        const dateTo = yield* parseInstant(query.date_to, "date_to")
+        const limit = yield* parseLimit(query.limit, { min: 1, max: 100, fallback: 50 })
+        if (query.campaign_id !== undefined && !uuidPattern.test(query.campaign_id)) {
+          return yield* new InvalidParameter({ parameter: "campaign_id", message: "not a campaign id" })
+        }
+        let after: { startedAt: Date; id: string } | undefined
+        if (query.after !== undefined) {
+          const position = yield* cursors.decode("conversations", organization.id, query.after)
+          if (typeof position.t !== "number" || typeof position.id !== "string" || !uuidPattern.test(position.id)) {
+            return yield* new InvalidCursor()
+          }
+          after = { startedAt: fromMillis(position.t), id: position.id }
+        }
+        const page = yield* service.list({
+          organizationId: organization.id,
+          fromNumber: query.from_number,
+          toNumber: query.to_number,
+          direction: query.direction === "all" ? undefined : query.direction,
+          dateFrom,
+          dateTo,
+          campaignId: query.campaign_id?.toLowerCase(),
+          limit,
+          after
+        })
+        const last = page.conversations.at(-1)
+        return {
+          conversations: page.conversations.map(toConversation),
+          next_cursor: page.hasMore && last !== undefined
+            ? cursors.encode("conversations", organization.id, { t: last.startedAt.getTime(), id: last.id })
+            : null,
+          has_more: page.hasMore
+        }
+      }).pipe(mapDomainErrors),
+    get: ({ params }) =>
+      Effect.gen(function*() {
+        const organization = yield* CurrentOrganization
+        const service = yield* ConversationService
+        return toConversation(yield* service.get(organization.id, params.call_id))
+      }).pipe(mapDomainErrors),
+    transcript: ({ params }) =>
+      Effect.gen(function*() {
+        const organization = yield* CurrentOrganization
+        const service = yield* ConversationService
+        const turns = yield* service.transcript(organization.id, params.call_id)
+        return turns.map(toTranscriptTurn)
+      }).pipe(mapDomainErrors),
+    recording: ({ params, headers }) => recording(params.call_id, "mixed", headers.range),
+    channelRecording: ({ params, headers }) => recording(params.call_id, params.channel_name, headers.range)
+  }))
+
+/**
+ * @category layers
+ */
+export const ConversationsHandlers = ConversationsHandlersNoDeps.pipe(
+  Layer.provide([AuthorizationLive, FastApiValidationLive, ConversationService.layer, CursorCodec.layer])
+)

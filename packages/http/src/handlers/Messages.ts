@@ -1,0 +1,79 @@
+/**
+ * Handlers of send-sms, the inbound message list and the organization's numbers.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Layer } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { toInboundMessage } from "@voice-agent/core/Message"
+import { MessageService } from "@voice-agent/core/MessageService"
+import { toPhoneNumberResource } from "@voice-agent/core/Organization"
+import { Api } from "../api/Api.ts"
+import { BadRequest, InternalServerError, NotFound } from "../api/HttpErrors.ts"
+import { CurrentOrganization } from "../api/Security.ts"
+import { FastApiValidationLive } from "../api/Validation.ts"
+import { mapDomainErrors } from "./ErrorMapping.ts"
+import { parseInstant, parseLimit } from "./QueryParams.ts"
+import { AuthorizationLive, SmsSendingLive } from "./Security.ts"
+
+/**
+ * @category layers
+ */
+export const SendSmsHandlersNoDeps = HttpApiBuilder.group(Api, "sms", (handlers) =>
+  handlers.handle("send", ({ payload }) =>
+    Effect.gen(function*() {
+      const organization = yield* CurrentOrganization
+      const service = yield* MessageService
+      return yield* service.send(organization, payload)
+    }).pipe(
+      Effect.catchTags({
+        // API.md: an unowned sender is 400 on this endpoint.
+        PhoneNumberNotOwned: (e) =>
+          Effect.fail(new BadRequest({ detail: `Sender number ${e.phoneNumbers.join(", ")} is not owned by this organization` })),
+        CarrierError: (e) =>
+          Effect.fail(new InternalServerError({ detail: `The carrier did not accept the message: ${e.message}` }))
+      }),
+      mapDomainErrors
+    )))
+
+/**
+ * @category layers
+ */
+export const MessagesHandlersNoDeps = HttpApiBuilder.group(Api, "messages", (handlers) =>
+  handlers.handleAll({
+    list: ({ query }) =>
+      Effect.gen(function*() {
+        const organization = yield* CurrentOrganization
+        const service = yield* MessageService
+        const start = yield* parseInstant(query.start, "start")
+        const limit = yield* parseLimit(query.limit, { min: 1, max: 100, fallback: 50 })
+        yield* service.ownedNumber(organization, query.to_number)
+        const page = yield* service.listInbound({
+          organizationId: organization.id,
+          toNumber: query.to_number,
+          start,
+          fromNumber: query.from_number,
+          modality: query.modality,
+          limit
+        })
+        return { messages: page.messages.map(toInboundMessage), has_more: page.hasMore }
+      }).pipe(
+        Effect.catchTag("PhoneNumberNotOwned", (e) =>
+          // API.md: a `to_number` the organization does not own is 404 on this endpoint.
+          Effect.fail(new NotFound({ detail: `Phone number ${e.phoneNumbers.join(", ")} not found for this organization` }))),
+        mapDomainErrors
+      ),
+    phoneNumbers: () =>
+      Effect.gen(function*() {
+        const organization = yield* CurrentOrganization
+        const service = yield* MessageService
+        return (yield* service.phoneNumbers(organization)).map(toPhoneNumberResource)
+      })
+  }))
+
+/**
+ * @category layers
+ */
+export const MessagesHandlers = Layer.mergeAll(SendSmsHandlersNoDeps, MessagesHandlersNoDeps).pipe(
+  Layer.provide([AuthorizationLive, SmsSendingLive, FastApiValidationLive, MessageService.layer])
+)
