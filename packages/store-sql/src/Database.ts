@@ -120,7 +120,7 @@ export const layerFromConfig = (
   options?: { readonly dataDir?: string | undefined }
 ): Layer.Layer<Database, DatabaseError | Config.ConfigError> =>
   Layer.unwrap(Effect.gen(function*() {
-    const url = yield* Config.option(Config.redacted("DATABASE_URL"))
+    const url = yield* Config.option(Config.Redacted("DATABASE_URL"))
     return Option.match(Option.filter(url, (u) => Redacted.value(u).trim() !== ""), {
       onNone: () => layerPglite(options?.dataDir ?? defaultDataDir),
       onSome: (u) => layerPostgres(u)

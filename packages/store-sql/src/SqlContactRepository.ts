@@ -1,0 +1,324 @@
+/**
+ * ContactRepository on SQL (table `contacts`): the all-or-nothing upload, the filtered
+ * newest-first list, deletion that respects calls in flight, and the contact-level half of
+ * the callable predicate.
+ *
+ * Owns: the contact row and its decoding (exported for the dialer's queries). Does not own
+ * the dialer's claim and completion statements, nor the campaign-level callable conditions.
+ *
+ * Locking, in short: an upload locks its campaign row (`FOR NO KEY UPDATE`), so uploads to
+ * one campaign run one after another and the second sees the first's numbers; deletions lock
+ * the matching contact rows (`FOR UPDATE`), which the dialer's `SKIP LOCKED` claim passes
+ * over, so a contact cannot start dialing between the busy check and the delete.
+ *
+ * @since 0.1.0
+ */
+import { PgClient } from "@effect/sql-pg"
+import type { NewContact } from "@voice-agent/core/Contact"
+import { ContactDataSchema } from "@voice-agent/core/Contact"
+import { ContactStatus } from "@voice-agent/core/ContactState"
+import { ContactBusy, ContactNotFound, ContactsRejected } from "@voice-agent/core/Errors"
+import type { RejectedEntry } from "@voice-agent/core/Errors"
+import type { E164 as E164Type } from "@voice-agent/core/PhoneNumber"
+import { E164 } from "@voice-agent/core/PhoneNumber"
+import type { ContactQuery } from "@voice-agent/core/ports/ContactRepository"
+import { ContactRepository } from "@voice-agent/core/ports/ContactRepository"
+import { Effect, Layer, Option, Schema } from "effect"
+import { SqlSchema } from "effect/sql"
+import type { SqlClient, Statement } from "effect/sql"
+import { isBigintId, isUuid } from "./internal/ids.ts"
+import { orDieInfrastructure } from "./internal/sqlErrors.ts"
+
+/**
+ * A decoded contact row (the port's ContactRecord).
+ *
+ * @category schemas
+ */
+export const ContactRow = Schema.Struct({
+  id: Schema.String,
+  campaignId: Schema.String,
+  organizationId: Schema.String,
+  phoneNumber: E164,
+  status: ContactStatus,
+  data: ContactDataSchema,
+  outreachModalities: Schema.Array(Schema.String),
+  attempts: Schema.Int,
+  nextAttemptAt: Schema.NullOr(Schema.Date),
+  lastAttemptedAt: Schema.NullOr(Schema.Date),
+  dialing: Schema.Boolean,
+  createdAt: Schema.Date
+})
+
+/**
+ * The column list of {@link ContactRow}, qualified by a table alias. A contact is being
+ * dialed iff it holds a lease.
+ *
+ * @category constructors
+ */
+export const contactColumns = (sql: SqlClient.SqlClient, alias: string): Statement.Fragment =>
+  sql.literal(
+    `${alias}.id::text AS "id", ${alias}.campaign_id::text AS "campaignId", ` +
+      `${alias}.organization_id::text AS "organizationId", ${alias}.phone_number AS "phoneNumber", ` +
+      `${alias}.status AS "status", ${alias}.data AS "data", ${alias}.outreach_modalities AS "outreachModalities", ` +
+      `${alias}.attempts AS "attempts", ${alias}.next_attempt_at AS "nextAttemptAt", ` +
+      `${alias}.last_attempted_at AS "lastAttemptedAt", ` +
+      `${alias}.dialing_lease_expires_at IS NOT NULL AS "dialing", ${alias}.created_at AS "createdAt"`
+  )
+
+const Campaign = Schema.Struct({ id: Schema.String, organizationId: Schema.String })
+const Count = Schema.Struct({ count: Schema.Int })
+const Conflict = Schema.Struct({
+  phoneNumber: Schema.String,
+  reason: Schema.Literals(["do_not_call", "duplicate"])
+})
+const Copy = Schema.Struct({ id: Schema.String, dialing: Schema.Boolean })
+
+/**
+ * @category constructors
+ */
+export const make = Effect.gen(function*() {
+  const sql = yield* PgClient.PgClient
+  const columns = contactColumns(sql, "c")
+
+  const lockCampaign = SqlSchema.findOneOption({
+    Request: Campaign,
+    Result: Schema.Struct({ id: Schema.String }),
+    // NO KEY UPDATE, not UPDATE: it serializes uploads (it conflicts with itself) without
+    // blocking inserts elsewhere that only take the foreign key's KEY SHARE lock on the
+    // campaign (conversations of its calls).
+    execute: ({ id, organizationId }) =>
+      sql`
+        SELECT id::text AS "id" FROM campaigns
+        WHERE id = ${id} AND organization_id = ${organizationId}
+        FOR NO KEY UPDATE`
+  })
+
+  // One statement for both checks, whatever the upload's size. A number both listed and
+  // already present is reported as do_not_call.
+  const findConflicts = SqlSchema.findAll({
+    Request: Schema.Struct({
+      campaign: Campaign,
+      phoneNumbers: Schema.Array(Schema.String),
+      allowDuplicates: Schema.Boolean
+    }),
+    Result: Conflict,
+    execute: ({ allowDuplicates, campaign, phoneNumbers }) =>
+      sql`
+        SELECT n.phone_number AS "phoneNumber",
+               CASE WHEN d.phone_number IS NOT NULL THEN 'do_not_call' ELSE 'duplicate' END AS "reason"
+        FROM (SELECT DISTINCT u.phone_number FROM unnest(${phoneNumbers}::text[]) AS u(phone_number)) AS n
+        LEFT JOIN dnc_entries d ON d.organization_id = ${campaign.organizationId} AND d.phone_number = n.phone_number
+        WHERE d.phone_number IS NOT NULL OR ${
+        allowDuplicates
+          ? sql`FALSE`
+          : sql`EXISTS (
+              SELECT 1 FROM contacts c WHERE c.campaign_id = ${campaign.id} AND c.phone_number = n.phone_number
+            )`
+      }`
+  })
+
+  // All rows travel as one jsonb array parameter and are expanded server-side: one round
+  // trip and one statement for 10,000 contacts. Ordinality keeps ids in upload order.
+  const insertAll = SqlSchema.findOne({
+    Request: Schema.Struct({
+      campaign: Campaign,
+      contacts: Schema.Array(Schema.Struct({
+        phone_number: Schema.String,
+        data: ContactDataSchema,
+        outreach_modalities: Schema.Array(Schema.String)
+      })),
+      now: Schema.Date
+    }),
+    Result: Count,
+    execute: ({ campaign, contacts, now }) =>
+      sql`
+        WITH inserted AS (
+          INSERT INTO contacts (
+            campaign_id, organization_id, phone_number, status, data, outreach_modalities, attempts, next_attempt_at
+          )
+          SELECT ${campaign.id}, ${campaign.organizationId}, x.phone_number, 'TRYING', x.data,
+                 x.outreach_modalities, 0, ${now}
+          FROM jsonb_to_recordset(${sql.json(contacts)}) WITH ORDINALITY
+               AS x(phone_number text, data jsonb, outreach_modalities text[], ord bigint)
+          ORDER BY x.ord
+          RETURNING 1
+        )
+        SELECT count(*)::int AS "count" FROM inserted`
+  })
+
+  const listPage = SqlSchema.findAll({
+    Request: Schema.Struct({
+      organizationId: Schema.String,
+      campaignId: Schema.optional(Schema.String),
+      statuses: Schema.optional(Schema.Array(Schema.String)),
+      data: Schema.optional(ContactDataSchema),
+      attemptedAfter: Schema.optional(Schema.Date),
+      attemptedBefore: Schema.optional(Schema.Date),
+      afterId: Schema.optional(Schema.String),
+      limit: Schema.Int
+    }),
+    Result: ContactRow,
+    execute: (q) => {
+      const filters: Array<Statement.Fragment> = [sql`c.organization_id = ${q.organizationId}`]
+      if (q.campaignId !== undefined) filters.push(sql`c.campaign_id = ${q.campaignId}`)
+      if (q.statuses !== undefined && q.statuses.length > 0) {
+        filters.push(sql`c.status = ANY(${q.statuses}::text[])`)
+      }
+      if (q.data !== undefined) filters.push(sql`c.data @> ${sql.json(q.data)}`)
+      if (q.attemptedAfter !== undefined) filters.push(sql`c.last_attempted_at >= ${q.attemptedAfter}`)
+      if (q.attemptedBefore !== undefined) filters.push(sql`c.last_attempted_at <= ${q.attemptedBefore}`)
+      if (q.afterId !== undefined) filters.push(sql`c.id < ${q.afterId}::bigint`)
+      // Contacts of deleted campaigns are gone from the API's point of view, like the campaign.
+      filters.push(sql`EXISTS (SELECT 1 FROM campaigns k WHERE k.id = c.campaign_id AND k.deleted_at IS NULL)`)
+      return sql`
+        SELECT ${columns} FROM contacts c
+        WHERE ${sql.and(filters)}
+        ORDER BY c.id DESC
+        LIMIT ${q.limit + 1}`
+    }
+  })
+
+  const lockCopiesByNumber = SqlSchema.findAll({
+    Request: Schema.Struct({ campaignId: Schema.String, phoneNumber: Schema.String }),
+    Result: Copy,
+    execute: ({ campaignId, phoneNumber }) =>
+      sql`
+        SELECT id::text AS "id", dialing_lease_expires_at IS NOT NULL AS "dialing" FROM contacts
+        WHERE campaign_id = ${campaignId} AND phone_number = ${phoneNumber}
+        ORDER BY id
+        FOR UPDATE`
+  })
+
+  const lockById = SqlSchema.findAll({
+    Request: Schema.Struct({ campaignId: Schema.String, contactId: Schema.String }),
+    Result: Copy,
+    execute: ({ campaignId, contactId }) =>
+      sql`
+        SELECT id::text AS "id", dialing_lease_expires_at IS NOT NULL AS "dialing" FROM contacts
+        WHERE id = ${contactId}::bigint AND campaign_id = ${campaignId}
+        FOR UPDATE`
+  })
+
+  const deleteIds = SqlSchema.findOne({
+    Request: Schema.Array(Schema.String),
+    Result: Count,
+    execute: (ids) =>
+      sql`
+        WITH deleted AS (DELETE FROM contacts WHERE id = ANY(${ids}::bigint[]) RETURNING 1)
+        SELECT count(*)::int AS "count" FROM deleted`
+  })
+
+  const existsCallable = SqlSchema.findOne({
+    Request: Schema.Struct({ campaignId: Schema.String, maxAttempts: Schema.Int, now: Schema.Date }),
+    Result: Schema.Struct({ callable: Schema.Boolean }),
+    execute: ({ campaignId, maxAttempts, now }) =>
+      sql`
+        SELECT EXISTS (
+          SELECT 1 FROM contacts c
+          WHERE c.campaign_id = ${campaignId}
+            AND c.status = 'TRYING'
+            AND c.dialing_lease_expires_at IS NULL
+            AND c.next_attempt_at <= ${now}
+            AND c.attempts < ${maxAttempts}
+            AND NOT EXISTS (
+              SELECT 1 FROM dnc_entries d WHERE d.organization_id = c.organization_id AND d.phone_number = c.phone_number
+            )
+        ) AS "callable"`
+  })
+
+  /** Deletes the locked copies, or none when one is being dialed. */
+  const deleteLocked = (copies: ReadonlyArray<typeof Copy.Type>, contactRef: string) =>
+    Effect.gen(function*() {
+      if (copies.length === 0) return yield* new ContactNotFound({ contactRef })
+      const busy = copies.filter((copy) => copy.dialing).map((copy) => copy.id)
+      if (busy.length > 0) return yield* new ContactBusy({ contactIds: busy })
+      const deleted = yield* deleteIds(copies.map((copy) => copy.id))
+      return deleted.count
+    })
+
+  return ContactRepository.of({
+    upload: Effect.fn("ContactRepository.upload")(
+      function*(
+        campaign: { readonly id: string; readonly organizationId: string },
+        contacts: ReadonlyArray<NewContact>,
+        options: { readonly allowDuplicates: boolean; readonly now: Date }
+      ) {
+        if (contacts.length === 0) return { created: 0 }
+        return yield* sql.withTransaction(Effect.gen(function*() {
+          const locked = isUuid(campaign.id) && isUuid(campaign.organizationId)
+            ? yield* lockCampaign(campaign)
+            : yield* Effect.die(`Upload to a malformed campaign reference ${campaign.id}`)
+          if (Option.isNone(locked)) {
+            return yield* Effect.die(`Upload to campaign ${campaign.id}, which the organization does not have`)
+          }
+          const conflicts = yield* findConflicts({
+            campaign,
+            phoneNumbers: contacts.map((c) => c.phoneNumber),
+            allowDuplicates: options.allowDuplicates
+          })
+          if (conflicts.length > 0) {
+            const reasons = new Map(conflicts.map((c) => [c.phoneNumber, c.reason]))
+            const rejected = contacts.flatMap((c): Array<RejectedEntry> => {
+              const reason = reasons.get(c.phoneNumber)
+              return reason === undefined ? [] : [{ phone_number: c.phoneNumber, reason }]
+            })
+            return yield* new ContactsRejected({ rejected })
+          }
+          const inserted = yield* insertAll({
+            campaign,
+            contacts: contacts.map((c) => ({
+              phone_number: c.phoneNumber,
+              data: c.data,
+              outreach_modalities: c.outreachModalities
+            })),
+            now: options.now
+          })
+          return { created: inserted.count }
+        }))
+      },
+      orDieInfrastructure
+    ),
+    list: Effect.fn("ContactRepository.list")(
+      function*(query: ContactQuery) {
+        const wellFormed = isUuid(query.organizationId) &&
+          (query.campaignId === undefined || isUuid(query.campaignId)) &&
+          (query.afterId === undefined || isBigintId(query.afterId))
+        if (!wellFormed) return { contacts: [], hasMore: false }
+        const rows = yield* listPage(query)
+        return { contacts: rows.slice(0, query.limit), hasMore: rows.length > query.limit }
+      },
+      orDieInfrastructure
+    ),
+    deleteByPhoneNumber: Effect.fn("ContactRepository.deleteByPhoneNumber")(
+      function*(campaignId: string, phoneNumber: E164Type) {
+        if (!isUuid(campaignId)) return yield* new ContactNotFound({ contactRef: phoneNumber })
+        return yield* sql.withTransaction(
+          Effect.flatMap(lockCopiesByNumber({ campaignId, phoneNumber }), (copies) => deleteLocked(copies, phoneNumber))
+        )
+      },
+      orDieInfrastructure
+    ),
+    deleteById: Effect.fn("ContactRepository.deleteById")(
+      function*(campaignId: string, contactId: string) {
+        if (!isUuid(campaignId) || !isBigintId(contactId)) return yield* new ContactNotFound({ contactRef: contactId })
+        yield* sql.withTransaction(
+          Effect.flatMap(lockById({ campaignId, contactId }), (copies) => deleteLocked(copies, contactId))
+        )
+      },
+      orDieInfrastructure
+    ),
+    hasCallable: Effect.fn("ContactRepository.hasCallable")(
+      function*(campaignId: string, options: { readonly maxAttempts: number; readonly now: Date }) {
+        if (!isUuid(campaignId)) return false
+        const row = yield* existsCallable({ campaignId, ...options })
+        return row.callable
+      },
+      orDieInfrastructure
+    )
+  })
+})
+
+/**
+ * @category layers
+ */
+export const layer = Layer.effect(ContactRepository, make)

@@ -1,0 +1,189 @@
+/**
+ * ConversationRepository on SQL (tables `conversations` and `transcript_turns`).
+ *
+ * Owns: the conversation row, the newest-first keyset list on `(started_at, id)`, and the
+ * numbering of transcript turns (`seq`, continuing after the stored ones).
+ *
+ * @since 0.1.0
+ */
+import type { ConversationRecord, TranscriptTurnRecord } from "@voice-agent/core/Conversation"
+import { Direction, Speaker, TerminationReason } from "@voice-agent/core/Conversation"
+import type { ConversationQuery } from "@voice-agent/core/ports/ConversationRepository"
+import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
+import { Effect, Layer, Schema } from "effect"
+import { SqlClient, SqlSchema } from "effect/sql"
+import type { Statement } from "effect/sql"
+import { isUuid } from "./internal/ids.ts"
+import { orDieInfrastructure } from "./internal/sqlErrors.ts"
+
+const conversationFields = {
+  callId: Schema.String,
+  organizationId: Schema.String,
+  campaignId: Schema.NullOr(Schema.String),
+  contactId: Schema.NullOr(Schema.String),
+  direction: Direction,
+  fromNumber: Schema.String,
+  toNumber: Schema.String,
+  startedAt: Schema.Date,
+  answeredAt: Schema.NullOr(Schema.Date),
+  endedAt: Schema.NullOr(Schema.Date),
+  durationSec: Schema.NullOr(Schema.Int),
+  terminationReason: Schema.NullOr(TerminationReason)
+}
+
+/**
+ * A decoded conversation row (the port's ConversationRecord).
+ *
+ * @category schemas
+ */
+export const ConversationRow = Schema.Struct({ id: Schema.String, ...conversationFields })
+
+const TurnRow = Schema.Struct({ speaker: Speaker, text: Schema.String, offsetMs: Schema.Int })
+
+/**
+ * @category constructors
+ */
+export const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const columns = sql.literal(
+    `id::text AS "id", call_id AS "callId", organization_id::text AS "organizationId", ` +
+      `campaign_id::text AS "campaignId", contact_id::text AS "contactId", direction AS "direction", ` +
+      `from_number AS "fromNumber", to_number AS "toNumber", started_at AS "startedAt", ` +
+      `answered_at AS "answeredAt", ended_at AS "endedAt", duration_sec AS "durationSec", ` +
+      `termination_reason AS "terminationReason"`
+  )
+
+  const insertRow = SqlSchema.findOne({
+    Request: Schema.Struct(conversationFields),
+    Result: ConversationRow,
+    execute: (c) =>
+      sql`
+        INSERT INTO conversations (
+          call_id, organization_id, campaign_id, contact_id, direction, from_number, to_number,
+          started_at, answered_at, ended_at, duration_sec, termination_reason
+        ) VALUES (
+          ${c.callId}, ${c.organizationId}, ${c.campaignId}::uuid, ${c.contactId}::bigint, ${c.direction},
+          ${c.fromNumber}, ${c.toNumber}, ${c.startedAt}, ${c.answeredAt}, ${c.endedAt}, ${c.durationSec},
+          ${c.terminationReason}
+        )
+        RETURNING ${columns}`
+  })
+
+  // The conversation row lock makes concurrent appends to one call queue up instead of
+  // computing the same next seq; the numbering then runs in one statement.
+  const lockConversation = SqlSchema.findAll({
+    Request: Schema.String,
+    Result: Schema.Struct({ id: Schema.String }),
+    execute: (id) => sql`SELECT id::text AS "id" FROM conversations WHERE id = ${id} FOR NO KEY UPDATE`
+  })
+
+  const insertTurns = SqlSchema.void({
+    Request: Schema.Struct({
+      conversationId: Schema.String,
+      speakers: Schema.Array(Schema.String),
+      texts: Schema.Array(Schema.String),
+      offsets: Schema.Array(Schema.Int)
+    }),
+    execute: ({ conversationId, offsets, speakers, texts }) =>
+      sql`
+        INSERT INTO transcript_turns (conversation_id, seq, speaker, text, offset_ms)
+        SELECT ${conversationId}, last.seq + t.ord, t.speaker, t.text, t.offset_ms
+        FROM (SELECT coalesce(max(seq), 0) AS seq FROM transcript_turns WHERE conversation_id = ${conversationId}) AS last,
+             unnest(${speakers}::text[], ${texts}::text[], ${offsets}::int[]) WITH ORDINALITY AS t(speaker, text, offset_ms, ord)`
+  })
+
+  const listPage = SqlSchema.findAll({
+    Request: Schema.Struct({
+      organizationId: Schema.String,
+      fromNumber: Schema.optional(Schema.String),
+      toNumber: Schema.optional(Schema.String),
+      direction: Schema.optional(Direction),
+      dateFrom: Schema.optional(Schema.Date),
+      dateTo: Schema.optional(Schema.Date),
+      campaignId: Schema.optional(Schema.String),
+      after: Schema.optional(Schema.Struct({ startedAt: Schema.Date, id: Schema.String })),
+      limit: Schema.Int
+    }),
+    Result: ConversationRow,
+    execute: (q) => {
+      const filters: Array<Statement.Fragment> = [sql`organization_id = ${q.organizationId}`]
+      if (q.fromNumber !== undefined) filters.push(sql`from_number = ${q.fromNumber}`)
+      if (q.toNumber !== undefined) filters.push(sql`to_number = ${q.toNumber}`)
+      if (q.direction !== undefined) filters.push(sql`direction = ${q.direction}`)
+      if (q.dateFrom !== undefined) filters.push(sql`started_at >= ${q.dateFrom}`)
+      if (q.dateTo !== undefined) filters.push(sql`started_at <= ${q.dateTo}`)
+      if (q.campaignId !== undefined) filters.push(sql`campaign_id = ${q.campaignId}`)
+      if (q.after !== undefined) filters.push(sql`(started_at, id) < (${q.after.startedAt}, ${q.after.id}::uuid)`)
+      return sql`
+        SELECT ${columns} FROM conversations
+        WHERE ${sql.and(filters)}
+        ORDER BY started_at DESC, id DESC
+        LIMIT ${q.limit + 1}`
+    }
+  })
+
+  const findByCall = SqlSchema.findOneOption({
+    Request: Schema.Struct({ organizationId: Schema.String, callId: Schema.String }),
+    Result: ConversationRow,
+    execute: ({ callId, organizationId }) =>
+      sql`SELECT ${columns} FROM conversations WHERE call_id = ${callId} AND organization_id = ${organizationId}`
+  })
+
+  const turnsOf = SqlSchema.findAll({
+    Request: Schema.String,
+    Result: TurnRow,
+    execute: (conversationId) =>
+      sql`
+        SELECT speaker AS "speaker", text AS "text", offset_ms AS "offsetMs" FROM transcript_turns
+        WHERE conversation_id = ${conversationId}
+        ORDER BY seq`
+  })
+
+  return ConversationRepository.of({
+    insert: Effect.fn("ConversationRepository.insert")(
+      (conversation: Omit<ConversationRecord, "id">) => insertRow(conversation),
+      orDieInfrastructure
+    ),
+    appendTurns: Effect.fn("ConversationRepository.appendTurns")(
+      function*(conversationId: string, turns: ReadonlyArray<TranscriptTurnRecord>) {
+        if (turns.length === 0) return
+        yield* sql.withTransaction(Effect.gen(function*() {
+          const found = isUuid(conversationId) ? yield* lockConversation(conversationId) : []
+          if (found.length === 0) return yield* Effect.die(`No conversation ${conversationId} to append turns to`)
+          yield* insertTurns({
+            conversationId,
+            speakers: turns.map((t) => t.speaker),
+            texts: turns.map((t) => t.text),
+            offsets: turns.map((t) => t.offsetMs)
+          })
+        }))
+      },
+      orDieInfrastructure
+    ),
+    list: Effect.fn("ConversationRepository.list")(
+      function*(query: ConversationQuery) {
+        const wellFormed = isUuid(query.organizationId) &&
+          (query.campaignId === undefined || isUuid(query.campaignId)) &&
+          (query.after === undefined || isUuid(query.after.id))
+        if (!wellFormed) return { conversations: [], hasMore: false }
+        const rows = yield* listPage(query)
+        return { conversations: rows.slice(0, query.limit), hasMore: rows.length > query.limit }
+      },
+      orDieInfrastructure
+    ),
+    findByCallId: Effect.fn("ConversationRepository.findByCallId")(
+      (organizationId: string, callId: string) =>
+        isUuid(organizationId) ? findByCall({ organizationId, callId }) : Effect.succeedNone,
+      orDieInfrastructure
+    ),
+    transcript: Effect.fn("ConversationRepository.transcript")(
+      (conversationId: string) => isUuid(conversationId) ? turnsOf(conversationId) : Effect.succeed([]),
+      orDieInfrastructure
+    )
+  })
+})
+
+/**
+ * @category layers
+ */
+export const layer = Layer.effect(ConversationRepository, make)

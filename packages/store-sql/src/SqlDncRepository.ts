@@ -1,0 +1,112 @@
+/**
+ * DncRepository on SQL (table `dnc_entries`), including the sweep that fails an
+ * organization's waiting contacts when their number is listed (CONTRACT §5).
+ *
+ * @since 0.1.0
+ */
+import type { E164 as E164Type } from "@voice-agent/core/PhoneNumber"
+import { E164 } from "@voice-agent/core/PhoneNumber"
+import { DncRepository } from "@voice-agent/core/ports/DncRepository"
+import { Effect, Layer, Schema } from "effect"
+import { SqlClient, SqlSchema } from "effect/sql"
+import { isUuid } from "./internal/ids.ts"
+import { orDieInfrastructure } from "./internal/sqlErrors.ts"
+
+const Numbers = Schema.Struct({ organizationId: Schema.String, phoneNumbers: Schema.Array(Schema.String) })
+const Count = Schema.Struct({ count: Schema.Int })
+
+/**
+ * @category constructors
+ */
+export const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+
+  const insertNew = SqlSchema.findOne({
+    Request: Numbers,
+    Result: Count,
+    execute: ({ organizationId, phoneNumbers }) =>
+      sql`
+        WITH added AS (
+          INSERT INTO dnc_entries (organization_id, phone_number)
+          SELECT ${organizationId}, n.phone_number FROM unnest(${phoneNumbers}::text[]) AS n(phone_number)
+          ON CONFLICT DO NOTHING
+          RETURNING 1
+        )
+        SELECT count(*)::int AS "count" FROM added`
+  })
+
+  // Contacts being dialed keep their status: the dialer re-checks the list just before it
+  // dials. A claim racing with this UPDATE is seen by it (READ COMMITTED re-reads a row that
+  // changed while the UPDATE waited for its lock), so a just-claimed contact is skipped.
+  const failWaitingContacts = SqlSchema.findOne({
+    Request: Numbers,
+    Result: Count,
+    execute: ({ organizationId, phoneNumbers }) =>
+      sql`
+        WITH failed AS (
+          UPDATE contacts SET status = 'FAILED', next_attempt_at = NULL
+          WHERE organization_id = ${organizationId}
+            AND status = 'TRYING'
+            AND dialing_lease_expires_at IS NULL
+            AND phone_number = ANY(${phoneNumbers}::text[])
+          RETURNING 1
+        )
+        SELECT count(*)::int AS "count" FROM failed`
+  })
+
+  const deleteEntry = SqlSchema.findOne({
+    Request: Schema.Struct({ organizationId: Schema.String, phoneNumber: Schema.String }),
+    Result: Count,
+    execute: ({ organizationId, phoneNumber }) =>
+      sql`
+        WITH removed AS (
+          DELETE FROM dnc_entries WHERE organization_id = ${organizationId} AND phone_number = ${phoneNumber}
+          RETURNING 1
+        )
+        SELECT count(*)::int AS "count" FROM removed`
+  })
+
+  const findListedAmong = SqlSchema.findAll({
+    Request: Numbers,
+    Result: Schema.Struct({ phoneNumber: E164 }),
+    execute: ({ organizationId, phoneNumbers }) =>
+      sql`
+        SELECT phone_number AS "phoneNumber" FROM dnc_entries
+        WHERE organization_id = ${organizationId} AND phone_number = ANY(${phoneNumbers}::text[])
+        ORDER BY phone_number`
+  })
+
+  return DncRepository.of({
+    add: Effect.fn("DncRepository.add")(
+      function*(organizationId: string, phoneNumbers: ReadonlyArray<E164Type>) {
+        if (phoneNumbers.length === 0) return { added: 0, contactsFailed: 0 }
+        const request = { organizationId, phoneNumbers }
+        return yield* sql.withTransaction(Effect.gen(function*() {
+          const added = yield* insertNew(request)
+          const failed = yield* failWaitingContacts(request)
+          return { added: added.count, contactsFailed: failed.count }
+        }))
+      },
+      orDieInfrastructure
+    ),
+    remove: Effect.fn("DncRepository.remove")(
+      (organizationId: string, phoneNumber: E164Type) =>
+        isUuid(organizationId)
+          ? Effect.map(deleteEntry({ organizationId, phoneNumber }), (r) => r.count)
+          : Effect.succeed(0),
+      orDieInfrastructure
+    ),
+    findListed: Effect.fn("DncRepository.findListed")(
+      (organizationId: string, phoneNumbers: ReadonlyArray<E164Type>) =>
+        isUuid(organizationId) && phoneNumbers.length > 0
+          ? Effect.map(findListedAmong({ organizationId, phoneNumbers }), (rows) => rows.map((r) => r.phoneNumber))
+          : Effect.succeed([]),
+      orDieInfrastructure
+    )
+  })
+})
+
+/**
+ * @category layers
+ */
+export const layer = Layer.effect(DncRepository, make)

@@ -1,0 +1,100 @@
+/**
+ * MessageRepository on SQL (table `messages`): SMS in both directions, and the inbound list
+ * of `GET /v1/messages` (oldest first, `start` inclusive).
+ *
+ * @since 0.1.0
+ */
+import type { MessageRecord } from "@voice-agent/core/Message"
+import { Modality } from "@voice-agent/core/Message"
+import type { InboundMessageQuery } from "@voice-agent/core/ports/MessageRepository"
+import { MessageRepository } from "@voice-agent/core/ports/MessageRepository"
+import { Effect, Layer, Schema } from "effect"
+import { SqlClient, SqlSchema } from "effect/sql"
+import type { Statement } from "effect/sql"
+import { isUuid } from "./internal/ids.ts"
+import { orDieInfrastructure } from "./internal/sqlErrors.ts"
+
+const messageFields = {
+  organizationId: Schema.String,
+  direction: Schema.Literals(["inbound", "outbound"]),
+  modality: Modality,
+  fromNumber: Schema.String,
+  toNumber: Schema.String,
+  content: Schema.String,
+  receivedAt: Schema.Date,
+  status: Schema.String
+}
+
+const MessageRow = Schema.Struct({ id: Schema.String, ...messageFields })
+
+/**
+ * @category constructors
+ */
+export const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const columns = sql.literal(
+    `id::text AS "id", organization_id::text AS "organizationId", direction AS "direction", ` +
+      `modality AS "modality", from_number AS "fromNumber", to_number AS "toNumber", content AS "content", ` +
+      `received_at AS "receivedAt", status AS "status"`
+  )
+
+  const insertRow = SqlSchema.findOne({
+    Request: Schema.Struct(messageFields),
+    Result: MessageRow,
+    execute: (m) =>
+      sql`
+        INSERT INTO messages (organization_id, direction, modality, from_number, to_number, content, received_at, status)
+        VALUES (
+          ${m.organizationId}, ${m.direction}, ${m.modality}, ${m.fromNumber}, ${m.toNumber}, ${m.content},
+          ${m.receivedAt}, ${m.status}
+        )
+        RETURNING ${columns}`
+  })
+
+  const listPage = SqlSchema.findAll({
+    Request: Schema.Struct({
+      organizationId: Schema.String,
+      toNumber: Schema.String,
+      start: Schema.optional(Schema.Date),
+      fromNumber: Schema.optional(Schema.String),
+      modality: Schema.optional(Modality),
+      limit: Schema.Int
+    }),
+    Result: MessageRow,
+    execute: (q) => {
+      const filters: Array<Statement.Fragment> = [
+        sql`organization_id = ${q.organizationId}`,
+        sql`direction = 'inbound'`,
+        sql`to_number = ${q.toNumber}`
+      ]
+      if (q.start !== undefined) filters.push(sql`received_at >= ${q.start}`)
+      if (q.fromNumber !== undefined) filters.push(sql`from_number = ${q.fromNumber}`)
+      if (q.modality !== undefined) filters.push(sql`modality = ${q.modality}`)
+      return sql`
+        SELECT ${columns} FROM messages
+        WHERE ${sql.and(filters)}
+        ORDER BY received_at, id
+        LIMIT ${q.limit + 1}`
+    }
+  })
+
+  return MessageRepository.of({
+    insert: Effect.fn("MessageRepository.insert")(
+      (message: Omit<MessageRecord, "id">) => insertRow(message),
+      orDieInfrastructure
+    ),
+    listInbound: Effect.fn("MessageRepository.listInbound")(
+      function*(query: InboundMessageQuery) {
+        if (!isUuid(query.organizationId)) return { messages: [], hasMore: false }
+        const rows = yield* listPage(query)
+        return { messages: rows.slice(0, query.limit), hasMore: rows.length > query.limit }
+      },
+      orDieInfrastructure
+    )
+  })
+})
+
+/**
+ * @category layers
+ */
+export const layer = Layer.effect(MessageRepository, make)

@@ -1,0 +1,32 @@
+/**
+ * Every storage port of core on SQL, as one layer over a database from `Database`.
+ *
+ * @since 0.1.0
+ */
+import { Layer } from "effect"
+import * as SqlApiKeyRepository from "./SqlApiKeyRepository.ts"
+import * as SqlCampaignRepository from "./SqlCampaignRepository.ts"
+import * as SqlContactRepository from "./SqlContactRepository.ts"
+import * as SqlConversationRepository from "./SqlConversationRepository.ts"
+import * as SqlDncRepository from "./SqlDncRepository.ts"
+import * as SqlMessageRepository from "./SqlMessageRepository.ts"
+import * as SqlOrganizationRepository from "./SqlOrganizationRepository.ts"
+import * as SqlPhoneNumberRepository from "./SqlPhoneNumberRepository.ts"
+
+/**
+ * The eight repositories. Requires a database layer (`Database.layerPostgres`,
+ * `Database.layerPglite`, `Database.layerFromConfig`): the SQL client and, for `jsonb`
+ * parameters, the PostgreSQL client it is.
+ *
+ * @category layers
+ */
+export const layer = Layer.mergeAll(
+  SqlOrganizationRepository.layer,
+  SqlApiKeyRepository.layer,
+  SqlPhoneNumberRepository.layer,
+  SqlDncRepository.layer,
+  SqlCampaignRepository.layer,
+  SqlContactRepository.layer,
+  SqlConversationRepository.layer,
+  SqlMessageRepository.layer
+)
