@@ -1,2 +1,21 @@
 #!/usr/bin/env node
-console.log("voice-agent")
+/**
+ * The `voice-agent` executable. Node >= 22.19 runs this TypeScript directly (type stripping).
+ *
+ * Exit codes: 0 on success and after a graceful shutdown (SIGTERM/SIGINT), 1 on failure
+ * (including a data directory held by a running daemon).
+ *
+ * @since 0.1.0
+ */
+import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import { Cause, Effect, Exit, Runtime } from "effect"
+import * as Cli from "./Cli.ts"
+
+Cli.run(process.argv.slice(2)).pipe(
+  Effect.provide(NodeServices.layer),
+  NodeRuntime.runMain({
+    // A signal interrupts the main fiber; once everything is released that is a clean exit.
+    teardown: (exit, onExit) =>
+      Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
+  })
+)

@@ -1,0 +1,44 @@
+/**
+ * The `voice-agent` command line: `serve` (the daemon, CONTRACT §3) and the admin commands
+ * (AdminCommands.ts, CONTRACT §4). Parsing, help and `--version` come from `effect/cli`.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Layer, References } from "effect"
+import { Command, Flag } from "effect/cli"
+import { dataDirFlag, commands as adminCommands } from "./AdminCommands.ts"
+import * as Logging from "./Logging.ts"
+import * as Server from "./Server.ts"
+
+const serve = Command.make("serve", {
+  port: Flag.Int("port").pipe(
+    Flag.withDescription("TCP port; 0 picks a free one (the ready line shows it)"),
+    Flag.withDefault(8080)
+  ),
+  host: Flag.String("host").pipe(Flag.withDescription("Interface to listen on"), Flag.withDefault("127.0.0.1")),
+  dataDir: dataDirFlag
+}, Effect.fn("cli.serve")(function*(options) {
+  // LOG_LEVEL, or the global --log-level flag when given (it sets the minimum level here).
+  const log: Logging.LogSettings = { ...(yield* Logging.settings), level: yield* References.MinimumLogLevel }
+  return yield* Server.serve(options, log)
+})).pipe(Command.withDescription("Run the HTTP API (and, later, the dialer and media endpoint) in one process"))
+
+/**
+ * @category constructors
+ */
+export const root = Command.make("voice-agent").pipe(
+  Command.withDescription("voice-agent: a self-hostable voice-agent engine"),
+  Command.withSubcommands([serve, ...adminCommands])
+)
+
+/**
+ * Parses `args` (without the node and script paths) and runs the command. Logs go to standard
+ * error, so that an admin command's standard output holds just its result; `serve` switches
+ * them to standard output.
+ *
+ * @category constructors
+ */
+export const run = (args: ReadonlyArray<string>) =>
+  Command.runWith(root, { version: "0.1.0" })(args).pipe(
+    Effect.provide(Layer.unwrap(Effect.map(Logging.settings, (log) => Logging.layer(log, { stderr: true }))))
+  )

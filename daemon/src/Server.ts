@@ -1,0 +1,71 @@
+/**
+ * `voice-agent serve`: the composition of the daemon (CONTRACT §3). Storage (migrated), the
+ * first-start demo organization, the HTTP API, then the ready announcement; each is its own
+ * module, this one only wires them. Layers build in that order and are released in reverse on
+ * SIGTERM/SIGINT: the server stops accepting, requests in flight get up to
+ * `shutdownTimeoutSeconds`, then the database closes (and releases the data directory).
+ *
+ * @since 0.1.0
+ */
+import { NodeHttpServer } from "@effect/platform-node"
+import { Clock, Effect, Layer } from "effect"
+import { HttpRouter } from "effect/http"
+import * as HttpApp from "@voice-agent/http/HttpApp"
+import { AdminToken } from "@voice-agent/http/handlers/Admin"
+import { createServer } from "node:http"
+import { DemoSeed } from "./DemoSeed.ts"
+import * as Logging from "./Logging.ts"
+import * as Ready from "./Ready.ts"
+import * as Storage from "./Storage.ts"
+
+/**
+ * @category models
+ */
+export interface ServeOptions {
+  readonly port: number
+  readonly host: string
+  readonly dataDir: string
+}
+
+/**
+ * How long requests in flight may take to finish once shutdown starts.
+ *
+ * @category constructors
+ */
+export const shutdownTimeoutSeconds = 10
+
+/**
+ * @category layers
+ */
+export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
+  const storage = Layer.unwrap(Effect.gen(function*() {
+    const what = yield* Storage.describe(options.dataDir)
+    const started = yield* Clock.currentTimeMillis
+    return Storage.layer(options.dataDir).pipe(Layer.tap(() =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.logInfo(`Storage ready in ${now - started} ms: ${what}`))
+    ))
+  }))
+  const http = HttpRouter.serve(HttpApp.layer, { disableLogger: !Logging.logsRequests(log), disableListenLog: true }).pipe(
+    Layer.provideMerge(NodeHttpServer.layer(createServer, {
+      port: options.port,
+      host: options.host,
+      gracefulShutdownTimeout: `${shutdownTimeoutSeconds} seconds`
+    }))
+  )
+  return Ready.layer(log, shutdownTimeoutSeconds).pipe(
+    Layer.provide(http),
+    Layer.provide(DemoSeed.layer.pipe(Layer.provideMerge(storage))),
+    Layer.provide(AdminToken.layerConfig)
+  )
+}
+
+/**
+ * Runs the daemon until interrupted (SIGTERM/SIGINT through `NodeRuntime.runMain`).
+ *
+ * @category constructors
+ */
+export const serve = (options: ServeOptions, log: Logging.LogSettings) =>
+  Layer.launch(layer(options, log)).pipe(
+    Effect.onInterrupt(() => Effect.logInfo("Stopped")),
+    Effect.provide(Logging.layer(log))
+  )

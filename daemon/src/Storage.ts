@@ -1,0 +1,47 @@
+/**
+ * The storage every command opens (CONTRACT §2): `DATABASE_URL` set, that PostgreSQL server;
+ * otherwise the embedded PGlite under `--data-dir`. Migrations run when it opens. The choice
+ * itself is store-sql's (`Database.layerFromConfig`); this module names it in one log line
+ * and adds the repositories.
+ *
+ * @since 0.1.0
+ */
+import { Config, Effect, Layer, Option, Redacted } from "effect"
+import * as Database from "@voice-agent/store-sql/Database"
+import * as SqlStorage from "@voice-agent/store-sql/SqlStorage"
+
+/**
+ * The `--data-dir` default.
+ *
+ * @category constructors
+ */
+export const defaultDataDir = Database.defaultDataDir
+
+/** A PostgreSQL URL without its credentials, for the log. */
+const describeUrl = (url: string): string => {
+  const parsed = URL.parse(url)
+  return parsed === null ? "a PostgreSQL server" : `PostgreSQL at ${parsed.host}${parsed.pathname}`
+}
+
+/**
+ * Which storage `dataDir` and the environment select, in words.
+ *
+ * @category constructors
+ */
+export const describe = (dataDir: string) =>
+  Effect.map(Config.option(Config.Redacted("DATABASE_URL")), (url) =>
+    Option.match(Option.filter(url, (u) => Redacted.value(u).trim() !== ""), {
+      onSome: (u) => describeUrl(Redacted.value(u)),
+      onNone: () =>
+        dataDir === Database.memory
+          ? "embedded PostgreSQL (PGlite) in memory; nothing is kept"
+          : `embedded PostgreSQL (PGlite) under ${dataDir}`
+    }))
+
+/**
+ * The SQL client (migrated) and every repository.
+ *
+ * @category layers
+ */
+export const layer = (dataDir: string) =>
+  SqlStorage.layer.pipe(Layer.provideMerge(Database.layerFromConfig({ dataDir })))

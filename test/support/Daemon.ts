@@ -1,0 +1,156 @@
+/**
+ * Black-box helpers: run the real `voice-agent` executable (`node daemon/src/bin.ts`) as a
+ * child process, the way a user does.
+ *
+ * Synchronization is on output, never on time: `serve` resolves when its ready line appears
+ * (or fails at once if the process exits first, with everything it printed), and `stop`
+ * resolves with the exit code.
+ *
+ * @since 0.1.0
+ */
+import { Deferred, Effect, Option } from "effect"
+import { spawn } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { createInterface } from "node:readline"
+import { fileURLToPath } from "node:url"
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
+const bin = path.join(repoRoot, "daemon/src/bin.ts")
+
+/** The environment of a child: this one without storage, admin and log settings, plus `env`. */
+const childEnv = (env: Record<string, string> | undefined): NodeJS.ProcessEnv => {
+  const base = { ...process.env }
+  for (const name of ["DATABASE_URL", "VOICE_AGENT_ADMIN_TOKEN", "LOG_FORMAT", "LOG_LEVEL"]) delete base[name]
+  return { ...base, ...env }
+}
+
+/**
+ * @category models
+ */
+export interface RunningDaemon {
+  readonly pid: number
+  /** Base URL from the ready line, e.g. `http://127.0.0.1:41234`. */
+  readonly url: string
+  /** The demo key, when this start printed one. */
+  readonly apiKey: Option.Option<string>
+  /** Standard output lines so far. */
+  readonly stdout: ReadonlyArray<string>
+  /** Sends `signal` and waits for the exit code. */
+  readonly stop: (signal?: NodeJS.Signals) => Effect.Effect<number | null>
+}
+
+const exitCode = (child: ChildProcess): Effect.Effect<number | null> =>
+  Effect.callback<number | null>((resume) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.succeed(child.exitCode))
+    child.once("exit", (code) => resume(Effect.succeed(code)))
+  })
+
+const readyPattern = /ready on (http:\/\/\S+)/
+const keyPattern = /API key: (va_\S+)|"api_key":"(va_[^"]+)"/
+
+/**
+ * Starts `voice-agent serve` with `args` and waits until it is ready. The process is killed
+ * when the scope closes if the test has not stopped it.
+ *
+ * @category constructors
+ */
+export const serve = (args: ReadonlyArray<string>, env?: Record<string, string>) =>
+  Effect.gen(function*() {
+    const child = yield* Effect.acquireRelease(
+      Effect.sync(() =>
+        spawn(process.execPath, [bin, "serve", ...args], { cwd: repoRoot, env: childEnv(env), stdio: "pipe" })
+      ),
+      (child) => child.exitCode === null && child.signalCode === null ? Effect.sync(() => child.kill("SIGKILL")) : Effect.void
+    )
+    const stdout: Array<string> = []
+    const stderr: Array<string> = []
+    const ready = yield* Deferred.make<string, Error>()
+    createInterface({ input: child.stdout! }).on("line", (line) => {
+      stdout.push(line)
+      const match = readyPattern.exec(line)
+      if (match?.[1] !== undefined) Deferred.doneUnsafe(ready, Effect.succeed(match[1].replace(/[)"',]+$/, "")))
+    })
+    createInterface({ input: child.stderr! }).on("line", (line) => stderr.push(line))
+    child.once("exit", (code, signal) =>
+      Deferred.doneUnsafe(
+        ready,
+        Effect.fail(
+          new Error(
+            `voice-agent serve exited (code ${code}, signal ${signal}) before it was ready\n` +
+              `stdout:\n${stdout.join("\n")}\nstderr:\n${stderr.join("\n")}`
+          )
+        )
+      ))
+    const url = yield* Deferred.await(ready)
+    const apiKey = Option.fromNullishOr(
+      stdout.map((line) => keyPattern.exec(line)).find((m) => m !== null)?.slice(1).find((g) => g !== undefined)
+    )
+    return {
+      pid: child.pid!,
+      url,
+      apiKey,
+      stdout,
+      stop: (signal: NodeJS.Signals = "SIGTERM") =>
+        Effect.suspend(() => {
+          child.kill(signal)
+          return exitCode(child)
+        })
+    } satisfies RunningDaemon
+  })
+
+/**
+ * @category models
+ */
+export interface CliResult {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/**
+ * Runs `voice-agent <args>` to completion.
+ *
+ * @category constructors
+ */
+export const cli = (args: ReadonlyArray<string>, env?: Record<string, string>): Effect.Effect<CliResult> =>
+  Effect.callback<CliResult>((resume) => {
+    const child = spawn(process.execPath, [bin, ...args], { cwd: repoRoot, env: childEnv(env), stdio: "pipe" })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk) => (stdout += chunk))
+    child.stderr.on("data", (chunk) => (stderr += chunk))
+    child.once("close", (code) => resume(Effect.succeed({ code, stdout, stderr })))
+    return Effect.sync(() => child.kill("SIGKILL"))
+  })
+
+/**
+ * A fresh temporary directory, removed when the scope closes.
+ *
+ * @category constructors
+ */
+export const tempDir = Effect.acquireRelease(
+  Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "voice-agent-test-"))),
+  (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+)
+
+/**
+ * `fetch` as an Effect, answering status and parsed JSON body (or `undefined`).
+ *
+ * @category constructors
+ */
+export const request = (url: string, init?: RequestInit) =>
+  Effect.promise(async () => {
+    const response = await fetch(url, init)
+    const text = await response.text()
+    return { status: response.status, body: text === "" ? undefined : JSON.parse(text) as unknown }
+  })
+
+/**
+ * The `Authorization` header for a bearer token.
+ *
+ * @category constructors
+ */
+export const bearer = (token: string): RequestInit => ({ headers: { authorization: `Bearer ${token}` } })
