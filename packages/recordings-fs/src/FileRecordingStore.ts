@@ -1,0 +1,277 @@
+/**
+ * RecordingStore on the local filesystem: one WAV file per call and channel under a root
+ * directory, `<root>/<callId>/agent.wav` and `<root>/<callId>/remote.wav`.
+ *
+ * Owns: file layout, the streaming writers, byte-range reads, and the `mixed` channel, which
+ * is never stored: it is computed from the two channel files while it is read. Does not own
+ * the WAV byte layout, μ-law or the mixing math (`@voice-agent/media`), nor which samples go
+ * where on the call's timeline (the media session aligns them; silence is written as zeros).
+ *
+ * Files are what `Wav` writes: PCM 16-bit little-endian mono at 8000 Hz, a 44-byte header.
+ *
+ * - Writing: `openWriter` creates the file (it must not exist: a second writer for the same
+ *   call and channel is a bug, and truncating would destroy a recording), writes
+ *   `Wav.streamingHeader()` (sizes `0xFFFFFFFF`, which readers take as "to the end of the
+ *   file", so a file cut short by a crash still plays), then appends each frame as it comes;
+ *   nothing of the call is buffered in memory. When the writer's scope closes, by success,
+ *   failure or interruption, the RIFF and data sizes are patched at offsets 4 and 40 and the
+ *   file is closed. Writes are serialized with a one-permit semaphore and are uninterruptible
+ *   (a few hundred bytes each), so an interrupted writer never leaves a half-counted frame.
+ *   A write after the scope closed is dropped: a frame racing the hang-up is not an error.
+ * - Reading `agent` or `remote`: the file as it is on disk (a call still in progress reads
+ *   with placeholder sizes), streamed from disk in chunks of `chunkBytes`.
+ * - Reading `mixed`: both channels from sample 0, the shorter padded with silence, summed
+ *   with saturation (`Mixer.mix`), behind a header for `2 × max(samples)` data bytes. The
+ *   size is known before a byte is read. A range maps onto that virtual file: header bytes
+ *   first, then the mixed samples; each chunk reads only the samples it covers from both
+ *   files (positional reads), mixes them and trims to odd byte boundaries when the range
+ *   asks for them. Memory per chunk is a few times `chunkBytes`, whatever the call's length.
+ *
+ * Call ids become directory names, so only `[A-Za-z0-9_-]{1,128}` is accepted: no path
+ * separators, no dots, nothing to traverse with. An unsafe id is a defect (`InvalidCallId`)
+ * for `openWriter`, whose error channel is empty, and `RecordingNotFound` for `read`, since
+ * no recording can exist under it. On case-insensitive filesystems ids differing only in case
+ * share a directory; the engine's generated ids never do.
+ *
+ * I/O goes through Effect's `FileSystem` and `Path` services (`layer` provides the Node
+ * implementations; `layerNoDeps` leaves them open): scoped file handles, positional reads and
+ * typed `PlatformError`s without hand-written callbacks. The port keeps infrastructure errors
+ * out of its signatures, so those become defects here.
+ *
+ * @since 0.1.0
+ */
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodePath from "@effect/platform-node/NodePath"
+import type { RecordingChannel } from "@voice-agent/core/Conversation"
+import { RecordingNotFound } from "@voice-agent/core/Errors"
+import { RecordingStore } from "@voice-agent/core/ports/RecordingStore"
+import type { RecordingRead, RecordingWriter } from "@voice-agent/core/ports/RecordingStore"
+import * as Mixer from "@voice-agent/media/Mixer"
+import * as Wav from "@voice-agent/media/Wav"
+import { Data, Effect, FileSystem, Layer, Option, Path, Result, Semaphore, Stream } from "effect"
+import type { PlatformError } from "effect/PlatformError"
+
+/**
+ * A call id that cannot name a directory safely.
+ *
+ * @category errors
+ */
+export class InvalidCallId extends Data.TaggedError("InvalidCallId")<{ readonly callId: string }> {
+  override get message(): string {
+    return `Call id ${JSON.stringify(this.callId)} is not [A-Za-z0-9_-]{1,128}`
+  }
+}
+
+/**
+ * Whether a call id may name a recording directory: 1 to 128 of `A-Z a-z 0-9 _ -`.
+ *
+ * @category guards
+ */
+export const isSafeCallId = (callId: string): boolean => /^[A-Za-z0-9_-]{1,128}$/.test(callId)
+
+/**
+ * @category models
+ */
+export interface Options {
+  /** Bytes per chunk of a read stream (64 KiB by default). */
+  readonly chunkBytes?: number
+}
+
+const DEFAULT_CHUNK_BYTES = 64 * 1024
+
+// The header of one of our files is 44 bytes; a foreign WAV with a LIST chunk still fits.
+const HEADER_PROBE_BYTES = 4096
+
+interface Side {
+  readonly path: string
+  readonly dataOffset: number
+  readonly samples: number
+}
+
+const isNotFound = (error: PlatformError): boolean => error.reason._tag === "NotFound"
+
+/** Reads up to `length` bytes at `position`, fewer only at the end of the file. */
+const readAt = Effect.fnUntraced(function*(file: FileSystem.File, position: number, length: number) {
+  const buffer = new Uint8Array(length)
+  let filled = 0
+  while (filled < length) {
+    const read = yield* file.read(buffer.subarray(filled), { position: BigInt(position + filled) })
+    if (read === 0) break
+    filled += read
+  }
+  return buffer.subarray(0, filled)
+})
+
+/** The inclusive range as `[start, end)`, `end` clamped to the size. */
+const byteSpan = (size: number, range: { readonly start: number; readonly end: number } | undefined) => {
+  const start = range?.start ?? 0
+  const end = range === undefined ? size : Math.min(range.end, size - 1) + 1
+  return { start, end: Math.max(start, end) }
+}
+
+/**
+ * The store, on the `FileSystem` and `Path` in context, rooted at `rootDir` (resolved
+ * against the working directory now; created on the first write).
+ *
+ * @category constructors
+ */
+export const make = Effect.fnUntraced(function*(rootDir: string, options: Options = {}) {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const root = path.resolve(rootDir)
+  const chunkBytes = options.chunkBytes ?? DEFAULT_CHUNK_BYTES
+  if (!Number.isSafeInteger(chunkBytes) || chunkBytes < 1) {
+    return yield* Effect.die(new RangeError(`chunkBytes must be a positive integer, got ${chunkBytes}`))
+  }
+
+  const channelPath = (callId: string, channel: "agent" | "remote") => path.join(root, callId, `${channel}.wav`)
+
+  /** Where a channel's samples are in its file, or none when there is no file. */
+  const inspect = (file: string): Effect.Effect<Option.Option<Side>> =>
+    Effect.gen(function*() {
+      const handle = yield* fs.open(file, { flag: "r" })
+      const size = Number((yield* handle.stat).size)
+      const head = yield* readAt(handle, 0, Math.min(size, HEADER_PROBE_BYTES))
+      // a writer opens the file, then writes the header: in between, the channel is empty
+      if (head.length < Wav.HEADER_BYTES) return Option.some({ path: file, dataOffset: Wav.HEADER_BYTES, samples: 0 })
+      const parsed = Wav.parseHeader(head)
+      if (Result.isFailure(parsed)) return yield* Effect.die(parsed.failure)
+      const h = parsed.success
+      if (h.formatTag !== 1 || h.channels !== 1 || h.bitsPerSample !== 16 || h.sampleRate !== Wav.defaultFormat.sampleRate) {
+        return yield* Effect.die(new Error(`${file} is not 16-bit PCM mono at 8000 Hz`))
+      }
+      return Option.some({ path: file, dataOffset: h.dataOffset, samples: Wav.readableDataBytes(h, size) >> 1 })
+    }).pipe(
+      Effect.scoped,
+      Effect.catchIf(isNotFound, () => Effect.succeed(Option.none())),
+      Effect.orDie
+    )
+
+  /** `count` samples of `side` from sample `first`, fewer past its end. */
+  const readSamples = (file: FileSystem.File, side: Side, first: number, count: number) => {
+    const available = Math.max(0, Math.min(count, side.samples - first))
+    return available === 0
+      ? Effect.succeed(new Int16Array(0))
+      : Effect.map(readAt(file, side.dataOffset + first * 2, available * 2), Wav.decodeSamples)
+  }
+
+  /** Bytes `[from, to)` of the mixed samples (offsets after the header). */
+  const mixedSamples = (sides: ReadonlyArray<Side>, from: number, to: number): Stream.Stream<Uint8Array> =>
+    Stream.unwrap(Effect.gen(function*() {
+      const files = yield* Effect.forEach(sides, (side) => Effect.map(fs.open(side.path, { flag: "r" }), (file) => ({ file, side })))
+      return Stream.paginate(from, (position: number) =>
+        Effect.gen(function*() {
+          const chunkEnd = Math.min(to, position + chunkBytes)
+          const first = position >> 1
+          const count = ((chunkEnd + 1) >> 1) - first
+          const channels = yield* Effect.forEach(files, ({ file, side }) => readSamples(file, side, first, count))
+          let mixed = channels.reduce(Mixer.mix, new Int16Array(0))
+          if (mixed.length < count) {
+            // a file shorter than it was when the read began: the promised size still holds
+            const padded = new Int16Array(count)
+            padded.set(mixed)
+            mixed = padded
+          }
+          const bytes = Wav.encodeSamples(mixed).subarray(position - first * 2, chunkEnd - first * 2)
+          return [[bytes], chunkEnd < to ? Option.some(chunkEnd) : Option.none<number>()] as const
+        }))
+    })).pipe(Stream.orDie)
+
+  const readMixed = Effect.fnUntraced(function*(callId: string, range?: { readonly start: number; readonly end: number }) {
+    const found = yield* Effect.forEach(["agent", "remote"] as const, (c) => inspect(channelPath(callId, c)))
+    const sides = found.flatMap(Option.toArray)
+    if (sides.length === 0) return yield* new RecordingNotFound({ callId, channel: "mixed" })
+    const dataBytes = 2 * Math.max(...sides.map((side) => side.samples))
+    const header = Wav.header(dataBytes)
+    const size = Wav.HEADER_BYTES + dataBytes
+    const { start, end } = byteSpan(size, range)
+    const headerPart = start < Wav.HEADER_BYTES
+      ? Stream.succeed(header.slice(start, Math.min(end, Wav.HEADER_BYTES)))
+      : Stream.empty
+    const from = Math.max(start, Wav.HEADER_BYTES) - Wav.HEADER_BYTES
+    const to = end - Wav.HEADER_BYTES
+    const bytes = to > from ? Stream.concat(headerPart, mixedSamples(sides, from, to)) : headerPart
+    return { size, bytes } satisfies RecordingRead
+  })
+
+  const readChannel = Effect.fnUntraced(function*(
+    callId: string,
+    channel: "agent" | "remote",
+    range?: { readonly start: number; readonly end: number }
+  ) {
+    const file = channelPath(callId, channel)
+    const info = yield* fs.stat(file).pipe(
+      Effect.map(Option.some),
+      Effect.catchIf(isNotFound, () => Effect.succeed(Option.none())),
+      Effect.orDie
+    )
+    if (Option.isNone(info)) return yield* new RecordingNotFound({ callId, channel })
+    const size = Number(info.value.size)
+    const { start, end } = byteSpan(size, range)
+    const bytes = end > start
+      ? fs.stream(file, { offset: start, bytesToRead: end - start, chunkSize: chunkBytes }).pipe(Stream.orDie)
+      : Stream.empty
+    return { size, bytes } satisfies RecordingRead
+  })
+
+  return RecordingStore.of({
+    openWriter: Effect.fn("RecordingStore.openWriter")(function*(callId: string, channel: "agent" | "remote") {
+      if (!isSafeCallId(callId)) return yield* Effect.die(new InvalidCallId({ callId }))
+      const file = channelPath(callId, channel)
+      const lock = yield* Semaphore.make(1)
+      let dataBytes = 0
+      let closed = false
+      // the handle's own finalizer (close) is registered first, so it runs after the patch
+      const handle = yield* Effect.acquireRelease(
+        Effect.gen(function*() {
+          yield* fs.makeDirectory(path.dirname(file), { recursive: true })
+          const opened = yield* fs.open(file, { flag: "wx" })
+          yield* opened.writeAll(Wav.streamingHeader())
+          return opened
+        }).pipe(Effect.orDie),
+        (opened) =>
+          lock.withPermit(Effect.gen(function*() {
+            closed = true
+            for (const patch of Wav.patchSizes(dataBytes)) {
+              yield* opened.seek(BigInt(patch.offset), "start")
+              yield* opened.writeAll(patch.bytes)
+            }
+          })).pipe(Effect.orDie)
+      )
+      const write = (samples: Int16Array): Effect.Effect<void> =>
+        lock.withPermit(Effect.suspend(() =>
+          closed || samples.length === 0
+            ? Effect.void
+            : Effect.map(handle.writeAll(Wav.encodeSamples(samples)), () => {
+              dataBytes += samples.length * 2
+            })
+        )).pipe(Effect.uninterruptible, Effect.orDie)
+      return { write } satisfies RecordingWriter
+    }),
+
+    read: Effect.fn("RecordingStore.read")(function*(
+      callId: string,
+      channel: RecordingChannel,
+      range?: { readonly start: number; readonly end: number }
+    ) {
+      if (!isSafeCallId(callId)) return yield* new RecordingNotFound({ callId, channel })
+      return channel === "mixed" ? yield* readMixed(callId, range) : yield* readChannel(callId, channel, range)
+    })
+  })
+})
+
+/**
+ * The store with `FileSystem` and `Path` left to the caller (a test filesystem, say).
+ *
+ * @category layers
+ */
+export const layerNoDeps = (rootDir: string, options?: Options): Layer.Layer<RecordingStore, never, FileSystem.FileSystem | Path.Path> =>
+  Layer.effect(RecordingStore, make(rootDir, options))
+
+/**
+ * The store on Node's filesystem, rooted at `rootDir`.
+ *
+ * @category layers
+ */
+export const layer = (rootDir: string, options?: Options): Layer.Layer<RecordingStore> =>
+  layerNoDeps(rootDir, options).pipe(Layer.provide(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer)))
