@@ -1,4 +1,5 @@
 import { assert, describe, layer } from "@effect/vitest"
+import { PhoneNumberTaken } from "@voice-agent/core/Errors"
 import { PhoneNumberRepository } from "@voice-agent/core/ports/PhoneNumberRepository"
 import { Effect, Layer, Option } from "effect"
 import * as SqlStorage from "./SqlStorage.ts"
@@ -30,7 +31,7 @@ for (const backend of await TestDatabase.backends()) {
           const phoneNumber = Fixtures.randomE164()
           yield* numbers.add(org.id, { phoneNumber, smsEnabled: true })
           const same = yield* Effect.flip(numbers.add(org.id, { phoneNumber, smsEnabled: true }))
-          assert.deepStrictEqual([same._tag, same.phoneNumber], ["PhoneNumberTaken", phoneNumber])
+          assert.deepStrictEqual(same, new PhoneNumberTaken({ phoneNumber }))
           const elsewhere = yield* Effect.flip(numbers.add(other.id, { phoneNumber, smsEnabled: true }))
           assert.strictEqual(elsewhere._tag, "PhoneNumberTaken")
           assert.deepStrictEqual(yield* numbers.list(other.id), [])

@@ -119,8 +119,11 @@ export default Effect.gen(function*() {
   yield* sql`
     CREATE INDEX contacts_trying_by_number ON contacts (organization_id, phone_number)
     WHERE status = 'TRYING'`
-  // GET /v2/contacts attempted_after / attempted_before.
-  yield* sql`CREATE INDEX contacts_by_last_attempt ON contacts (organization_id, last_attempted_at)`
+  // GET /v2/contacts attempted_after / attempted_before. Partial: those filters only match
+  // attempted contacts, and an upload (all never attempted) then pays nothing for it.
+  yield* sql`
+    CREATE INDEX contacts_by_last_attempt ON contacts (organization_id, last_attempted_at)
+    WHERE last_attempted_at IS NOT NULL`
   // GET /v2/contacts `data` exact-match filters (`data @> ...`); jsonb_path_ops is smaller
   // and faster than the default opclass and supports exactly the containment operator.
   yield* sql`CREATE INDEX contacts_data ON contacts USING gin (data jsonb_path_ops)`
