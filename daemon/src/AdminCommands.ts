@@ -12,8 +12,8 @@
  * @since 0.1.0
  */
 import { Console, Effect, Option, Result, Schema } from "effect"
-import { Argument, CliError, Command, Flag } from "effect/cli"
-import { ApiKeyNotFound, OrganizationNotFound, PhoneNumberTaken } from "@voice-agent/core/Errors"
+import { Argument, Command, Flag } from "effect/cli"
+import type { CliError } from "effect/cli"
 import { ApiKeyRepository } from "@voice-agent/core/ports/ApiKeyRepository"
 import { DncRepository } from "@voice-agent/core/ports/DncRepository"
 import { OrganizationRepository } from "@voice-agent/core/ports/OrganizationRepository"
@@ -22,7 +22,7 @@ import { normalize } from "@voice-agent/core/PhoneNumber"
 import type { E164 } from "@voice-agent/core/PhoneNumber"
 import { organizationDefaults } from "@voice-agent/http/api/AdminApi"
 import { toOrganizationResource } from "@voice-agent/http/handlers/Admin"
-import { DataDirLocked, DataDirUnavailable } from "@voice-agent/store-sql/DataDirLock"
+import * as Failures from "./Failures.ts"
 import * as Storage from "./Storage.ts"
 
 /**
@@ -42,49 +42,15 @@ const jsonFlag = Flag.Boolean("json").pipe(
 
 const orgFlag = Flag.String("org").pipe(Flag.withDescription("Organization id"))
 
-const userError = (message: string, cause?: unknown) =>
-  new CliError.UserError({ userMessage: message, cause: cause ?? message })
-
-type Expected = DataDirLocked | DataDirUnavailable | OrganizationNotFound | ApiKeyNotFound | PhoneNumberTaken
-
-const isExpected = (error: unknown): error is Expected =>
-  error instanceof DataDirLocked || error instanceof DataDirUnavailable || error instanceof OrganizationNotFound ||
-  error instanceof ApiKeyNotFound || error instanceof PhoneNumberTaken
-
-const describeError = (error: Expected): string => {
-  switch (error._tag) {
-    case "OrganizationNotFound":
-      return `No organization with id ${error.organizationId}`
-    case "ApiKeyNotFound":
-      return `No live API key with id ${error.keyId} in this organization`
-    case "PhoneNumberTaken":
-      return `The number ${error.phoneNumber} is already registered`
-    case "DataDirLocked":
-      return `${error.message}\nFor example: curl -X POST -H "Authorization: Bearer $VOICE_AGENT_ADMIN_TOKEN" ` +
-        `-H "Content-Type: application/json" -d '{"name":"acme"}' http://127.0.0.1:8080/admin/v1/organizations ` +
-        "(the daemon must run with VOICE_AGENT_ADMIN_TOKEN set)."
-    case "DataDirUnavailable":
-      return error.message
-  }
-}
-
-/** Expected failures become one sentence for the user; anything else stays a reported failure. */
-const expected = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.catchIf(
-    effect,
-    (error): error is E & Expected => isExpected(error),
-    (error) => Effect.fail(userError(describeError(error), error))
-  )
-
 const phoneNumber = (input: string): Effect.Effect<E164, CliError.UserError> =>
   Result.match(normalize(input), {
     onSuccess: Effect.succeed,
-    onFailure: (message) => Effect.fail(userError(message))
+    onFailure: (message) => Effect.fail(Failures.userError(message))
   })
 
 /** Runs `effect` against the selected storage, mapping expected failures for the user. */
 const withStorage = <A, E, R>(dataDir: string, effect: Effect.Effect<A, E, R>) =>
-  expected(Effect.provide(effect, Storage.layer(dataDir)))
+  Failures.forUser(Effect.provide(effect, Storage.layer(dataDir)))
 
 const print = (json: boolean, value: unknown, text: string) =>
   Console.log(json ? JSON.stringify(value) : text)

@@ -7,6 +7,7 @@
 import { Effect, Layer, References } from "effect"
 import { Command, Flag } from "effect/cli"
 import { dataDirFlag, commands as adminCommands } from "./AdminCommands.ts"
+import * as Failures from "./Failures.ts"
 import * as Logging from "./Logging.ts"
 import * as Server from "./Server.ts"
 
@@ -19,8 +20,10 @@ const serve = Command.make("serve", {
   dataDir: dataDirFlag
 }, Effect.fn("cli.serve")(function*(options) {
   // LOG_LEVEL, or the global --log-level flag when given (it sets the minimum level here).
-  const log: Logging.LogSettings = { ...(yield* Logging.settings), level: yield* References.MinimumLogLevel }
-  return yield* Server.serve(options, log)
+  return yield* Failures.forUser(Effect.gen(function*() {
+    const log: Logging.LogSettings = { ...(yield* Logging.settings), level: yield* References.MinimumLogLevel }
+    return yield* Server.serve(options, log)
+  }))
 })).pipe(Command.withDescription("Run the HTTP API (and, later, the dialer and media endpoint) in one process"))
 
 /**
@@ -34,11 +37,18 @@ export const root = Command.make("voice-agent").pipe(
 /**
  * Parses `args` (without the node and script paths) and runs the command. Logs go to standard
  * error, so that an admin command's standard output holds just its result; `serve` switches
- * them to standard output.
+ * them to standard output (and is the one that rejects a bad LOG_FORMAT or LOG_LEVEL).
  *
  * @category constructors
  */
 export const run = (args: ReadonlyArray<string>) =>
   Command.runWith(root, { version: "0.1.0" })(args).pipe(
-    Effect.provide(Layer.unwrap(Effect.map(Logging.settings, (log) => Logging.layer(log, { stderr: true }))))
+    Effect.provide(Layer.unwrap(
+      Effect.gen(function*() {
+        return yield* Logging.settings
+      }).pipe(
+        Effect.orElseSucceed((): Logging.LogSettings => ({ format: "text", level: "Info" })),
+        Effect.map((log) => Logging.layer(log, { stderr: true }))
+      )
+    ))
   )

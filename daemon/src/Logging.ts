@@ -11,7 +11,7 @@
  *
  * @since 0.1.0
  */
-import { Config, ConfigProvider, Effect, Layer, Logger, References } from "effect"
+import { Cause, Config, ConfigProvider, Effect, Layer, Logger, References } from "effect"
 import type { LogLevel } from "effect"
 
 /**
@@ -70,19 +70,40 @@ export const settings: Config.Config<LogSettings> = Config.all({
  */
 export const logsRequests = (s: LogSettings): boolean => s.level === "Debug" || s.level === "Trace" || s.level === "All"
 
+const show = (value: unknown): string => {
+  if (typeof value === "string") return value
+  try {
+    return JSON.stringify(value) ?? String(value)
+  } catch {
+    return String(value)
+  }
+}
+
+/**
+ * Text lines: `2026-11-21T05:34:18.644Z INFO  message key=value`, one per event (a failure's
+ * cause follows on the next lines).
+ *
+ * @category constructors
+ */
+export const formatText = Logger.make<unknown, string>(({ cause, date, fiber, logLevel, message }) => {
+  const parts = [date.toISOString(), logLevel.toUpperCase().padEnd(5), ...(Array.isArray(message) ? message : [message]).map(show)]
+  for (const [key, value] of Object.entries(fiber.getRef(References.CurrentLogAnnotations))) {
+    parts.push(`${key}=${show(value)}`)
+  }
+  const line = parts.join(" ")
+  return cause.reasons.length > 0 ? `${line}\n${Cause.pretty(cause)}` : line
+})
+
 /**
  * The logger and minimum level of `s`. With `stderr`, every line goes to standard error
  * (the CLI keeps standard output for its results).
  *
  * @category layers
  */
-export const layer = (s: LogSettings, options?: { readonly stderr?: boolean }): Layer.Layer<never> =>
-  Layer.mergeAll(
-    Logger.layer([
-      s.format === "json"
-        ? options?.stderr === true ? Logger.withConsoleError(Logger.formatJson) : Logger.consoleJson
-        : Logger.defaultLogger
-    ]),
-    Layer.succeed(References.MinimumLogLevel, s.level),
-    Layer.succeed(Logger.LogToStderr, options?.stderr === true)
+export const layer = (s: LogSettings, options?: { readonly stderr?: boolean }): Layer.Layer<never> => {
+  const format = s.format === "json" ? Logger.formatJson : formatText
+  return Layer.mergeAll(
+    Logger.layer([options?.stderr === true ? Logger.withConsoleError(format) : Logger.withConsoleLog(format)]),
+    Layer.succeed(References.MinimumLogLevel, s.level)
   )
+}
