@@ -1,0 +1,168 @@
+import { assert, describe, layer } from "@effect/vitest"
+import type { ConversationRecord } from "@voice-agent/core/Conversation"
+import type { ConversationQuery } from "@voice-agent/core/ports/ConversationRepository"
+import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
+import { Effect, Layer, Option } from "effect"
+import { randomBytes } from "node:crypto"
+import * as SqlStorage from "./SqlStorage.ts"
+import * as Fixtures from "./testing/Fixtures.ts"
+import * as TestDatabase from "./testing/TestDatabase.ts"
+
+const base = new Date("2026-03-02T17:00:00.000Z")
+const at = (seconds: number) => new Date(base.getTime() + seconds * 1000)
+
+const call = (organizationId: string, overrides?: Partial<Omit<ConversationRecord, "id">>) => ({
+  callId: `call-${randomBytes(8).toString("hex")}`,
+  organizationId,
+  campaignId: null,
+  contactId: null,
+  direction: "outbound" as const,
+  fromNumber: Fixtures.e164(1),
+  toNumber: Fixtures.e164(2),
+  startedAt: base,
+  answeredAt: null,
+  endedAt: null,
+  durationSec: null,
+  terminationReason: null,
+  ...overrides
+})
+
+/** Newest first, as the list orders: by start, then id, both descending. */
+const newestFirst = (a: ConversationRecord, b: ConversationRecord) =>
+  b.startedAt.getTime() - a.startedAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)
+
+const listAll = (query: Omit<ConversationQuery, "limit" | "after">, limit: number) =>
+  Effect.gen(function*() {
+    const conversations = yield* ConversationRepository
+    const seen: Array<ConversationRecord> = []
+    let after: ConversationQuery["after"] = undefined
+    for (;;) {
+      const page: { conversations: ReadonlyArray<ConversationRecord>; hasMore: boolean } = yield* conversations.list(
+        { ...query, limit, after }
+      )
+      seen.push(...page.conversations)
+      if (!page.hasMore) return seen
+      assert.strictEqual(page.conversations.length, limit)
+      const last = page.conversations[page.conversations.length - 1]!
+      after = { startedAt: last.startedAt, id: last.id }
+    }
+  })
+
+for (const backend of await TestDatabase.backends()) {
+  describe.skipIf(backend.skip !== undefined)(`SqlConversationRepository on ${backend.name}`, () => {
+    layer(SqlStorage.layer.pipe(Layer.provideMerge(backend.layer)), { timeout: "60 seconds" })((it) => {
+      it.effect("inserts a call and finds it by call id within its organization", () =>
+        Effect.gen(function*() {
+          const conversations = yield* ConversationRepository
+          const org = yield* Fixtures.organization()
+          const other = yield* Fixtures.organization()
+          const campaign = yield* Fixtures.campaign(org.id)
+          const fields = call(org.id, {
+            campaignId: campaign.id,
+            contactId: "12345678901",
+            answeredAt: at(2),
+            endedAt: at(30),
+            durationSec: 28,
+            terminationReason: "user-hangup"
+          })
+          const stored = yield* conversations.insert(fields)
+          assert.deepStrictEqual(stored, { ...fields, id: stored.id })
+          assert.deepStrictEqual(yield* conversations.findByCallId(org.id, fields.callId), Option.some(stored))
+          assert.isTrue(Option.isNone(yield* conversations.findByCallId(other.id, fields.callId)))
+          assert.isTrue(Option.isNone(yield* conversations.findByCallId(org.id, "missing")))
+        }))
+
+      it.effect("appends transcript turns after the stored ones, in call order", () =>
+        Effect.gen(function*() {
+          const conversations = yield* ConversationRepository
+          const org = yield* Fixtures.organization()
+          const stored = yield* conversations.insert(call(org.id))
+          assert.deepStrictEqual(yield* conversations.transcript(stored.id), [])
+          const first = [
+            { speaker: "AGENT" as const, text: "Hello, this is the clinic.", offsetMs: 0 },
+            { speaker: "HUMAN" as const, text: "Hi! Who's this? \"quotes\", {braces}", offsetMs: 1200 }
+          ]
+          const second = [{ speaker: "AGENT" as const, text: "Goodbye.", offsetMs: 4100 }]
+          yield* conversations.appendTurns(stored.id, first)
+          yield* conversations.appendTurns(stored.id, [])
+          yield* conversations.appendTurns(stored.id, second)
+          assert.deepStrictEqual(yield* conversations.transcript(stored.id), [...first, ...second])
+          assert.deepStrictEqual(yield* conversations.transcript("junk"), [])
+        }))
+
+      it.effect("concurrent appends to one call keep every turn", () =>
+        Effect.gen(function*() {
+          const conversations = yield* ConversationRepository
+          const org = yield* Fixtures.organization()
+          const stored = yield* conversations.insert(call(org.id))
+          const turn = (i: number) => [{ speaker: "HUMAN" as const, text: `turn ${i}`, offsetMs: i }]
+          yield* Effect.all(Array.from({ length: 6 }, (_, i) => conversations.appendTurns(stored.id, turn(i))), {
+            concurrency: "unbounded"
+          })
+          const texts = (yield* conversations.transcript(stored.id)).map((t) => t.text).sort()
+          assert.deepStrictEqual(texts, Array.from({ length: 6 }, (_, i) => `turn ${i}`))
+        }))
+
+      it.effect("pages newest first through every filter, ties on start time broken by id", () =>
+        Effect.gen(function*() {
+          const conversations = yield* ConversationRepository
+          const org = yield* Fixtures.organization()
+          const other = yield* Fixtures.organization()
+          const a = yield* Fixtures.campaign(org.id)
+          const b = yield* Fixtures.campaign(org.id)
+          const stored: Array<ConversationRecord> = []
+          for (let i = 0; i < 24; i++) {
+            stored.push(
+              yield* conversations.insert(call(org.id, {
+                // Groups of three share a start time, so the keyset needs the id too.
+                startedAt: at(Math.floor(i / 3) * 60),
+                direction: i % 4 === 0 ? "inbound" : "outbound",
+                fromNumber: Fixtures.e164(i % 3),
+                toNumber: Fixtures.e164(10 + (i % 2)),
+                campaignId: i % 4 === 0 ? null : i % 2 === 0 ? a.id : b.id
+              }))
+            )
+          }
+          yield* conversations.insert(call(other.id, { startedAt: at(60) }))
+          const expected = (keep: (c: ConversationRecord) => boolean) =>
+            stored.filter(keep).sort(newestFirst).map((c) => c.id)
+          const cases: ReadonlyArray<
+            readonly [Omit<ConversationQuery, "limit" | "after">, (c: ConversationRecord) => boolean]
+          > = [
+            [{ organizationId: org.id }, () => true],
+            [{ organizationId: org.id, fromNumber: Fixtures.e164(1) }, (c) => c.fromNumber === Fixtures.e164(1)],
+            [{ organizationId: org.id, toNumber: Fixtures.e164(11) }, (c) => c.toNumber === Fixtures.e164(11)],
+            [{ organizationId: org.id, direction: "inbound" }, (c) => c.direction === "inbound"],
+            [{ organizationId: org.id, direction: "outbound" }, (c) => c.direction === "outbound"],
+            [{ organizationId: org.id, campaignId: a.id }, (c) => c.campaignId === a.id],
+            [
+              { organizationId: org.id, dateFrom: at(120), dateTo: at(300) },
+              (c) => c.startedAt >= at(120) && c.startedAt <= at(300)
+            ],
+            [
+              {
+                organizationId: org.id,
+                fromNumber: Fixtures.e164(2),
+                toNumber: Fixtures.e164(11),
+                direction: "outbound",
+                campaignId: b.id,
+                dateFrom: at(0),
+                dateTo: at(420)
+              },
+              (c) =>
+                c.fromNumber === Fixtures.e164(2) && c.toNumber === Fixtures.e164(11) && c.direction === "outbound" &&
+                c.campaignId === b.id && c.startedAt <= at(420)
+            ]
+          ]
+          for (const [query, keep] of cases) {
+            for (const limit of [1, 2, 5, 100]) {
+              const all = yield* listAll(query, limit)
+              assert.deepStrictEqual(all.map((c) => c.id), expected(keep), JSON.stringify({ query, limit }))
+            }
+          }
+          const malformed = yield* conversations.list({ organizationId: org.id, campaignId: "x", limit: 5 })
+          assert.deepStrictEqual(malformed, { conversations: [], hasMore: false })
+        }))
+    })
+  })
+}
