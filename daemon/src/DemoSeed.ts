@@ -45,7 +45,7 @@ const seedLockId = 7_424_190_001
  * @category services
  */
 export class DemoSeed extends Context.Service<DemoSeed, Option.Option<DemoOrganization>>()(
-  "voice-agent/daemon/DemoSeed"
+  "voice-agent/DemoSeed"
 ) {
   static readonly layer = Layer.effect(
     DemoSeed,

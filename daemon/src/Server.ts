@@ -1,7 +1,7 @@
 /**
  * `voice-agent serve`: the composition of the daemon (CONTRACT §3). Storage (migrated), the
- * first-start demo organization, the HTTP API, then the ready announcement; each is its own
- * module, this one only wires them. Layers build in that order and are released in reverse on
+ * first-start demo organization, the carrier, the HTTP API, then the ready announcement; each
+ * is its own module, this one only wires them. Layers build in that order and are released in reverse on
  * SIGTERM/SIGINT: the server stops accepting, requests in flight get up to
  * `shutdownTimeoutSeconds`, then the database closes (and releases the data directory).
  *
@@ -13,6 +13,7 @@ import { HttpRouter } from "effect/http"
 import * as HttpApp from "@voice-agent/http/HttpApp"
 import { AdminToken } from "@voice-agent/http/handlers/Admin"
 import { createServer } from "node:http"
+import * as Carrier from "./Carrier.ts"
 import { DemoSeed } from "./DemoSeed.ts"
 import * as Logging from "./Logging.ts"
 import * as Ready from "./Ready.ts"
@@ -55,7 +56,7 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
   return Ready.layer(log, shutdownTimeoutSeconds).pipe(
     Layer.provide(http),
     Layer.provide(DemoSeed.layer.pipe(Layer.provideMerge(storage))),
-    Layer.provide(AdminToken.layerConfig)
+    Layer.provide([AdminToken.layerConfig, Carrier.layerConfig])
   )
 }
 
