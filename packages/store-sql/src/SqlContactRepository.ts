@@ -209,22 +209,26 @@ export const make = Effect.gen(function*() {
         SELECT count(*)::int AS "count" FROM deleted`
   })
 
-  const existsCallable = SqlSchema.findOne({
+  // The earliest due callable contact, rather than EXISTS (...): PostgreSQL plans an EXISTS
+  // for its first row and, with contacts clustered by campaign in the heap, picked a
+  // sequential scan over the whole table (seen with 100k contacts in 20 campaigns). The
+  // ORDER BY makes the `contacts_callable` index range scan the plan.
+  const firstCallable = SqlSchema.findOneOption({
     Request: Schema.Struct({ campaignId: Schema.String, maxAttempts: Schema.Int, now: Schema.Date }),
-    Result: Schema.Struct({ callable: Schema.Boolean }),
+    Result: Schema.Struct({ id: Schema.String }),
     execute: ({ campaignId, maxAttempts, now }) =>
       sql`
-        SELECT EXISTS (
-          SELECT 1 FROM contacts c
-          WHERE c.campaign_id = ${campaignId}
-            AND c.status = 'TRYING'
-            AND c.dialing_lease_expires_at IS NULL
-            AND c.next_attempt_at <= ${now}
-            AND c.attempts < ${maxAttempts}
-            AND NOT EXISTS (
-              SELECT 1 FROM dnc_entries d WHERE d.organization_id = c.organization_id AND d.phone_number = c.phone_number
-            )
-        ) AS "callable"`
+        SELECT c.id::text AS "id" FROM contacts c
+        WHERE c.campaign_id = ${campaignId}
+          AND c.status = 'TRYING'
+          AND c.dialing_lease_expires_at IS NULL
+          AND c.next_attempt_at <= ${now}
+          AND c.attempts < ${maxAttempts}
+          AND NOT EXISTS (
+            SELECT 1 FROM dnc_entries d WHERE d.organization_id = c.organization_id AND d.phone_number = c.phone_number
+          )
+        ORDER BY c.next_attempt_at
+        LIMIT 1`
   })
 
   /** Deletes the locked copies, or none when one is being dialed. */
@@ -311,8 +315,7 @@ export const make = Effect.gen(function*() {
     hasCallable: Effect.fn("ContactRepository.hasCallable")(
       function*(campaignId: string, options: { readonly maxAttempts: number; readonly now: Date }) {
         if (!isUuid(campaignId)) return false
-        const row = yield* existsCallable({ campaignId, ...options })
-        return row.callable
+        return Option.isSome(yield* firstCallable({ campaignId, ...options }))
       },
       orDieInfrastructure
     )
