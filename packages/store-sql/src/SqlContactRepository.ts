@@ -119,6 +119,10 @@ export const make = Effect.gen(function*() {
 
   // All rows travel as one jsonb array parameter and are expanded server-side: one round
   // trip and one statement for 10,000 contacts. Ordinality keeps ids in upload order.
+  // Measured for a whole 10,000-contact upload (2-core box, Node 24): 0.35-0.55 s on PGlite
+  // once warm, 0.7-1.4 s for the first large upload after boot (V8 is still tiering up
+  // PGlite's WASM; about 1.3 s of CPU), 0.25-0.45 s on PostgreSQL 15. Unnesting separate
+  // arrays instead measured the same; the GIN index on `data` is about a quarter of it.
   const insertAll = SqlSchema.findOne({
     Request: Schema.Struct({
       campaign: Campaign,
