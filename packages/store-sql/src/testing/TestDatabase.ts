@@ -32,7 +32,7 @@
  */
 import { PGlite } from "@electric-sql/pglite"
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Cause, Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { createHash, randomBytes } from "node:crypto"
 import * as fs from "node:fs"
@@ -141,12 +141,19 @@ export const postgres: Layer.Layer<Database.Database, Database.DatabaseError> = 
   })
 )
 
+/** The innermost message of an error chain (`ECONNREFUSED ...` rather than the wrappers). */
+const rootMessage = (error: unknown): string => {
+  let current = error
+  while (current instanceof Error && current.cause instanceof Error) current = current.cause
+  return current instanceof Error ? current.message : String(current)
+}
+
 /** Why the test server cannot be used, or `undefined` when it answers. */
 const probePostgres: Effect.Effect<string | undefined> = withAdmin((sql) => sql`SELECT 1`).pipe(
   Effect.timeout("5 seconds"),
   Effect.as(undefined),
   Effect.catchCause((cause) =>
-    Effect.succeed(`PostgreSQL at ${new URL(adminUrl()).host} does not answer (${String(cause).split("\n")[0]})`)
+    Effect.succeed(`PostgreSQL at ${new URL(adminUrl()).host} does not answer (${rootMessage(Cause.squash(cause))})`)
   )
 )
 
