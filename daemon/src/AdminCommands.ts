@@ -20,8 +20,7 @@ import { OrganizationRepository } from "@voice-agent/core/ports/OrganizationRepo
 import { PhoneNumberRepository } from "@voice-agent/core/ports/PhoneNumberRepository"
 import { normalize } from "@voice-agent/core/PhoneNumber"
 import type { E164 } from "@voice-agent/core/PhoneNumber"
-import { organizationDefaults } from "@voice-agent/http/api/AdminApi"
-import { toOrganizationResource } from "@voice-agent/http/handlers/Admin"
+import { organizationDefaults, toOrganizationResource } from "@voice-agent/http/api/AdminApi"
 import * as Failures from "./Failures.ts"
 import * as Storage from "./Storage.ts"
 

@@ -9,7 +9,6 @@ import { Command, Flag } from "effect/cli"
 import { dataDirFlag, commands as adminCommands } from "./AdminCommands.ts"
 import * as Failures from "./Failures.ts"
 import * as Logging from "./Logging.ts"
-import * as Server from "./Server.ts"
 
 const serve = Command.make("serve", {
   port: Flag.Int("port").pipe(
@@ -22,6 +21,8 @@ const serve = Command.make("serve", {
   // LOG_LEVEL, or the global --log-level flag when given (it sets the minimum level here).
   return yield* Failures.forUser(Effect.gen(function*() {
     const log: Logging.LogSettings = { ...(yield* Logging.settings), level: yield* References.MinimumLogLevel }
+    // Loaded here, not at the top: the admin commands then skip loading the HTTP application.
+    const Server = yield* Effect.promise(() => import("./Server.ts"))
     return yield* Server.serve(options, log)
   }))
 })).pipe(Command.withDescription("Run the HTTP API (and, later, the dialer and media endpoint) in one process"))

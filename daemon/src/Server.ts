@@ -1,13 +1,14 @@
 /**
  * `voice-agent serve`: the composition of the daemon (CONTRACT §3). Storage (migrated), the
- * first-start demo organization, the carrier, the HTTP API, then the ready announcement; each
- * is its own module, this one only wires them. Layers build in that order and are released in reverse on
- * SIGTERM/SIGINT: the server stops accepting, requests in flight get up to
- * `shutdownTimeoutSeconds`, then the database closes (and releases the data directory).
+ * first-start demo organization, the carrier and the recordings, the HTTP API, then the ready
+ * announcement; each is its own module, this one only wires them. Layers build in that order
+ * and are released in reverse on SIGTERM/SIGINT: the server stops accepting, requests in
+ * flight get up to `shutdownTimeoutSeconds`, then the database closes (and releases the data
+ * directory).
  *
  * @since 0.1.0
  */
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Clock, Effect, Layer } from "effect"
 import { HttpRouter } from "effect/http"
 import * as HttpApp from "@voice-agent/http/HttpApp"
@@ -17,6 +18,7 @@ import * as Carrier from "./Carrier.ts"
 import { DemoSeed } from "./DemoSeed.ts"
 import * as Logging from "./Logging.ts"
 import * as Ready from "./Ready.ts"
+import * as Recordings from "./Recordings.ts"
 import * as Storage from "./Storage.ts"
 
 /**
@@ -56,7 +58,7 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
   return Ready.layer(log, shutdownTimeoutSeconds).pipe(
     Layer.provide(http),
     Layer.provide(DemoSeed.layer.pipe(Layer.provideMerge(storage))),
-    Layer.provide([AdminToken.layerConfig, Carrier.layerConfig])
+    Layer.provide([AdminToken.layerConfig, Carrier.layerConfig, Recordings.layer(options.dataDir)])
   )
 }
 

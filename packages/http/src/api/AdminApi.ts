@@ -21,7 +21,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, HttpAp
 import { MaxConcurrency } from "@voice-agent/core/Campaign"
 import { InboundMessage, MaxSmsLength } from "@voice-agent/core/Message"
 import { DefaultMaxConcurrency, PhoneNumberResource } from "@voice-agent/core/Organization"
-import type { OrganizationSettings } from "@voice-agent/core/Organization"
+import type { Organization, OrganizationSettings } from "@voice-agent/core/Organization"
 import { E164, normalize } from "@voice-agent/core/PhoneNumber"
 import { fromMillis, parseIsoInstant, toIso } from "@voice-agent/core/Time"
 import { BadRequest, Conflict, NotFound, Unauthorized } from "./HttpErrors.ts"
@@ -121,6 +121,19 @@ export const OrganizationResource = Schema.Struct({
   max_concurrency: Schema.Int,
   created_datetime: Schema.String
 }).annotate({ identifier: "Organization" })
+
+/**
+ * @category encoding
+ */
+export const toOrganizationResource = (organization: Organization): typeof OrganizationResource.Type => ({
+  id: organization.id,
+  name: organization.name,
+  outbound_dialing_enabled: organization.outboundDialingEnabled,
+  sms_registered: organization.smsRegistered,
+  billing_issue: organization.billingIssue,
+  max_concurrency: organization.maxConcurrency,
+  created_datetime: toIso(organization.createdAt)
+})
 
 /**
  * @category schemas

@@ -3,7 +3,9 @@ import { assert, describe, it, layer } from "@effect/vitest"
 import { Clock, Effect, Layer, Option, Redacted } from "effect"
 import { HttpClient, HttpClientRequest, HttpRouter } from "effect/http"
 import type { HttpMethod } from "effect/http"
+import { Carrier } from "@voice-agent/core/ports/Carrier"
 import { MessageRepository } from "@voice-agent/core/ports/MessageRepository"
+import { RecordingStore } from "@voice-agent/core/ports/RecordingStore"
 import * as SqlStorage from "@voice-agent/store-sql/SqlStorage"
 import * as TestDatabase from "@voice-agent/store-sql/testing/TestDatabase"
 import { randomInt } from "node:crypto"
@@ -15,7 +17,8 @@ const adminToken = "test-admin-token"
 const server = (database: TestDatabase.Backend["layer"], token: Option.Option<string>) =>
   HttpRouter.serve(HttpApp.layer, { disableLogger: true, disableListenLog: true }).pipe(
     Layer.provideMerge(NodeHttpServer.layerTest),
-    Layer.provide(AdminToken.layer(Option.map(token, Redacted.make))),
+    // The admin API uses neither the carrier nor recordings: stand-ins that fail if called.
+    Layer.provide([AdminToken.layer(Option.map(token, Redacted.make)), Layer.mock(Carrier, {}), Layer.mock(RecordingStore, {})]),
     Layer.provideMerge(SqlStorage.layer.pipe(Layer.provideMerge(database)))
   )
 

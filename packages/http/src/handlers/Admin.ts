@@ -19,10 +19,9 @@ import { DncRepository } from "@voice-agent/core/ports/DncRepository"
 import { MessageRepository } from "@voice-agent/core/ports/MessageRepository"
 import { OrganizationRepository } from "@voice-agent/core/ports/OrganizationRepository"
 import { PhoneNumberRepository } from "@voice-agent/core/ports/PhoneNumberRepository"
-import { nowDate, toIso } from "@voice-agent/core/Time"
+import { nowDate } from "@voice-agent/core/Time"
 import { createHash, timingSafeEqual } from "node:crypto"
-import { AdminAuthorization, organizationDefaults } from "../api/AdminApi.ts"
-import type { OrganizationResource } from "../api/AdminApi.ts"
+import { AdminAuthorization, organizationDefaults, toOrganizationResource } from "../api/AdminApi.ts"
 import { Api } from "../api/Api.ts"
 import { BadRequest, NotFound, Unauthorized } from "../api/HttpErrors.ts"
 import { FastApiValidationLive } from "../api/Validation.ts"
@@ -75,19 +74,6 @@ export const AdminAuthorizationLive = Layer.effect(
         })
     }))
 )
-
-/**
- * @category encoding
- */
-export const toOrganizationResource = (organization: Organization): typeof OrganizationResource.Type => ({
-  id: organization.id,
-  name: organization.name,
-  outbound_dialing_enabled: organization.outboundDialingEnabled,
-  sms_registered: organization.smsRegistered,
-  billing_issue: organization.billingIssue,
-  max_concurrency: organization.maxConcurrency,
-  created_datetime: toIso(organization.createdAt)
-})
 
 interface SettingsFields {
   readonly name?: string | null
