@@ -13,6 +13,7 @@
  */
 import { Console, Effect, Option, Result, Schema } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
+import { SqlClient } from "effect/sql"
 import type { CliError } from "effect/cli"
 import { ApiKeyRepository } from "@voice-agent/core/ports/ApiKeyRepository"
 import { DncRepository } from "@voice-agent/core/ports/DncRepository"
@@ -72,7 +73,8 @@ const orgCreate = Command.make("create", {
 }, Effect.fn("cli.org.create")(function*(input) {
   const created = yield* withStorage(
     input.dataDir,
-    Effect.gen(function*() {
+    // One transaction: an organization is never left without its first key.
+    Effect.flatMap(SqlClient.SqlClient, (sql) => sql.withTransaction(Effect.gen(function*() {
       const organization = yield* (yield* OrganizationRepository).create({
         name: input.name,
         outboundDialingEnabled: Option.getOrElse(input.outboundDialingEnabled, () => organizationDefaults.outboundDialingEnabled),
@@ -82,7 +84,7 @@ const orgCreate = Command.make("create", {
       })
       const key = yield* (yield* ApiKeyRepository).issue(organization.id)
       return { organization, key }
-    })
+    })))
   )
   const resource = toOrganizationResource(created.organization)
   yield* print(
