@@ -1,15 +1,39 @@
 /**
  * The HTTP application as route layers: every group's handlers, `GET /openapi.json` and the
  * `/docs` page. Serve it with `HttpRouter.serve(HttpApp.layer)` over an HTTP server layer;
- * it needs the storage ports (and, for send-sms, the Carrier port) provided.
+ * it needs the storage ports, ServerSecrets, the Carrier (send-sms), the RecordingStore and
+ * the admin token provided.
  *
  * @since 0.1.0
  */
 import { Layer } from "effect"
+import { CampaignService } from "@voice-agent/core/CampaignService"
+import { ContactService } from "@voice-agent/core/ContactService"
+import { ConversationService } from "@voice-agent/core/ConversationService"
+import { MessageService } from "@voice-agent/core/MessageService"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { Api } from "./api/Api.ts"
 import { AdminHandlers } from "./handlers/Admin.ts"
 import { CampaignsHandlers } from "./handlers/Campaigns.ts"
+import { ContactsHandlers } from "./handlers/Contacts.ts"
+import { CursorCodec } from "./handlers/Cursor.ts"
+import { ConversationsHandlers } from "./handlers/Conversations.ts"
+import { DeprecationHeaderLive } from "./handlers/Deprecation.ts"
+import { LegacyHandlers } from "./handlers/Legacy.ts"
+import { MessagesHandlers } from "./handlers/Messages.ts"
+
+/**
+ * The core services the handlers delegate to, built once for the whole app.
+ *
+ * @category layers
+ */
+export const servicesLayer = Layer.mergeAll(
+  CampaignService.layer,
+  ContactService.layer,
+  ConversationService.layer,
+  MessageService.layer,
+  CursorCodec.layer
+)
 
 /**
  * Routes of the documented API plus its OpenAPI document.
@@ -17,7 +41,15 @@ import { CampaignsHandlers } from "./handlers/Campaigns.ts"
  * @category layers
  */
 export const apiLayer = HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(
-  Layer.provide([CampaignsHandlers, AdminHandlers])
+  Layer.provide([
+    MessagesHandlers,
+    CampaignsHandlers,
+    ContactsHandlers,
+    ConversationsHandlers,
+    LegacyHandlers,
+    AdminHandlers
+  ]),
+  Layer.provide(servicesLayer)
 )
 
 /**
@@ -30,4 +62,4 @@ export const docsLayer = HttpApiScalar.layer(Api, { path: "/docs" })
 /**
  * @category layers
  */
-export const layer = Layer.mergeAll(apiLayer, docsLayer)
+export const layer = Layer.mergeAll(apiLayer, docsLayer, DeprecationHeaderLive)

@@ -42,7 +42,7 @@ for (const backend of backends) {
           const sql = yield* SqlClient.SqlClient
           const applied = yield* sql<{ id: number; name: string }>`
             SELECT migration_id AS "id", name AS "name" FROM effect_sql_migrations ORDER BY migration_id`
-          assert.deepStrictEqual(applied, [{ id: 1, name: "initial" }])
+          assert.deepStrictEqual(applied, [{ id: 1, name: "initial" }, { id: 2, name: "server_secrets" }])
           assert.deepStrictEqual(yield* Migrations.run, [])
           assert.deepStrictEqual(yield* Migrations.run, [])
           const indexes = yield* sql<{ name: string }>`

@@ -14,6 +14,7 @@ import type { PgClient } from "@effect/sql-pg"
 import { Effect, Layer } from "effect"
 import type { SqlClient, SqlError } from "effect/sql"
 import initial from "./migrations/0001_initial.ts"
+import serverSecrets from "./migrations/0002_server_secrets.ts"
 
 /**
  * Every migration, by `<id>_<name>`.
@@ -21,7 +22,8 @@ import initial from "./migrations/0001_initial.ts"
  * @category constructors
  */
 export const migrations = {
-  "0001_initial": initial
+  "0001_initial": initial,
+  "0002_server_secrets": serverSecrets
 }
 
 const loader = PgMigrator.fromRecord(migrations)

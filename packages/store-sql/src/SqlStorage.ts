@@ -12,9 +12,10 @@ import * as SqlDncRepository from "./SqlDncRepository.ts"
 import * as SqlMessageRepository from "./SqlMessageRepository.ts"
 import * as SqlOrganizationRepository from "./SqlOrganizationRepository.ts"
 import * as SqlPhoneNumberRepository from "./SqlPhoneNumberRepository.ts"
+import * as SqlServerSecrets from "./SqlServerSecrets.ts"
 
 /**
- * The eight repositories. Requires a database layer (`Database.layerPostgres`,
+ * The eight repositories and the installation's secrets. Requires a database layer (`Database.layerPostgres`,
  * `Database.layerPglite`, `Database.layerFromConfig`): the SQL client and, for `jsonb`
  * parameters, the PostgreSQL client it is.
  *
@@ -28,5 +29,6 @@ export const layer = Layer.mergeAll(
   SqlCampaignRepository.layer,
   SqlContactRepository.layer,
   SqlConversationRepository.layer,
-  SqlMessageRepository.layer
+  SqlMessageRepository.layer,
+  SqlServerSecrets.layer
 )

@@ -7,13 +7,22 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { AdminApi } from "./AdminApi.ts"
 import { CampaignsApi } from "./CampaignsApi.ts"
+import { ContactsApi } from "./ContactsApi.ts"
+import { ConversationsApi } from "./ConversationsApi.ts"
+import { LegacyApi } from "./LegacyApi.ts"
+import { MessagesApi, SendSmsApi } from "./MessagesApi.ts"
 import { FastApiValidation } from "./Validation.ts"
 
 /**
  * @category models
  */
 export class Api extends HttpApi.make("voice-agent")
+  .add(SendSmsApi)
+  .add(MessagesApi)
   .add(CampaignsApi)
+  .add(ContactsApi)
+  .add(ConversationsApi)
+  .add(LegacyApi)
   .add(AdminApi)
   .middleware(FastApiValidation)
   .annotate(HttpApi.ParseOptions, { errors: "all" })

@@ -9,68 +9,62 @@ import type { UpdateCampaignRequest } from "@voice-agent/core/Campaign"
 import { toCampaign } from "@voice-agent/core/Campaign"
 import { CampaignService } from "@voice-agent/core/CampaignService"
 import { CurrentOrganization } from "../api/Security.ts"
-import type { CampaignRefKind } from "./ContactEndpoints.ts"
-import { findCampaign } from "./ContactEndpoints.ts"
 import { mapDomainErrors } from "./ErrorMapping.ts"
 
-const withCampaignService = Effect.all([CurrentOrganization, CampaignService])
+/**
+ * How a path or query names a campaign: by `gcmp-` code (v2) or internal id (deprecated v1).
+ *
+ * @category models
+ */
+export type CampaignRefKind = "code" | "id"
 
 /**
+ * Built once per group; every method runs in a request (it reads CurrentOrganization).
+ *
  * @category constructors
  */
-export const listCampaigns = withCampaignService.pipe(
-  Effect.flatMap(([organization, service]) => service.list(organization)),
-  Effect.map((records) => records.map((record) => toCampaign(record)))
-)
+export const make = Effect.gen(function*() {
+  const service = yield* CampaignService
 
-/**
- * @category constructors
- */
-export const getCampaign = (ref: string, kind: CampaignRefKind) =>
-  Effect.flatMap(CurrentOrganization, (organization) => findCampaign(organization, ref, kind)).pipe(
-    Effect.map((record) => toCampaign(record)),
-    mapDomainErrors
-  )
+  /** The organization's campaign named by `ref` (404 when there is none). */
+  const find = (ref: string, kind: CampaignRefKind) =>
+    Effect.flatMap(CurrentOrganization, (organization) =>
+      service.get(organization, ref, { byInternalId: kind === "id" }))
 
-/**
- * @category constructors
- */
-export const updateCampaign = (ref: string, kind: CampaignRefKind, payload: UpdateCampaignRequest) =>
-  Effect.gen(function*() {
-    const [organization, service] = yield* withCampaignService
-    const campaign = yield* findCampaign(organization, ref, kind)
-    const updated = yield* service.update(organization, campaign, payload)
-    return toCampaign(updated, { withWarning: payload.calling_windows !== undefined })
-  }).pipe(mapDomainErrors)
-
-/**
- * @category constructors
- */
-export const deleteCampaign = (ref: string, kind: CampaignRefKind) =>
-  Effect.gen(function*() {
-    const [organization, service] = yield* withCampaignService
-    const campaign = yield* findCampaign(organization, ref, kind)
-    yield* service.remove(organization, campaign)
-    return { ok: true }
-  }).pipe(mapDomainErrors)
-
-/**
- * @category constructors
- */
-export const campaignStatus = (ref: string, kind: CampaignRefKind) =>
-  Effect.gen(function*() {
-    const [organization, service] = yield* withCampaignService
-    const campaign = yield* findCampaign(organization, ref, kind)
-    const counts = yield* service.statusCounts(campaign)
-    return { campaign: campaign.name, status_counts: counts }
-  }).pipe(mapDomainErrors)
-
-/**
- * @category constructors
- */
-export const hasCallableContacts = (ref: string, kind: CampaignRefKind) =>
-  Effect.gen(function*() {
-    const [organization, service] = yield* withCampaignService
-    const campaign = yield* findCampaign(organization, ref, kind)
-    return { has_callable_contacts: yield* service.hasCallableContacts(campaign) }
-  }).pipe(mapDomainErrors)
+  return {
+    find,
+    create: (payload: Parameters<typeof service.create>[1]) =>
+      Effect.flatMap(CurrentOrganization, (organization) => service.create(organization, payload)).pipe(
+        Effect.map((record) => toCampaign(record, { withWarning: true })),
+        mapDomainErrors
+      ),
+    list: Effect.flatMap(CurrentOrganization, service.list).pipe(
+      Effect.map((records) => records.map((record) => toCampaign(record)))
+    ),
+    get: (ref: string, kind: CampaignRefKind) =>
+      find(ref, kind).pipe(Effect.map((record) => toCampaign(record)), mapDomainErrors),
+    update: (ref: string, kind: CampaignRefKind, payload: UpdateCampaignRequest) =>
+      Effect.gen(function*() {
+        const organization = yield* CurrentOrganization
+        const campaign = yield* find(ref, kind)
+        const updated = yield* service.update(organization, campaign, payload)
+        return toCampaign(updated, { withWarning: payload.calling_windows !== undefined })
+      }).pipe(mapDomainErrors),
+    remove: (ref: string, kind: CampaignRefKind) =>
+      Effect.gen(function*() {
+        const organization = yield* CurrentOrganization
+        yield* service.remove(organization, yield* find(ref, kind))
+        return { ok: true }
+      }).pipe(mapDomainErrors),
+    status: (ref: string, kind: CampaignRefKind) =>
+      Effect.gen(function*() {
+        const campaign = yield* find(ref, kind)
+        return { campaign: campaign.name, status_counts: yield* service.statusCounts(campaign) }
+      }).pipe(mapDomainErrors),
+    hasCallableContacts: (ref: string, kind: CampaignRefKind) =>
+      Effect.gen(function*() {
+        const campaign = yield* find(ref, kind)
+        return { has_callable_contacts: yield* service.hasCallableContacts(campaign) }
+      }).pipe(mapDomainErrors)
+  }
+})

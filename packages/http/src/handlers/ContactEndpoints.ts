@@ -6,35 +6,21 @@
  */
 import { Effect } from "effect"
 import type { CampaignRecord } from "@voice-agent/core/Campaign"
-import { CampaignService } from "@voice-agent/core/CampaignService"
 import type { ContactData, UploadContactsRequest } from "@voice-agent/core/Contact"
 import { toContact } from "@voice-agent/core/Contact"
 import type { ContactStatus } from "@voice-agent/core/ContactState"
 import { ContactService } from "@voice-agent/core/ContactService"
-import { CampaignNotFound, InvalidCursor, InvalidParameter, TermsNotAccepted } from "@voice-agent/core/Errors"
-import type { Organization } from "@voice-agent/core/Organization"
+import { InvalidCursor, InvalidParameter, TermsNotAccepted } from "@voice-agent/core/Errors"
 import { UploadRejected } from "../api/ContactsApi.ts"
 import { isTruthyQueryValue } from "../api/Params.ts"
 import { CurrentOrganization } from "../api/Security.ts"
+import * as CampaignEndpoints from "./CampaignEndpoints.ts"
+import type { CampaignRefKind } from "./CampaignEndpoints.ts"
 import { CursorCodec } from "./Cursor.ts"
 import { mapDomainErrors } from "./ErrorMapping.ts"
 import { parseInstant, parseLimit } from "./QueryParams.ts"
 
 const statuses: ReadonlyArray<string> = ["TRYING", "COMPLETED", "PARTIALLY_COMPLETED", "FAILED"]
-
-/**
- * How a path or query names a campaign: by `gcmp-` code (v2) or internal id (deprecated v1).
- *
- * @category models
- */
-export type CampaignRefKind = "code" | "id"
-
-/**
- * @category constructors
- */
-export const findCampaign = (organization: Organization, ref: string, kind: CampaignRefKind) =>
-  Effect.flatMap(CampaignService, (service) =>
-    service.get(organization, ref, { byInternalId: kind === "id" }))
 
 const parseStatuses = (raw: string | ReadonlyArray<string> | undefined) => {
   if (raw === undefined) return Effect.succeed(undefined)
@@ -73,84 +59,89 @@ export interface ContactListParams {
 }
 
 /**
- * `GET /v2/contacts` (and v1 with `campaign_id`): parameters first (400), then the campaign (404).
+ * Built once per group; every method runs in a request (it reads CurrentOrganization).
  *
  * @category constructors
  */
-export const listContacts = (params: ContactListParams, kind: CampaignRefKind) =>
-  Effect.gen(function*() {
-    const organization = yield* CurrentOrganization
-    const cursors = yield* CursorCodec
-    const service = yield* ContactService
-    const statusFilter = yield* parseStatuses(params.status)
-    const data = yield* parseDataFilter(params.data)
-    const attemptedAfter = yield* parseInstant(params.attempted_after, "attempted_after")
-    const attemptedBefore = yield* parseInstant(params.attempted_before, "attempted_before")
-    const limit = yield* parseLimit(params.limit, { min: 1, max: 1000, fallback: 100 })
-    let afterId: string | undefined
-    if (params.after !== undefined) {
-      const position = yield* cursors.decode("contacts", organization.id, params.after)
-      if (typeof position.id !== "string" || !/^\d{1,19}$/.test(position.id)) return yield* new InvalidCursor()
-      afterId = position.id
-    }
-    const campaign = params.campaignRef === undefined
-      ? undefined
-      : yield* findCampaign(organization, params.campaignRef, kind)
-    const page = yield* service.list({
-      organizationId: organization.id,
-      campaignId: campaign?.id,
-      statuses: statusFilter,
-      data,
-      attemptedAfter,
-      attemptedBefore,
-      limit,
-      afterId
-    })
-    const last = page.contacts.at(-1)
-    return {
-      contacts: page.contacts.map(toContact),
-      next_cursor: page.hasMore && last !== undefined
-        ? cursors.encode("contacts", organization.id, { id: last.id })
-        : null,
-      has_more: page.hasMore
-    }
-  }).pipe(mapDomainErrors)
+export const make = Effect.gen(function*() {
+  const campaigns = yield* CampaignEndpoints.make
+  const service = yield* ContactService
+  const cursors = yield* CursorCodec
 
-/**
- * `POST …/contacts`: terms (400), campaign (404), then the all-or-nothing upload.
- *
- * @category constructors
- */
-export const uploadContacts = (
-  ref: string,
-  kind: CampaignRefKind,
-  query: { readonly accepted_terms_of_service?: string | undefined; readonly allow_duplicates?: boolean | undefined },
-  payload: UploadContactsRequest
-) =>
-  Effect.gen(function*() {
-    if (!isTruthyQueryValue(query.accepted_terms_of_service)) return yield* new TermsNotAccepted()
-    const organization = yield* CurrentOrganization
-    const campaign = yield* findCampaign(organization, ref, kind)
-    const service = yield* ContactService
-    return yield* service.upload(campaign, payload.contacts, {
-      acceptedTermsOfService: true,
-      allowDuplicates: query.allow_duplicates ?? false
-    })
-  }).pipe(
-    Effect.catchTag("ContactsRejected", (e) =>
-      Effect.fail(new UploadRejected({ created: 0, rejected: e.rejected.length, rejected_entries: e.rejected }))),
-    mapDomainErrors
-  )
+  /** Resolves the campaign of a contact path, then runs `f` with it. */
+  const withCampaign = <A, E, R>(
+    ref: string,
+    kind: CampaignRefKind,
+    f: (campaign: CampaignRecord) => Effect.Effect<A, E, R>
+  ) => Effect.flatMap(campaigns.find(ref, kind), f)
 
-/**
- * Resolves the campaign of a contact path, then runs `f` with it.
- *
- * @category constructors
- */
-export const withCampaign = <A, E, R>(
-  ref: string,
-  kind: CampaignRefKind,
-  f: (campaign: CampaignRecord) => Effect.Effect<A, E, R>
-): Effect.Effect<A, E | CampaignNotFound, R | CurrentOrganization | CampaignService> =>
-  Effect.flatMap(CurrentOrganization, (organization) =>
-    Effect.flatMap(findCampaign(organization, ref, kind), f))
+  return {
+    withCampaign,
+    /** `GET /v2/contacts` (v1 with `campaign_id`): parameters first (400), then the campaign (404). */
+    list: (params: ContactListParams, kind: CampaignRefKind) =>
+      Effect.gen(function*() {
+        const organization = yield* CurrentOrganization
+        const statusFilter = yield* parseStatuses(params.status)
+        const data = yield* parseDataFilter(params.data)
+        const attemptedAfter = yield* parseInstant(params.attempted_after, "attempted_after")
+        const attemptedBefore = yield* parseInstant(params.attempted_before, "attempted_before")
+        const limit = yield* parseLimit(params.limit, { min: 1, max: 1000, fallback: 100 })
+        let afterId: string | undefined
+        if (params.after !== undefined) {
+          const position = yield* cursors.decode("contacts", organization.id, params.after)
+          if (typeof position.id !== "string" || !/^\d{1,19}$/.test(position.id)) return yield* new InvalidCursor()
+          afterId = position.id
+        }
+        const campaign = params.campaignRef === undefined ? undefined : yield* campaigns.find(params.campaignRef, kind)
+        const page = yield* service.list({
+          organizationId: organization.id,
+          campaignId: campaign?.id,
+          statuses: statusFilter,
+          data,
+          attemptedAfter,
+          attemptedBefore,
+          limit,
+          afterId
+        })
+        const last = page.contacts.at(-1)
+        return {
+          contacts: page.contacts.map(toContact),
+          next_cursor: page.hasMore && last !== undefined
+            ? cursors.encode("contacts", organization.id, { id: last.id })
+            : null,
+          has_more: page.hasMore
+        }
+      }).pipe(mapDomainErrors),
+    /** `POST …/contacts`: terms (400), campaign (404), then the all-or-nothing upload. */
+    upload: (
+      ref: string,
+      kind: CampaignRefKind,
+      query: { readonly accepted_terms_of_service?: string | undefined; readonly allow_duplicates?: boolean | undefined },
+      payload: UploadContactsRequest
+    ) =>
+      Effect.gen(function*() {
+        if (!isTruthyQueryValue(query.accepted_terms_of_service)) return yield* new TermsNotAccepted()
+        const campaign = yield* campaigns.find(ref, kind)
+        return yield* service.upload(campaign, payload.contacts, {
+          acceptedTermsOfService: true,
+          allowDuplicates: query.allow_duplicates ?? false
+        })
+      }).pipe(
+        Effect.catchTag("ContactsRejected", (e) =>
+          Effect.fail(new UploadRejected({ created: 0, rejected: e.rejected.length, rejected_entries: e.rejected }))),
+        mapDomainErrors
+      ),
+    /** The number is checked before the campaign is looked up (400 before 404). */
+    deleteByPhoneNumber: (ref: string, phoneNumber: string) =>
+      Effect.gen(function*() {
+        yield* service.checkDialableUs(phoneNumber)
+        const deleted = yield* withCampaign(ref, "code", (campaign) => service.deleteByPhoneNumber(campaign, phoneNumber))
+        return { deleted }
+      }).pipe(mapDomainErrors),
+    deleteById: (ref: string, contactId: string) =>
+      withCampaign(ref, "code", (campaign) => service.deleteById(campaign, contactId)).pipe(
+        Effect.as({ deleted: 1 }),
+        mapDomainErrors
+      )
+  }
+})

@@ -23,10 +23,14 @@ import { AuthorizationLive } from "./Security.ts"
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
-const recording = (callId: string, channel: RecordingChannel, rangeHeader: string | undefined) =>
+const recording = (
+  service: ConversationService["Service"],
+  callId: string,
+  channel: RecordingChannel,
+  rangeHeader: string | undefined
+) =>
   Effect.gen(function*() {
     const organization = yield* CurrentOrganization
-    const service = yield* ConversationService
     const whole = yield* service.recording(organization.id, callId, channel)
     const range = parseRange(rangeHeader, whole.size)
     const headers = { "accept-ranges": "bytes" }
@@ -50,13 +54,16 @@ const recording = (callId: string, channel: RecordingChannel, rangeHeader: strin
 /**
  * @category layers
  */
-export const ConversationsHandlersNoDeps = HttpApiBuilder.group(Api, "conversations", (handlers) =>
-  handlers.handleAll({
+export const ConversationsHandlersNoDeps = HttpApiBuilder.group(
+  Api,
+  "conversations",
+  Effect.fnUntraced(function*(handlers) {
+    const service = yield* ConversationService
+    const cursors = yield* CursorCodec
+    return handlers.handleAll({
     list: ({ query }) =>
       Effect.gen(function*() {
         const organization = yield* CurrentOrganization
-        const service = yield* ConversationService
-        const cursors = yield* CursorCodec
         const dateFrom = yield* parseInstant(query.date_from, "date_from")
         const dateTo = yield* parseInstant(query.date_to, "date_to")
         const limit = yield* parseLimit(query.limit, { min: 1, max: 100, fallback: 50 })
@@ -94,19 +101,19 @@ export const ConversationsHandlersNoDeps = HttpApiBuilder.group(Api, "conversati
     get: ({ params }) =>
       Effect.gen(function*() {
         const organization = yield* CurrentOrganization
-        const service = yield* ConversationService
         return toConversation(yield* service.get(organization.id, params.call_id))
       }).pipe(mapDomainErrors),
     transcript: ({ params }) =>
       Effect.gen(function*() {
         const organization = yield* CurrentOrganization
-        const service = yield* ConversationService
         const turns = yield* service.transcript(organization.id, params.call_id)
         return turns.map(toTranscriptTurn)
       }).pipe(mapDomainErrors),
-    recording: ({ params, headers }) => recording(params.call_id, "mixed", headers.range),
-    channelRecording: ({ params, headers }) => recording(params.call_id, params.channel_name, headers.range)
-  }))
+    recording: ({ params, headers }) => recording(service, params.call_id, "mixed", headers.range),
+    channelRecording: ({ params, headers }) => recording(service, params.call_id, params.channel_name, headers.range)
+    })
+  })
+)
 
 /**
  * @category layers

@@ -19,13 +19,13 @@ import { AuthorizationLive, SmsSendingLive } from "./Security.ts"
 /**
  * @category layers
  */
-export const SendSmsHandlersNoDeps = HttpApiBuilder.group(Api, "sms", (handlers) =>
-  handlers.handle("send", ({ payload }) =>
-    Effect.gen(function*() {
-      const organization = yield* CurrentOrganization
-      const service = yield* MessageService
-      return yield* service.send(organization, payload)
-    }).pipe(
+export const SendSmsHandlersNoDeps = HttpApiBuilder.group(
+  Api,
+  "sms",
+  Effect.fnUntraced(function*(handlers) {
+    const service = yield* MessageService
+    return handlers.handle("send", ({ payload }) =>
+    Effect.flatMap(CurrentOrganization, (organization) => service.send(organization, payload)).pipe(
       Effect.catchTags({
         // API.md: an unowned sender is 400 on this endpoint.
         PhoneNumberNotOwned: (e) =>
@@ -34,17 +34,22 @@ export const SendSmsHandlersNoDeps = HttpApiBuilder.group(Api, "sms", (handlers)
           Effect.fail(new InternalServerError({ detail: `The carrier did not accept the message: ${e.message}` }))
       }),
       mapDomainErrors
-    )))
+    ))
+  })
+)
 
 /**
  * @category layers
  */
-export const MessagesHandlersNoDeps = HttpApiBuilder.group(Api, "messages", (handlers) =>
-  handlers.handleAll({
+export const MessagesHandlersNoDeps = HttpApiBuilder.group(
+  Api,
+  "messages",
+  Effect.fnUntraced(function*(handlers) {
+    const service = yield* MessageService
+    return handlers.handleAll({
     list: ({ query }) =>
       Effect.gen(function*() {
         const organization = yield* CurrentOrganization
-        const service = yield* MessageService
         const start = yield* parseInstant(query.start, "start")
         const limit = yield* parseLimit(query.limit, { min: 1, max: 100, fallback: 50 })
         yield* service.ownedNumber(organization, query.to_number)
@@ -66,14 +71,15 @@ export const MessagesHandlersNoDeps = HttpApiBuilder.group(Api, "messages", (han
     phoneNumbers: () =>
       Effect.gen(function*() {
         const organization = yield* CurrentOrganization
-        const service = yield* MessageService
         return (yield* service.phoneNumbers(organization)).map(toPhoneNumberResource)
       })
-  }))
+    })
+  })
+)
 
 /**
  * @category layers
  */
 export const MessagesHandlers = Layer.mergeAll(SendSmsHandlersNoDeps, MessagesHandlersNoDeps).pipe(
-  Layer.provide([AuthorizationLive, SmsSendingLive, FastApiValidationLive, MessageService.layer])
+  Layer.provide([AuthorizationLive, SmsSendingLive, FastApiValidationLive])
 )
