@@ -39,6 +39,19 @@ describe("voice-agent serve", () => {
       assert.strictEqual(yield* daemon.stop("SIGTERM"), 0)
     }), { timeout: 60_000 })
 
+  it.live("keeps its data across restarts on a data directory, and seeds only once", () =>
+    Effect.gen(function*() {
+      const dir = yield* Daemon.tempDir
+      const first = yield* Daemon.serve(["--port", "0", "--data-dir", dir])
+      const key = Option.getOrThrow(first.apiKey)
+      assert.strictEqual(yield* first.stop(), 0)
+
+      const second = yield* Daemon.serve(["--port", "0", "--data-dir", dir])
+      assert.isTrue(Option.isNone(second.apiKey))
+      assert.strictEqual((yield* Daemon.request(`${second.url}/v2/campaigns`, Daemon.bearer(key))).status, 200)
+      assert.strictEqual(yield* second.stop(), 0)
+    }), { timeout: 60_000 })
+
   it.live("logs JSON lines with LOG_FORMAT=json, the demo key among them", () =>
     Effect.gen(function*() {
       const daemon = yield* Daemon.serve(["--port", "0", "--data-dir", ":memory:"], { LOG_FORMAT: "json" })
