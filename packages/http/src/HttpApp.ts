@@ -19,6 +19,7 @@ import { ContactsHandlers } from "./handlers/Contacts.ts"
 import { CursorCodec } from "./handlers/Cursor.ts"
 import { ConversationsHandlers } from "./handlers/Conversations.ts"
 import { DeprecationHeaderLive } from "./handlers/Deprecation.ts"
+import * as ErrorBodies from "./handlers/ErrorBodies.ts"
 import { LegacyHandlers } from "./handlers/Legacy.ts"
 import { MessagesHandlers } from "./handlers/Messages.ts"
 
@@ -62,4 +63,4 @@ export const docsLayer = HttpApiScalar.layer(Api, { path: "/docs" })
 /**
  * @category layers
  */
-export const layer = Layer.mergeAll(apiLayer, docsLayer, DeprecationHeaderLive)
+export const layer = Layer.mergeAll(apiLayer, docsLayer, DeprecationHeaderLive, ErrorBodies.layer)

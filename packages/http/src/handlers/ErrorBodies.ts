@@ -1,0 +1,82 @@
+/**
+ * Gives every error answer the API's `{"detail": "<sentence>"}` body (CONTRACT §5), also
+ * those that Effect's router and HttpApi produce without one: unknown routes (404), methods
+ * (405), unsupported content types (415), bodies over the size limit (413) and internal
+ * errors (500). Answers that already carry JSON are left alone.
+ *
+ * Also sets the request body limit: 10,000 contacts with typical `data` are a few MB; 64 MiB
+ * leaves room for large `data` while bounding what one request can make the server read.
+ *
+ * @since 0.1.0
+ */
+import { ByteSize, Effect, Layer } from "effect"
+import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerResponse } from "effect/http"
+import type { Types } from "effect"
+
+/**
+ * @category constructors
+ */
+export const maxBodySize = ByteSize.megabytes(64)
+
+const reasons: Record<number, string> = {
+  400: "Bad Request",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  413: "Request body too large",
+  415: "Unsupported content type",
+  500: "Internal Server Error",
+  503: "Service Unavailable"
+}
+
+const textOf = (response: HttpServerResponse.HttpServerResponse): string | undefined => {
+  const body = response.body
+  if (body._tag !== "Uint8Array") return undefined
+  if (body.contentType.includes("json")) return undefined
+  return body.text ?? new TextDecoder().decode(body.body)
+}
+
+/**
+ * The response with a `{detail}` JSON body when it is an error without JSON.
+ *
+ * @category encoding
+ */
+export const withDetailBody = (response: HttpServerResponse.HttpServerResponse): HttpServerResponse.HttpServerResponse => {
+  if (response.status < 400) return response
+  const body = response.body
+  const isJson = body._tag === "Uint8Array" && body.contentType.includes("json")
+  if (isJson || body._tag === "Stream") return response
+  const detail = (textOf(response)?.trim() || undefined) ?? reasons[response.status] ?? "Error"
+  return HttpServerResponse.jsonUnsafe({ detail }, { status: response.status, headers: response.headers })
+}
+
+/**
+ * @category layers
+ */
+export const ErrorBodiesLive = HttpRouter.middleware(
+  (httpEffect) =>
+    httpEffect.pipe(
+      Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize),
+      // Failures that HttpApi leaves unanswered (a body over the limit, a defect) become
+      // their response here, so they get a body; a 5xx keeps its cause in the log.
+      Effect.catchCause((cause) =>
+        Effect.flatMap(HttpServerError.causeResponse(cause), ([response, rest]) =>
+          response.status >= 500
+            ? Effect.as(Effect.logError("request failed", rest), response)
+            : Effect.succeed(response))
+      ),
+      Effect.map(withDetailBody)
+    ) as Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>,
+  { global: true }
+)
+
+/**
+ * A lowest-priority route for paths no endpoint matches: FastAPI's `{"detail": "Not Found"}`.
+ *
+ * @category layers
+ */
+export const NotFoundLive = HttpRouter.add("*", "/*", HttpServerResponse.jsonUnsafe({ detail: "Not Found" }, { status: 404 }))
+
+/**
+ * @category layers
+ */
+export const layer = Layer.mergeAll(ErrorBodiesLive, NotFoundLive)
