@@ -3,9 +3,8 @@
  *
  * An upload is checked in two passes: the storage-free rules (ContactUpload) and then, in the
  * store's one transaction, the Do-Not-Call list and the campaign's existing numbers. When the
- * first pass already rejects entries, nothing is inserted and the DNC list is consulted in
- * one query so that the answer lists those rejections too; numbers already in the campaign
- * are then reported by the store on the next attempt.
+ * first pass already rejects entries, nothing is inserted, and the store's conflicts for the
+ * remaining numbers are looked up in one query, so one answer lists every rejection.
  *
  * @since 0.1.0
  */
@@ -13,7 +12,6 @@ import { Context, Effect, Layer, Result } from "effect"
 import type { ContactUploadEntry } from "./Contact.ts"
 import type { ContactPage, ContactQuery } from "./ports/ContactRepository.ts"
 import { ContactRepository } from "./ports/ContactRepository.ts"
-import { DncRepository } from "./ports/DncRepository.ts"
 import type { CampaignRecord } from "./Campaign.ts"
 import { prepareUpload } from "./ContactUpload.ts"
 import {
@@ -23,7 +21,6 @@ import {
   InvalidPhoneNumber,
   TermsNotAccepted
 } from "./Errors.ts"
-import type { RejectedEntry } from "./Errors.ts"
 import * as PhoneNumber from "./PhoneNumber.ts"
 import { nowDate } from "./Time.ts"
 
@@ -50,7 +47,6 @@ export class ContactService extends Context.Service<ContactService, {
     ContactService,
     Effect.gen(function*() {
       const contacts = yield* ContactRepository
-      const dnc = yield* DncRepository
       const checkDialableUs = (phoneNumber: string) => {
         const normalized = PhoneNumber.normalizeDialableUs(phoneNumber)
         return Result.isFailure(normalized)
@@ -63,13 +59,12 @@ export class ContactService extends Context.Service<ContactService, {
           if (!options.acceptedTermsOfService) return yield* new TermsNotAccepted()
           const prepared = prepareUpload(entries, { allowDuplicates: options.allowDuplicates })
           if (prepared.rejected.length > 0) {
-            const listed = new Set<string>(
-              yield* dnc.findListed(campaign.organizationId, prepared.contacts.map((c) => c.phoneNumber))
+            const conflicts = yield* contacts.findConflicts(
+              campaign,
+              prepared.contacts.map((c) => c.phoneNumber),
+              { allowDuplicates: options.allowDuplicates }
             )
-            const dncRejections: Array<RejectedEntry> = prepared.contacts
-              .filter((c) => listed.has(c.phoneNumber))
-              .map((c) => ({ phone_number: c.phoneNumber, reason: "do_not_call" }))
-            return yield* new ContactsRejected({ rejected: [...prepared.rejected, ...dncRejections] })
+            return yield* new ContactsRejected({ rejected: [...prepared.rejected, ...conflicts] })
           }
           if (prepared.contacts.length === 0) return { created: 0 }
           const now = yield* nowDate

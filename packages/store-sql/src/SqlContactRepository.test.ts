@@ -124,6 +124,27 @@ for (const backend of await TestDatabase.backends()) {
             assert.deepStrictEqual(all.map((c) => c.phoneNumber).sort(), [present!, both!].sort())
           }))
 
+        it.effect("findConflicts reports what an upload would reject, in order, and inserts nothing", () =>
+          Effect.gen(function*() {
+            const contacts = yield* ContactRepository
+            const dnc = yield* DncRepository
+            const org = yield* Fixtures.organization()
+            const campaign = yield* Fixtures.campaign(org.id)
+            const [listed, present, fresh] = [11, 12, 13].map(Fixtures.e164)
+            yield* contacts.upload(campaign, [Fixtures.contact(present!)], { allowDuplicates: false, now })
+            yield* dnc.add(org.id, [listed!])
+            const numbers = [present!, fresh!, listed!]
+            assert.deepStrictEqual(yield* contacts.findConflicts(campaign, numbers, { allowDuplicates: false }), [
+              { phone_number: present!, reason: "duplicate" },
+              { phone_number: listed!, reason: "do_not_call" }
+            ])
+            assert.deepStrictEqual(yield* contacts.findConflicts(campaign, numbers, { allowDuplicates: true }), [
+              { phone_number: listed!, reason: "do_not_call" }
+            ])
+            const all = yield* listAll({ organizationId: org.id }, 100)
+            assert.deepStrictEqual(all.map((c) => c.phoneNumber), [present!])
+          }))
+
         it.effect("allowDuplicates skips the in-campaign check but never the DNC list", () =>
           Effect.gen(function*() {
             const contacts = yield* ContactRepository

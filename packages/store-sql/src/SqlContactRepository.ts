@@ -73,6 +73,18 @@ const Conflict = Schema.Struct({
 })
 const Copy = Schema.Struct({ id: Schema.String, dialing: Schema.Boolean })
 
+/** One rejection entry per occurrence of a conflicting number, in the numbers' order. */
+const inRequestOrder = (
+  phoneNumbers: ReadonlyArray<string>,
+  conflicts: ReadonlyArray<typeof Conflict.Type>
+): Array<RejectedEntry> => {
+  const reasons = new Map(conflicts.map((c) => [c.phoneNumber, c.reason]))
+  return phoneNumbers.flatMap((phoneNumber): Array<RejectedEntry> => {
+    const reason = reasons.get(phoneNumber)
+    return reason === undefined ? [] : [{ phone_number: phoneNumber, reason }]
+  })
+}
+
 /**
  * @category constructors
  */
@@ -246,6 +258,13 @@ export const make = Effect.gen(function*() {
     })
 
   return ContactRepository.of({
+    findConflicts: Effect.fn("ContactRepository.findConflicts")(function*(campaign, phoneNumbers, options) {
+      if (phoneNumbers.length === 0 || !isUuid(campaign.id) || !isUuid(campaign.organizationId)) return []
+      const conflicts = yield* findConflicts({ campaign, phoneNumbers, allowDuplicates: options.allowDuplicates }).pipe(
+        orDieInfrastructure
+      )
+      return inRequestOrder(phoneNumbers, conflicts)
+    }),
     upload: Effect.fn("ContactRepository.upload")(
       function*(
         campaign: { readonly id: string; readonly organizationId: string },
@@ -266,12 +285,9 @@ export const make = Effect.gen(function*() {
             allowDuplicates: options.allowDuplicates
           })
           if (conflicts.length > 0) {
-            const reasons = new Map(conflicts.map((c) => [c.phoneNumber, c.reason]))
-            const rejected = contacts.flatMap((c): Array<RejectedEntry> => {
-              const reason = reasons.get(c.phoneNumber)
-              return reason === undefined ? [] : [{ phone_number: c.phoneNumber, reason }]
+            return yield* new ContactsRejected({
+              rejected: inRequestOrder(contacts.map((c) => c.phoneNumber), conflicts)
             })
-            return yield* new ContactsRejected({ rejected })
           }
           const inserted = yield* insertAll({
             campaign,

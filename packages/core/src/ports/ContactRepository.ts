@@ -7,7 +7,7 @@ import { Context } from "effect"
 import type { Effect } from "effect"
 import type { ContactData, ContactRecord, NewContact } from "../Contact.ts"
 import type { ContactStatus } from "../ContactState.ts"
-import type { ContactBusy, ContactNotFound, ContactsRejected } from "../Errors.ts"
+import type { ContactBusy, ContactNotFound, ContactsRejected, RejectedEntry } from "../Errors.ts"
 import type { E164 } from "../PhoneNumber.ts"
 
 /**
@@ -51,6 +51,15 @@ export class ContactRepository extends Context.Service<ContactRepository, {
     contacts: ReadonlyArray<NewContact>,
     options: { readonly allowDuplicates: boolean; readonly now: Date }
   ) => Effect.Effect<{ readonly created: number }, ContactsRejected>
+  /**
+   * What `upload` would reject for these numbers, without inserting: those on the DNC list
+   * and (unless `allowDuplicates`) those already in the campaign, in the given order.
+   */
+  readonly findConflicts: (
+    campaign: { readonly id: string; readonly organizationId: string },
+    phoneNumbers: ReadonlyArray<E164>,
+    options: { readonly allowDuplicates: boolean }
+  ) => Effect.Effect<ReadonlyArray<RejectedEntry>>
   readonly list: (query: ContactQuery) => Effect.Effect<ContactPage>
   /** Removes every copy of the number in the campaign; none if any copy is being dialed. */
   readonly deleteByPhoneNumber: (
