@@ -47,10 +47,15 @@ export class CampaignService extends Context.Service<CampaignService, {
     ref: string,
     options?: { readonly byInternalId?: boolean }
   ) => Effect.Effect<CampaignRecord, CampaignNotFound>
+  /**
+   * The campaign named by `ref` (as for `get`), changed by the supplied fields. The request's
+   * own 400s (no fields, unparsable origin, concurrency over the cap) come before the lookup.
+   */
   readonly update: (
     organization: Organization,
-    campaign: CampaignRecord,
-    request: UpdateCampaignRequest
+    ref: string,
+    request: UpdateCampaignRequest,
+    options?: { readonly byInternalId?: boolean }
   ) => Effect.Effect<
     CampaignRecord,
     | NoFieldsToUpdate
@@ -134,12 +139,13 @@ export class CampaignService extends Context.Service<CampaignService, {
         }),
         list: Effect.fn("CampaignService.list")((organization) => campaigns.list(organization.id)),
         get,
-        update: Effect.fn("CampaignService.update")(function*(organization, campaign, request) {
+        update: Effect.fn("CampaignService.update")(function*(organization, ref, request, options) {
           if (Object.keys(request).length === 0) return yield* new NoFieldsToUpdate()
           const origins = request.origin_phone_numbers === undefined
             ? undefined
             : yield* normalizeOrigins(request.origin_phone_numbers)
           yield* checkConcurrency(organization, request.max_concurrency)
+          const campaign = yield* get(organization, ref, options)
           const startDate = request.start_date ?? campaign.startDate
           const endDate = request.end_date === undefined ? campaign.endDate : request.end_date
           if (endDate !== null && endDate < startDate) {

@@ -46,8 +46,8 @@ export const make = Effect.gen(function*() {
     update: (ref: string, kind: CampaignRefKind, payload: UpdateCampaignRequest) =>
       Effect.gen(function*() {
         const organization = yield* CurrentOrganization
-        const campaign = yield* find(ref, kind)
-        const updated = yield* service.update(organization, campaign, payload)
+        // The service checks the request (400) before it looks the campaign up (404).
+        const updated = yield* service.update(organization, ref, payload, { byInternalId: kind === "id" })
         return toCampaign(updated, { withWarning: payload.calling_windows !== undefined })
       }).pipe(mapDomainErrors),
     remove: (ref: string, kind: CampaignRefKind) =>
