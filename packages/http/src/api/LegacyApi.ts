@@ -27,45 +27,48 @@ const campaignId = { campaign_id: Schema.String }
  */
 export class LegacyApi extends HttpApiGroup.make("legacy")
   .add(
-    HttpApiEndpoint.get("list", "/v1/campaigns", { success: Schema.Array(Campaign) }),
-    HttpApiEndpoint.get("get", "/v1/campaigns/:campaign_id", { params: campaignId, success: Campaign, error: NotFound }),
+    HttpApiEndpoint.get("list", "/v1/campaigns", { success: Schema.Array(Campaign) }).annotate(OpenApi.Deprecated, true),
+    HttpApiEndpoint.get("get", "/v1/campaigns/:campaign_id", {
+      params: campaignId,
+      success: Campaign,
+      error: NotFound
+    }).annotate(OpenApi.Deprecated, true),
     HttpApiEndpoint.patch("update", "/v1/campaigns/:campaign_id", {
       params: campaignId,
       payload: UpdateCampaignRequest,
       success: Campaign,
       error: [BadRequest, Forbidden, NotFound, Conflict]
-    }),
+    }).annotate(OpenApi.Deprecated, true),
     HttpApiEndpoint.delete("delete", "/v1/campaigns/:campaign_id", {
       params: campaignId,
       success: DeleteCampaignResponse,
       error: NotFound
-    }),
+    }).annotate(OpenApi.Deprecated, true),
     HttpApiEndpoint.get("status", "/v1/campaigns/:campaign_id/status", {
       params: campaignId,
       success: CampaignStatus,
       error: NotFound
-    }),
+    }).annotate(OpenApi.Deprecated, true),
     HttpApiEndpoint.get("hasCallableContacts", "/v1/campaigns/:campaign_id/has-callable-contacts", {
       params: campaignId,
       success: HasCallableContacts,
       error: NotFound
-    }),
+    }).annotate(OpenApi.Deprecated, true),
     HttpApiEndpoint.post("upload", "/v1/campaigns/:campaign_id/contacts", {
       params: campaignId,
       query: UploadQuery,
       payload: UploadContactsRequest,
       success: UploadContactsResponse,
       error: [BadRequest, UploadRejected, NotFound]
-    }),
+    }).annotate(OpenApi.Deprecated, true),
     HttpApiEndpoint.get("listContacts", "/v1/contacts", {
       query: { campaign_id: Schema.optional(Schema.String), ...ContactListQuery },
       success: ContactList,
       error: [BadRequest, NotFound]
-    })
+    }).annotate(OpenApi.Deprecated, true)
   )
   .middleware(OutboundDialing)
   .middleware(Authorization)
-  .annotate(OpenApi.Deprecated, true)
   .annotateMerge(OpenApi.annotations({
     title: "Deprecated v1 campaigns",
     description: "v1 twins of the v2 campaign and contact endpoints, addressing campaigns by internal id"

@@ -26,7 +26,7 @@ export class SendSmsApi extends HttpApiGroup.make("sms")
   )
   .middleware(SmsSending)
   .middleware(Authorization)
-  .annotateMerge(OpenApi.annotations({ title: "Messages", description: "SMS out and in" }))
+  .annotateMerge(OpenApi.annotations({ title: "SMS", description: "Sending SMS from the organization's numbers" }))
 {}
 
 /**
@@ -52,5 +52,5 @@ export class MessagesApi extends HttpApiGroup.make("messages")
     })
   )
   .middleware(Authorization)
-  .annotateMerge(OpenApi.annotations({ title: "Messages", description: "SMS out and in" }))
+  .annotateMerge(OpenApi.annotations({ title: "Messages", description: "Inbound messages and the organization's numbers" }))
 {}
