@@ -12,7 +12,7 @@ import { ApiKeyNotFound, OrganizationNotFound } from "@voice-agent/core/Errors"
 import { ApiKeyRepository } from "@voice-agent/core/ports/ApiKeyRepository"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
-import { createHash, randomBytes } from "node:crypto"
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
 import { isUuid } from "./internal/ids.ts"
 import { orDieInfrastructure } from "./internal/sqlErrors.ts"
 import { organizationColumns, OrganizationRow } from "./SqlOrganizationRepository.ts"
@@ -63,13 +63,21 @@ export const make = Effect.gen(function*() {
 
   const findByHash = SqlSchema.findOneOption({
     Request: Schema.String,
-    Result: OrganizationRow,
+    Result: Schema.Struct({ ...OrganizationRow.fields, keyHash: Schema.String }),
     execute: (keyHash) =>
       sql`
-        SELECT ${organizationColumns(sql, "o")}
+        SELECT ${organizationColumns(sql, "o")}, k.key_hash AS "keyHash"
         FROM api_keys k JOIN organizations o ON o.id = k.organization_id
         WHERE k.key_hash = ${keyHash} AND k.revoked_at IS NULL`
   })
+
+  // The index finds the row by hash; the stored hash is then compared to the presented one in
+  // constant time, so whether a key matched never depends on how the database compared text.
+  const matches = (stored: string, presented: string): boolean => {
+    const a = Buffer.from(stored, "hex")
+    const b = Buffer.from(presented, "hex")
+    return a.length === b.length && timingSafeEqual(a, b)
+  }
 
   return ApiKeyRepository.of({
     issue: Effect.fn("ApiKeyRepository.issue")(function*(organizationId: string) {
@@ -83,7 +91,13 @@ export const make = Effect.gen(function*() {
       if (Option.isNone(row)) return yield* new ApiKeyNotFound({ keyId })
     }, orDieInfrastructure),
     authenticate: Effect.fn("ApiKeyRepository.authenticate")(
-      (apiKey: string) => findByHash(hashApiKey(apiKey)),
+      function*(apiKey: string) {
+        const presented = hashApiKey(apiKey)
+        const row = yield* findByHash(presented)
+        if (Option.isNone(row) || !matches(row.value.keyHash, presented)) return Option.none()
+        const { keyHash: _, ...organization } = row.value
+        return Option.some(organization)
+      },
       orDieInfrastructure
     )
   })
