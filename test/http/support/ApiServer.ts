@@ -185,16 +185,17 @@ export const admin = (method: string, path: string, json?: unknown, status?: num
       ? Effect.succeed(reply)
       : Effect.die(new Error(`admin ${method} ${path}: expected ${status}, got ${reply.status} ${reply.text}`)))
 
+// US area codes only (no Canadian or Caribbean ones): delete-by-number requires a US number.
+const usAreaCodes = [201, 202, 203, 205, 206, 207, 208, 209, 210, 212, 213, 214, 215, 216, 217, 218, 219, 224, 225, 228]
+
 /**
- * A random, valid NANP number (no N11 area code; exchange 600..999, so never in the simulated
- * carrier's 555-01XX outcome range: these numbers answer and accept SMS).
+ * A random, valid US number (exchange 600..999, so never in the simulated carrier's 555-01XX
+ * outcome range: these numbers answer and accept SMS).
  *
  * @category constructors
  */
-export const randomNumber = (): string => {
-  const area = randomInt(200, 1000)
-  return area % 100 === 11 ? randomNumber() : `+1${area}${randomInt(600, 1000)}${randomInt(1000, 10_000)}`
-}
+export const randomNumber = (): string =>
+  `+1${usAreaCodes[randomInt(0, usAreaCodes.length)]}${randomInt(600, 1000)}${randomInt(1000, 10_000)}`
 
 /**
  * A simulated-carrier number (555-0170..0179) that refuses SMS.
