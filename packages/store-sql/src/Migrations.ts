@@ -8,7 +8,7 @@
  *
  * @since 0.1.0
  */
-import { NodeServices } from "@effect/platform-node"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { PgMigrator } from "@effect/sql-pg"
 import type { PgClient } from "@effect/sql-pg"
 import { Effect, Layer } from "effect"

@@ -19,7 +19,12 @@ import { randomBytes, randomInt } from "node:crypto"
  *
  * @category constructors
  */
-export const randomE164 = (): E164 => `+1${randomInt(200, 1000)}${randomInt(2_000_000, 10_000_000)}` as E164
+export const randomE164 = (): E164 => {
+  // NANP area codes start with 2-9 and are never N11 (211, 911, …), which `normalize` rejects.
+  let area = randomInt(200, 1000)
+  while (area % 100 === 11) area = randomInt(200, 1000)
+  return `+1${area}${randomInt(2_000_000, 10_000_000)}` as E164
+}
 
 /**
  * The `index`-th number of a per-test series (`+1202` + 7 digits).
