@@ -11,7 +11,8 @@ import { Schema } from "effect"
 const pattern = /^(\d{4})-(\d{2})-(\d{2})$/
 
 /**
- * True when `s` is `YYYY-MM-DD` and names a day that exists in the proleptic Gregorian calendar.
+ * True when `s` is `YYYY-MM-DD` and names a day that exists in the proleptic Gregorian calendar,
+ * from 0001-01-01 on.
  *
  * @category guards
  */
@@ -21,7 +22,8 @@ export const isCalendarDate = (s: string): boolean => {
   const year = Number(match[1])
   const month = Number(match[2])
   const day = Number(match[3])
-  if (month < 1 || month > 12 || day < 1) return false
+  // Year 0000 (1 BC) is not a date PostgreSQL's `date` accepts.
+  if (year < 1 || month < 1 || month > 12 || day < 1) return false
   const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0
   const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 0
   return day <= days

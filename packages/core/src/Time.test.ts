@@ -15,6 +15,10 @@ describe("parseIsoInstant", () => {
   it("reads an unencoded + (a space in the query string) as an offset sign", () => {
     assert.strictEqual(parseIsoInstant("2026-11-21T05:10:00 01:00"), at("2026-11-21T04:10:00Z"))
   })
+  it("reads years before 100 as written (not as 19xx)", () => {
+    assert.strictEqual(parseIsoInstant("0099-05-01T00:00:00Z"), Date.parse("0099-05-01T00:00:00Z"))
+    assert.strictEqual(parseIsoInstant("0000-01-01"), Date.parse("0000-01-01T00:00:00Z"))
+  })
   it("rejects anything else", () => {
     for (const bad of ["", "yesterday", "1", "2026-13-01", "2026-02-30T00:00:00Z", "2026-11-21T24:00:00Z", "2026-11-21T05:10:00+25:00", " 2026-11-21", "2026-11-21T05:10:00ZZ"]) {
       assert.isUndefined(parseIsoInstant(bad), bad)

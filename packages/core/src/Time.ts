@@ -57,8 +57,11 @@ export const parseIsoInstant = (input: string): number | undefined => {
   ]
   const millis = Number((m[7] ?? "0").padEnd(3, "0").slice(0, 3))
   if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return undefined
-  const utc = Date.UTC(year, month - 1, day, hour, minute, second, millis)
-  const check = new Date(utc)
+  // Not Date.UTC(year, …): it reads the years 0..99 as 1900..1999.
+  const check = new Date(0)
+  check.setUTCFullYear(year, month - 1, day)
+  check.setUTCHours(hour, minute, second, millis)
+  const utc = check.getTime()
   if (check.getUTCDate() !== day || check.getUTCMonth() !== month - 1) return undefined
   if (m[9] === undefined) return utc
   const offsetHours = Number(m[10])

@@ -17,7 +17,7 @@ import { Effect, Layer, Option, Schema } from "effect"
 import { SqlSchema } from "effect/sql"
 import type { Statement } from "effect/sql"
 import { randomBytes } from "node:crypto"
-import { isUuid } from "./internal/ids.ts"
+import { isStorableText, isUuid } from "./internal/ids.ts"
 import { isUniqueViolation, orDieInfrastructure } from "./internal/sqlErrors.ts"
 
 /**
@@ -194,7 +194,7 @@ export const make = Effect.gen(function*() {
     ),
     findByCode: Effect.fn("CampaignRepository.findByCode")(
       (organizationId: string, code: string) =>
-        isUuid(organizationId) ? findLiveByCode({ organizationId, code }) : Effect.succeedNone,
+        isUuid(organizationId) && isStorableText(code) ? findLiveByCode({ organizationId, code }) : Effect.succeedNone,
       orDieInfrastructure
     ),
     findById,

@@ -13,7 +13,7 @@ import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepo
 import { Effect, Layer, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import type { Statement } from "effect/sql"
-import { isUuid } from "./internal/ids.ts"
+import { isStorableText, isUuid } from "./internal/ids.ts"
 import { orDieInfrastructure } from "./internal/sqlErrors.ts"
 
 const conversationFields = {
@@ -173,7 +173,7 @@ export const make = Effect.gen(function*() {
     ),
     findByCallId: Effect.fn("ConversationRepository.findByCallId")(
       (organizationId: string, callId: string) =>
-        isUuid(organizationId) ? findByCall({ organizationId, callId }) : Effect.succeedNone,
+        isUuid(organizationId) && isStorableText(callId) ? findByCall({ organizationId, callId }) : Effect.succeedNone,
       orDieInfrastructure
     ),
     transcript: Effect.fn("ConversationRepository.transcript")(

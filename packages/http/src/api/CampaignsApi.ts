@@ -15,6 +15,7 @@ import {
 } from "@voice-agent/core/Campaign"
 import { BadRequest, Conflict, Forbidden, NotFound } from "./HttpErrors.ts"
 import { Authorization, OutboundDialing } from "./Security.ts"
+import { storable } from "./Storable.ts"
 
 const campaignCode = { campaign_code: Schema.String }
 
@@ -24,7 +25,7 @@ const campaignCode = { campaign_code: Schema.String }
 export class CampaignsApi extends HttpApiGroup.make("campaigns")
   .add(
     HttpApiEndpoint.post("create", "/v2/campaigns", {
-      payload: CreateCampaignRequest,
+      payload: CreateCampaignRequest.check(storable),
       success: Campaign.pipe(HttpApiSchema.status(201)),
       error: [BadRequest, Forbidden, Conflict]
     }),
@@ -38,7 +39,7 @@ export class CampaignsApi extends HttpApiGroup.make("campaigns")
     }),
     HttpApiEndpoint.patch("update", "/v2/campaigns/:campaign_code", {
       params: campaignCode,
-      payload: UpdateCampaignRequest,
+      payload: UpdateCampaignRequest.check(storable),
       success: Campaign,
       error: [BadRequest, Forbidden, NotFound, Conflict]
     }),

@@ -15,6 +15,7 @@ import { RejectedEntry } from "@voice-agent/core/Errors"
 import { BadRequest, Conflict, NotFound } from "./HttpErrors.ts"
 import { QueryBoolean } from "./Params.ts"
 import { Authorization, OutboundDialing } from "./Security.ts"
+import { storable } from "./Storable.ts"
 
 /**
  * The 400 body of an upload in which contacts were rejected (nothing was created).
@@ -58,7 +59,7 @@ export class ContactsApi extends HttpApiGroup.make("contacts")
     HttpApiEndpoint.post("upload", "/v2/campaigns/:campaign_code/contacts", {
       params: { campaign_code: Schema.String },
       query: UploadQuery,
-      payload: UploadContactsRequest,
+      payload: UploadContactsRequest.check(storable),
       success: UploadContactsResponse,
       error: [BadRequest, UploadRejected, NotFound]
     }),

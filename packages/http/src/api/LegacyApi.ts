@@ -19,6 +19,7 @@ import { ContactList, UploadContactsRequest, UploadContactsResponse } from "@voi
 import { ContactListQuery, UploadQuery, UploadRejected } from "./ContactsApi.ts"
 import { BadRequest, Conflict, Forbidden, NotFound } from "./HttpErrors.ts"
 import { Authorization, OutboundDialing } from "./Security.ts"
+import { storable } from "./Storable.ts"
 
 const campaignId = { campaign_id: Schema.String }
 
@@ -35,7 +36,7 @@ export class LegacyApi extends HttpApiGroup.make("legacy")
     }).annotate(OpenApi.Deprecated, true),
     HttpApiEndpoint.patch("update", "/v1/campaigns/:campaign_id", {
       params: campaignId,
-      payload: UpdateCampaignRequest,
+      payload: UpdateCampaignRequest.check(storable),
       success: Campaign,
       error: [BadRequest, Forbidden, NotFound, Conflict]
     }).annotate(OpenApi.Deprecated, true),
@@ -57,7 +58,7 @@ export class LegacyApi extends HttpApiGroup.make("legacy")
     HttpApiEndpoint.post("upload", "/v1/campaigns/:campaign_id/contacts", {
       params: campaignId,
       query: UploadQuery,
-      payload: UploadContactsRequest,
+      payload: UploadContactsRequest.check(storable),
       success: UploadContactsResponse,
       error: [BadRequest, UploadRejected, NotFound]
     }).annotate(OpenApi.Deprecated, true),

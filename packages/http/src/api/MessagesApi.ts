@@ -10,6 +10,7 @@ import { PhoneNumberResource } from "@voice-agent/core/Organization"
 import { E164 } from "@voice-agent/core/PhoneNumber"
 import { BadRequest, InternalServerError, NotFound } from "./HttpErrors.ts"
 import { Authorization, SmsSending } from "./Security.ts"
+import { storable } from "./Storable.ts"
 
 /**
  * `POST /v1/send-sms`, behind the SMS registration and billing checks.
@@ -19,7 +20,7 @@ import { Authorization, SmsSending } from "./Security.ts"
 export class SendSmsApi extends HttpApiGroup.make("sms")
   .add(
     HttpApiEndpoint.post("send", "/v1/send-sms", {
-      payload: SendSmsRequest,
+      payload: SendSmsRequest.check(storable),
       success: SendSmsResponse.pipe(HttpApiSchema.status(201)),
       error: [BadRequest, InternalServerError]
     })

@@ -14,6 +14,7 @@ import { InvalidCursor, InvalidParameter, TermsNotAccepted } from "@voice-agent/
 import { UploadRejected } from "../api/ContactsApi.ts"
 import { isTruthyQueryValue } from "../api/Params.ts"
 import { CurrentOrganization } from "../api/Security.ts"
+import { findUnstorable } from "../api/Storable.ts"
 import * as CampaignEndpoints from "./CampaignEndpoints.ts"
 import type { CampaignRefKind } from "./CampaignEndpoints.ts"
 import { CursorCodec } from "./Cursor.ts"
@@ -37,11 +38,14 @@ const parseDataFilter = (raw: string | undefined) => {
   if (raw === undefined) return Effect.succeed(undefined)
   const invalid = new InvalidParameter({ parameter: "data", message: "must be a JSON object" })
   return Effect.try({ try: () => JSON.parse(raw) as unknown, catch: () => invalid }).pipe(
-    Effect.flatMap((value) =>
-      typeof value === "object" && value !== null && !Array.isArray(value)
+    Effect.flatMap((value) => {
+      if (typeof value !== "object" || value === null || Array.isArray(value)) return Effect.fail(invalid)
+      // Nothing stored holds what the store cannot keep; such a filter would fail in SQL.
+      const unstorable = findUnstorable(value)
+      return unstorable === undefined
         ? Effect.succeed(value as ContactData)
-        : Effect.fail(invalid)
-    )
+        : Effect.fail(new InvalidParameter({ parameter: "data", message: `a value ${unstorable.issue}` }))
+    })
   )
 }
 

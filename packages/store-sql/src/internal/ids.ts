@@ -1,7 +1,7 @@
 /**
  * Format checks for identifiers that reach SQL from outside (paths, cursors), so that a
  * malformed one finds nothing instead of reaching PostgreSQL as an invalid `uuid` or `bigint`
- * (which would be an error, not an empty answer).
+ * or as `text` with a NUL character (each of which would be an error, not an empty answer).
  */
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
@@ -12,3 +12,6 @@ export const isUuid = (s: string): boolean => uuidPattern.test(s)
 /** A positive integer that fits a PostgreSQL `bigint` (contact ids). */
 export const isBigintId = (s: string): boolean =>
   /^[1-9]\d{0,18}$/.test(s) && BigInt(s) <= 9_223_372_036_854_775_807n
+
+/** A string PostgreSQL `text` can hold: no NUL character (nothing stored contains one). */
+export const isStorableText = (s: string): boolean => !s.includes("\u0000")
