@@ -25,7 +25,7 @@ import type { Organization, OrganizationSettings } from "@voice-agent/core/Organ
 import { E164, normalize } from "@voice-agent/core/PhoneNumber"
 import { fromMillis, parseIsoInstant, toIso } from "@voice-agent/core/Time"
 import { BadRequest, Conflict, NotFound, Unauthorized } from "./HttpErrors.ts"
-import { storable } from "./Storable.ts"
+import { storableBody } from "./Storable.ts"
 
 /**
  * @category services
@@ -205,12 +205,12 @@ const orgId = { org_id: Schema.String }
 export class AdminApi extends HttpApiGroup.make("admin")
   .add(
     HttpApiEndpoint.post("createOrganization", "/admin/v1/organizations", {
-      payload: CreateOrganizationRequest.check(storable),
+      payload: storableBody(CreateOrganizationRequest),
       success: OrganizationResource.pipe(HttpApiSchema.status(201))
     }),
     HttpApiEndpoint.patch("updateOrganization", "/admin/v1/organizations/:org_id", {
       params: orgId,
-      payload: UpdateOrganizationRequest.check(storable),
+      payload: storableBody(UpdateOrganizationRequest),
       success: OrganizationResource,
       error: [BadRequest, NotFound]
     }),
@@ -244,7 +244,7 @@ export class AdminApi extends HttpApiGroup.make("admin")
     }),
     HttpApiEndpoint.post("createInboundMessage", "/admin/v1/organizations/:org_id/inbound-messages", {
       params: orgId,
-      payload: InboundMessageRequest.check(storable),
+      payload: storableBody(InboundMessageRequest),
       success: InboundMessage.pipe(HttpApiSchema.status(201)),
       error: [BadRequest, NotFound]
     })

@@ -15,9 +15,16 @@ import {
 } from "@voice-agent/core/Campaign"
 import { BadRequest, Conflict, Forbidden, NotFound } from "./HttpErrors.ts"
 import { Authorization, OutboundDialing } from "./Security.ts"
-import { storable } from "./Storable.ts"
+import { storableBody } from "./Storable.ts"
 
 const campaignCode = { campaign_code: Schema.String }
+
+/**
+ * The update body as the v2 and deprecated v1 paths take it (one schema: one OpenAPI component).
+ *
+ * @category schemas
+ */
+export const UpdateCampaignPayload = storableBody(UpdateCampaignRequest)
 
 /**
  * @category models
@@ -25,7 +32,7 @@ const campaignCode = { campaign_code: Schema.String }
 export class CampaignsApi extends HttpApiGroup.make("campaigns")
   .add(
     HttpApiEndpoint.post("create", "/v2/campaigns", {
-      payload: CreateCampaignRequest.check(storable),
+      payload: storableBody(CreateCampaignRequest),
       success: Campaign.pipe(HttpApiSchema.status(201)),
       error: [BadRequest, Forbidden, Conflict]
     }),
@@ -39,7 +46,7 @@ export class CampaignsApi extends HttpApiGroup.make("campaigns")
     }),
     HttpApiEndpoint.patch("update", "/v2/campaigns/:campaign_code", {
       params: campaignCode,
-      payload: UpdateCampaignRequest.check(storable),
+      payload: UpdateCampaignPayload,
       success: Campaign,
       error: [BadRequest, Forbidden, NotFound, Conflict]
     }),

@@ -9,24 +9,24 @@ import {
   ContactList,
   DeleteContactsResponse,
   UploadContactsRequest,
-  UploadContactsResponse
+  UploadContactsResponse,
+  UploadRejectedResponse
 } from "@voice-agent/core/Contact"
-import { RejectedEntry } from "@voice-agent/core/Errors"
 import { BadRequest, Conflict, NotFound } from "./HttpErrors.ts"
 import { QueryBoolean } from "./Params.ts"
 import { Authorization, OutboundDialing } from "./Security.ts"
-import { storable } from "./Storable.ts"
+import { storableBody } from "./Storable.ts"
 
 /**
  * The 400 body of an upload in which contacts were rejected (nothing was created).
  *
  * @category errors
  */
-export class UploadRejected extends Schema.Error<UploadRejected>("UploadRejected")({
-  created: Schema.Int,
-  rejected: Schema.Int,
-  rejected_entries: Schema.Array(RejectedEntry)
-}, { httpApiStatus: 400, identifier: "UploadRejectedResponse", description: "One or more contacts rejected" }) {}
+export class UploadRejected extends Schema.Error<UploadRejected>("UploadRejected")(
+  // core's struct, whose identifier names the OpenAPI component UploadRejectedResponse.
+  UploadRejectedResponse,
+  { httpApiStatus: 400, description: "One or more contacts rejected" }
+) {}
 
 /**
  * Query of the contact list (v2 by `campaign_code`; the deprecated v1 by `campaign_id`).
@@ -52,6 +52,13 @@ export const UploadQuery = {
 }
 
 /**
+ * The upload body as the v2 and deprecated v1 paths take it (one schema: one OpenAPI component).
+ *
+ * @category schemas
+ */
+export const UploadContactsPayload = storableBody(UploadContactsRequest)
+
+/**
  * @category models
  */
 export class ContactsApi extends HttpApiGroup.make("contacts")
@@ -59,7 +66,7 @@ export class ContactsApi extends HttpApiGroup.make("contacts")
     HttpApiEndpoint.post("upload", "/v2/campaigns/:campaign_code/contacts", {
       params: { campaign_code: Schema.String },
       query: UploadQuery,
-      payload: UploadContactsRequest.check(storable),
+      payload: UploadContactsPayload,
       success: UploadContactsResponse,
       error: [BadRequest, UploadRejected, NotFound]
     }),

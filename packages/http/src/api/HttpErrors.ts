@@ -8,14 +8,21 @@
  */
 import { Schema } from "effect"
 
-const detail = { detail: Schema.String }
+/**
+ * The body of every error but validation errors. One shared schema, so that OpenAPI names it
+ * `ErrorResponse` (as API.md does) for every status rather than one `…Encoded` per class.
+ *
+ * @category schemas
+ */
+export const ErrorResponse = Schema.Struct({ detail: Schema.String }).annotate({ identifier: "ErrorResponse" })
+
+const detail = ErrorResponse
 
 /**
  * @category errors
  */
 export class BadRequest extends Schema.Error<BadRequest>("BadRequest")(detail, {
   httpApiStatus: 400,
-  identifier: "ErrorResponse",
   description: "Bad Request"
 }) {}
 

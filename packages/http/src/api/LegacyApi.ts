@@ -12,14 +12,13 @@ import {
   Campaign,
   CampaignStatus,
   DeleteCampaignResponse,
-  HasCallableContacts,
-  UpdateCampaignRequest
+  HasCallableContacts
 } from "@voice-agent/core/Campaign"
-import { ContactList, UploadContactsRequest, UploadContactsResponse } from "@voice-agent/core/Contact"
-import { ContactListQuery, UploadQuery, UploadRejected } from "./ContactsApi.ts"
+import { ContactList, UploadContactsResponse } from "@voice-agent/core/Contact"
+import { UpdateCampaignPayload } from "./CampaignsApi.ts"
+import { ContactListQuery, UploadContactsPayload, UploadQuery, UploadRejected } from "./ContactsApi.ts"
 import { BadRequest, Conflict, Forbidden, NotFound } from "./HttpErrors.ts"
 import { Authorization, OutboundDialing } from "./Security.ts"
-import { storable } from "./Storable.ts"
 
 const campaignId = { campaign_id: Schema.String }
 
@@ -36,7 +35,7 @@ export class LegacyApi extends HttpApiGroup.make("legacy")
     }).annotate(OpenApi.Deprecated, true),
     HttpApiEndpoint.patch("update", "/v1/campaigns/:campaign_id", {
       params: campaignId,
-      payload: UpdateCampaignRequest.check(storable),
+      payload: UpdateCampaignPayload,
       success: Campaign,
       error: [BadRequest, Forbidden, NotFound, Conflict]
     }).annotate(OpenApi.Deprecated, true),
@@ -58,7 +57,7 @@ export class LegacyApi extends HttpApiGroup.make("legacy")
     HttpApiEndpoint.post("upload", "/v1/campaigns/:campaign_id/contacts", {
       params: campaignId,
       query: UploadQuery,
-      payload: UploadContactsRequest.check(storable),
+      payload: UploadContactsPayload,
       success: UploadContactsResponse,
       error: [BadRequest, UploadRejected, NotFound]
     }).annotate(OpenApi.Deprecated, true),

@@ -10,7 +10,7 @@ import { PhoneNumberResource } from "@voice-agent/core/Organization"
 import { E164 } from "@voice-agent/core/PhoneNumber"
 import { BadRequest, InternalServerError, NotFound } from "./HttpErrors.ts"
 import { Authorization, SmsSending } from "./Security.ts"
-import { storable } from "./Storable.ts"
+import { storableBody } from "./Storable.ts"
 
 /**
  * `POST /v1/send-sms`, behind the SMS registration and billing checks.
@@ -20,7 +20,7 @@ import { storable } from "./Storable.ts"
 export class SendSmsApi extends HttpApiGroup.make("sms")
   .add(
     HttpApiEndpoint.post("send", "/v1/send-sms", {
-      payload: SendSmsRequest.check(storable),
+      payload: storableBody(SendSmsRequest),
       success: SendSmsResponse.pipe(HttpApiSchema.status(201)),
       error: [BadRequest, InternalServerError]
     })

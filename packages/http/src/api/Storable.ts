@@ -10,7 +10,7 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
+import { Schema, SchemaAST } from "effect"
 
 /**
  * Deepest nesting accepted in a request value (the body itself is level 0).
@@ -72,3 +72,15 @@ export const storable = Schema.makeFilter((value: unknown) => {
   const found = findUnstorable(value)
   return found === undefined ? undefined : { path: found.path, issue: found.issue }
 })
+
+/**
+ * A request body schema with the {@link storable} check, keeping its OpenAPI identifier (a
+ * check added after `annotate` would otherwise hide it and inline the schema).
+ *
+ * @category schemas
+ */
+export const storableBody = <S extends Schema.Top>(schema: S): S["Rebuild"] => {
+  const identifier = SchemaAST.resolveIdentifier(schema.ast)
+  const checked = schema.check(storable)
+  return identifier === undefined ? checked : checked.annotate({ identifier })
+}

@@ -20,9 +20,11 @@ export const ValidationErrorItem = Schema.Struct({
 }).annotate({ identifier: "ValidationError" })
 
 // Schema.Error (not TaggedError) so the JSON body has no `_tag` field.
-export class HTTPValidationError extends Schema.Error<HTTPValidationError>("HTTPValidationError")({
-  detail: Schema.Array(ValidationErrorItem)
-}, { httpApiStatus: 422, description: "Validation Error" }) {}
+// The body struct carries the identifier, so OpenAPI names it HTTPValidationError (FastAPI's name).
+export class HTTPValidationError extends Schema.Error<HTTPValidationError>("HTTPValidationError")(
+  Schema.Struct({ detail: Schema.Array(ValidationErrorItem) }).annotate({ identifier: "HTTPValidationError" }),
+  { httpApiStatus: 422, description: "Validation Error" }
+) {}
 
 export class FastApiValidation extends HttpApiMiddleware.Service<FastApiValidation>()("@voice-agent/http/api/Validation/FastApiValidation", {
   error: HTTPValidationError

@@ -1,0 +1,211 @@
+/**
+ * The machine-readable description (API.md "Versioning" 4, issue 3): `GET /openapi.json` is
+ * OpenAPI 3.1 with version label `master`, every documented path and method, bearer security,
+ * FastAPI's 422 HTTPValidationError and the ErrorResponse body, the admin API under its own tag,
+ * the deprecated v1 paths marked deprecated; `/docs` is an HTML page. Served by the real app on
+ * both backends (the document does not depend on storage, the server does).
+ */
+import { assert } from "@effect/vitest"
+import { Effect } from "effect"
+import { api, eachBackend } from "./support/ApiServer.ts"
+
+/** Every documented operation: API.md's endpoints, CONTRACT §5's v1 paths, CONTRACT §4's admin API. */
+const documented = {
+  public: [
+    ["post", "/v1/send-sms"],
+    ["get", "/v1/messages"],
+    ["get", "/v1/phone-numbers"],
+    ["post", "/v2/campaigns"],
+    ["get", "/v2/campaigns"],
+    ["get", "/v2/campaigns/{campaign_code}"],
+    ["patch", "/v2/campaigns/{campaign_code}"],
+    ["delete", "/v2/campaigns/{campaign_code}"],
+    ["get", "/v2/campaigns/{campaign_code}/status"],
+    ["get", "/v2/campaigns/{campaign_code}/has-callable-contacts"],
+    ["post", "/v2/campaigns/{campaign_code}/contacts"],
+    ["get", "/v2/contacts"],
+    ["delete", "/v2/campaigns/{campaign_code}/contacts"],
+    ["delete", "/v2/campaigns/{campaign_code}/contacts/{contact_id}"],
+    ["get", "/v1/conversations"],
+    ["get", "/v1/conversations/{call_id}"],
+    ["get", "/v1/conversations/{call_id}/transcript"],
+    ["get", "/v1/conversations/{call_id}/recording"],
+    ["get", "/v1/conversations/{call_id}/channels/{channel_name}/recording"]
+  ],
+  deprecated: [
+    ["get", "/v1/campaigns"],
+    ["get", "/v1/campaigns/{campaign_id}"],
+    ["patch", "/v1/campaigns/{campaign_id}"],
+    ["delete", "/v1/campaigns/{campaign_id}"],
+    ["get", "/v1/campaigns/{campaign_id}/status"],
+    ["get", "/v1/campaigns/{campaign_id}/has-callable-contacts"],
+    ["post", "/v1/campaigns/{campaign_id}/contacts"],
+    ["get", "/v1/contacts"]
+  ],
+  admin: [
+    ["post", "/admin/v1/organizations"],
+    ["patch", "/admin/v1/organizations/{org_id}"],
+    ["post", "/admin/v1/organizations/{org_id}/api-keys"],
+    ["delete", "/admin/v1/organizations/{org_id}/api-keys/{key_id}"],
+    ["post", "/admin/v1/organizations/{org_id}/phone-numbers"],
+    ["post", "/admin/v1/organizations/{org_id}/dnc"],
+    ["delete", "/admin/v1/organizations/{org_id}/dnc"],
+    ["post", "/admin/v1/organizations/{org_id}/inbound-messages"]
+  ]
+} as const
+
+/** Statuses API.md's Errors table names per operation (each must be documented). */
+const documentedErrors: ReadonlyArray<readonly [string, string, ReadonlyArray<string>]> = [
+  ["post", "/v1/send-sms", ["201", "400", "401", "403", "422", "500"]],
+  ["get", "/v1/messages", ["200", "400", "401", "404"]],
+  ["post", "/v2/campaigns", ["201", "400", "401", "403", "409", "422"]],
+  ["get", "/v2/campaigns", ["200", "401", "403"]],
+  ["get", "/v2/campaigns/{campaign_code}", ["200", "401", "403", "404"]],
+  ["delete", "/v2/campaigns/{campaign_code}", ["200", "401", "403", "404"]],
+  ["get", "/v2/campaigns/{campaign_code}/status", ["200", "401", "403", "404"]],
+  ["get", "/v2/campaigns/{campaign_code}/has-callable-contacts", ["200", "401", "403", "404"]],
+  ["patch", "/v2/campaigns/{campaign_code}", ["200", "400", "401", "403", "404"]],
+  ["post", "/v2/campaigns/{campaign_code}/contacts", ["200", "400", "401", "403", "404"]],
+  ["get", "/v2/contacts", ["200", "400", "401", "403", "404"]],
+  ["delete", "/v2/campaigns/{campaign_code}/contacts", ["200", "400", "401", "403", "404", "409", "422"]],
+  ["delete", "/v2/campaigns/{campaign_code}/contacts/{contact_id}", ["200", "401", "403", "404", "409"]],
+  ["get", "/v1/conversations", ["200", "400", "401", "422"]],
+  ["get", "/v1/conversations/{call_id}", ["200", "401", "404"]],
+  ["get", "/v1/conversations/{call_id}/transcript", ["200", "401", "404"]],
+  ["get", "/v1/conversations/{call_id}/recording", ["200", "401", "404"]],
+  ["get", "/v1/conversations/{call_id}/channels/{channel_name}/recording", ["200", "401", "404", "422"]]
+]
+
+const resolve = (spec: any, schema: any): any =>
+  schema?.$ref === undefined ? schema : spec.components.schemas[schema.$ref.replace("#/components/schemas/", "")]
+
+await eachBackend("openapi", (it) => {
+  it.effect("GET /openapi.json is OpenAPI 3.1 with version master and exactly the documented operations", () =>
+    Effect.gen(function*() {
+      // The document is public: no key needed.
+      const reply = yield* api(null, "GET", "/openapi.json")
+      assert.strictEqual(reply.status, 200)
+      assert.match(String(reply.headers["content-type"]), /json/)
+      const spec = reply.body
+      assert.match(spec.openapi, /^3\.1\.\d+$/)
+      assert.strictEqual(spec.info.version, "master")
+      assert.isString(spec.info.title)
+      const expected = [...documented.public, ...documented.deprecated, ...documented.admin]
+        .map(([method, path]) => `${method} ${path}`)
+        .sort()
+      const actual = Object.entries(spec.paths as Record<string, Record<string, unknown>>)
+        .flatMap(([path, operations]) =>
+          Object.keys(operations)
+            .filter((key) => ["get", "post", "put", "patch", "delete", "head", "options"].includes(key))
+            .map((method) => `${method} ${path}`)
+        )
+        .sort()
+      assert.deepStrictEqual(actual, expected)
+    }))
+
+  it.effect("public operations need the bearer scheme and document the Errors table's statuses", () =>
+    Effect.gen(function*() {
+      const spec = (yield* api(null, "GET", "/openapi.json")).body
+      const schemes = spec.components.securitySchemes
+      const bearerNames = Object.keys(schemes).filter((name) => schemes[name].type === "http" && /^bearer$/i.test(schemes[name].scheme))
+      assert.isAtLeast(bearerNames.length, 1)
+      for (const [method, path] of [...documented.public, ...documented.deprecated]) {
+        const operation = spec.paths[path][method]
+        assert.isArray(operation.security, `${method} ${path}`)
+        const names = operation.security.flatMap((requirement: object) => Object.keys(requirement))
+        assert.isTrue(names.length > 0 && names.every((n: string) => bearerNames.includes(n)), `${method} ${path}`)
+        assert.include(Object.keys(operation.responses), "401", `${method} ${path}`)
+      }
+      for (const [method, path, statuses] of documentedErrors) {
+        const responses = Object.keys(spec.paths[path][method].responses)
+        for (const status of statuses) assert.include(responses, status, `${method} ${path} ${status}`)
+      }
+      // The campaign, contact and status operations document 403; conversations do not need it.
+      assert.include(Object.keys(spec.paths["/v2/contacts"].get.responses), "403")
+    }))
+
+  it.effect("422 is FastAPI's HTTPValidationError; other errors are ErrorResponse {detail}", () =>
+    Effect.gen(function*() {
+      const spec = (yield* api(null, "GET", "/openapi.json")).body
+      const validation = spec.components.schemas.HTTPValidationError
+      assert.isObject(validation)
+      assert.deepStrictEqual(validation.required, ["detail"])
+      assert.strictEqual(validation.properties.detail.type, "array")
+      const item = resolve(spec, validation.properties.detail.items)
+      assert.deepStrictEqual([...item.required].sort(), ["loc", "msg", "type"])
+      assert.strictEqual(item.properties.loc.type, "array")
+      assert.strictEqual(item.properties.msg.type, "string")
+      assert.strictEqual(item.properties.type.type, "string")
+      const errorResponse = spec.components.schemas.ErrorResponse
+      assert.deepStrictEqual(errorResponse.required, ["detail"])
+      assert.strictEqual(errorResponse.properties.detail.type, "string")
+      const sendSms = spec.paths["/v1/send-sms"].post.responses
+      assert.strictEqual(sendSms["422"].content["application/json"].schema.$ref, "#/components/schemas/HTTPValidationError")
+      for (const status of ["400", "401", "403", "500"]) {
+        assert.strictEqual(sendSms[status].content["application/json"].schema.$ref, "#/components/schemas/ErrorResponse", status)
+      }
+      const upload = spec.paths["/v2/campaigns/{campaign_code}/contacts"].post.responses["400"].content["application/json"].schema
+      const variants = (upload.anyOf ?? upload.oneOf ?? [upload]).map((s: any) => s.$ref)
+      assert.include(variants, "#/components/schemas/UploadRejectedResponse")
+      assert.include(variants, "#/components/schemas/ErrorResponse")
+      const rejected = spec.components.schemas.UploadRejectedResponse
+      assert.deepStrictEqual([...rejected.required].sort(), ["created", "rejected", "rejected_entries"])
+    }))
+
+  it.effect("the documented resource schemas carry their documented fields", () =>
+    Effect.gen(function*() {
+      const spec = (yield* api(null, "GET", "/openapi.json")).body
+      const fields = (name: string) => Object.keys(spec.components.schemas[name].properties).sort()
+      assert.includeMembers(fields("Campaign"), [
+        "id", "campaign_code", "name", "origin_phone_numbers", "start_date", "end_date", "calling_windows", "max_attempts",
+        "retry_delay_s", "max_concurrency", "timezone", "description", "created_datetime", "warning"
+      ])
+      assert.deepStrictEqual(fields("Contact"), ["data", "id", "phone_number", "status"])
+      assert.deepStrictEqual(fields("Conversation"), [
+        "call_id", "campaign_id", "direction", "duration_sec", "from_number", "id", "termination_reason", "to_number", "ts"
+      ])
+      assert.deepStrictEqual(fields("TranscriptTurn"), ["offset_ms", "speaker", "text"])
+      assert.deepStrictEqual(fields("InboundMessage"), ["content", "direction", "from_number", "id", "modality", "received_at", "to_number"])
+      assert.deepStrictEqual(fields("SendSMSResponse"), ["status"])
+      const send = resolve(spec, spec.paths["/v1/send-sms"].post.requestBody.content["application/json"].schema)
+      assert.deepStrictEqual([...send.required].sort(), ["from_number", "message", "to_number"])
+      const recording = spec.paths["/v1/conversations/{call_id}/recording"].get.responses["200"].content
+      assert.property(recording, "audio/wav")
+    }))
+
+  it.effect("admin operations sit under their own tag with their own security; v1 twins are deprecated", () =>
+    Effect.gen(function*() {
+      const spec = (yield* api(null, "GET", "/openapi.json")).body
+      const adminTags = new Set<string>()
+      const adminSecurity = new Set<string>()
+      for (const [method, path] of documented.admin) {
+        const operation = spec.paths[path][method]
+        for (const tag of operation.tags) adminTags.add(tag)
+        for (const requirement of operation.security) for (const name of Object.keys(requirement)) adminSecurity.add(name)
+        assert.notStrictEqual(operation.deprecated, true)
+      }
+      assert.strictEqual(adminTags.size, 1, [...adminTags].join(", "))
+      const [adminTag] = [...adminTags]
+      for (const [method, path] of [...documented.public, ...documented.deprecated]) {
+        assert.notInclude(spec.paths[path][method].tags, adminTag, `${method} ${path}`)
+        for (const requirement of spec.paths[path][method].security) {
+          for (const name of Object.keys(requirement)) assert.isFalse(adminSecurity.has(name), `${method} ${path}`)
+        }
+      }
+      assert.include(spec.tags.map((t: any) => t.name), adminTag)
+      for (const [method, path] of documented.deprecated) {
+        assert.strictEqual(spec.paths[path][method].deprecated, true, `${method} ${path}`)
+      }
+      for (const [method, path] of documented.public) {
+        assert.notStrictEqual(spec.paths[path][method].deprecated, true, `${method} ${path}`)
+      }
+    }))
+
+  it.effect("/docs answers an HTML page", () =>
+    Effect.gen(function*() {
+      const docs = yield* api(null, "GET", "/docs")
+      assert.strictEqual(docs.status, 200)
+      assert.match(String(docs.headers["content-type"]), /^text\/html/)
+      assert.match(docs.text, /<html/i)
+    }))
+})
