@@ -316,7 +316,12 @@ await eachBackend("contacts", (it) => {
       const cursor: string = first.body.next_cursor
       assert.isString(cursor)
       const flipped = (s: string, i: number) => s.slice(0, i) + (s[i] === "A" ? "B" : "A") + s.slice(i + 1)
-      for (const bad of [flipped(cursor, 0), flipped(cursor, cursor.length - 1), flipped(cursor, Math.floor(cursor.length / 2)), "garbage", "", "a.b", `${cursor}x`]) {
+      // Any single character changed, anywhere (the last one included: base64's spare bits).
+      for (let i = 0; i < cursor.length; i++) {
+        const bad = flipped(cursor, i)
+        assertDetail(yield* api(org.key, "GET", `/v2/contacts?limit=1&after=${q(bad)}`), 400, bad)
+      }
+      for (const bad of ["garbage", "", "a.b", `${cursor}x`, `${cursor}=`, `x${cursor}`, cursor.replace(".", ".."), cursor.split(".")[0]!]) {
         assertDetail(yield* api(org.key, "GET", `/v2/contacts?limit=1&after=${q(bad)}`), 400, bad)
       }
       // The genuine cursor works.

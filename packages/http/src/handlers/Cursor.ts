@@ -45,7 +45,12 @@ export class CursorCodec extends Context.Service<CursorCodec, {
           if (payload === undefined || signature === undefined || rest.length > 0) return Effect.fail(new InvalidCursor())
           const given = Buffer.from(signature, "base64url")
           const expected = tag(kind, organizationId, payload)
-          if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+          // Canonical encoding only: base64 ignores the last character's spare bits (and stray
+          // characters), so an altered cursor could otherwise decode to the same tag.
+          if (
+            given.length !== expected.length || given.toString("base64url") !== signature ||
+            !timingSafeEqual(given, expected)
+          ) {
             return Effect.fail(new InvalidCursor())
           }
           return Effect.try({
