@@ -6,6 +6,7 @@
 import { assert } from "@effect/vitest"
 import { Effect } from "effect"
 import {
+  addDnc,
   addNumber,
   api,
   assertDetail,
@@ -242,7 +243,9 @@ await eachBackend("v2 campaigns", (it) => {
         status_counts: { TRYING: 0, COMPLETED: 0, PARTIALLY_COMPLETED: 0, FAILED: 0 }
       })
       assert.deepStrictEqual((yield* api(org.key, "GET", callablePath)).body, { has_callable_contacts: false })
-      yield* upload(org, open.campaign_code, [{ phone_number: randomNumber() }, { phone_number: randomNumber() }])
+      const listed = randomNumber()
+      const kept = randomNumber()
+      yield* upload(org, open.campaign_code, [{ phone_number: listed }, { phone_number: kept }])
       const counted = yield* api(org.key, "GET", statusPath)
       assert.strictEqual(counted.status, 200)
       assert.deepStrictEqual(counted.body, {
@@ -252,8 +255,21 @@ await eachBackend("v2 campaigns", (it) => {
       const callable = yield* api(org.key, "GET", callablePath)
       assert.strictEqual(callable.status, 200)
       assert.deepStrictEqual(callable.body, { has_callable_contacts: true })
-      // Paused: nothing is callable.
+      // Paused: nothing is callable; resumed: callable again.
       yield* api(org.key, "PATCH", `/v2/campaigns/${open.campaign_code}`, { json: { enabled: false } })
+      assert.deepStrictEqual((yield* api(org.key, "GET", callablePath)).body, { has_callable_contacts: false })
+      yield* api(org.key, "PATCH", `/v2/campaigns/${open.campaign_code}`, { json: { enabled: true } })
+      assert.deepStrictEqual((yield* api(org.key, "GET", callablePath)).body, { has_callable_contacts: true })
+      // A number added to the DNC list: its TRYING contact fails at once and is not callable.
+      yield* addDnc(org.id, [listed])
+      assert.deepStrictEqual((yield* api(org.key, "GET", statusPath)).body.status_counts, {
+        TRYING: 1,
+        COMPLETED: 0,
+        PARTIALLY_COMPLETED: 0,
+        FAILED: 1
+      })
+      assert.deepStrictEqual((yield* api(org.key, "GET", callablePath)).body, { has_callable_contacts: true })
+      yield* addDnc(org.id, [kept])
       assert.deepStrictEqual((yield* api(org.key, "GET", callablePath)).body, { has_callable_contacts: false })
       // Not started yet: nothing is callable.
       const future = yield* campaign(org, { start_date: "2099-01-01", calling_windows: allWeek })
