@@ -319,6 +319,27 @@ await eachBackend("v2 campaigns", (it) => {
       assert.strictEqual(elsewhere.status, 201)
     }))
 
+  it.effect("concurrent creates or renames to one name: exactly one wins, the others are 409", () =>
+    Effect.gen(function*() {
+      const org = yield* organization()
+      const name = uniqueName("race")
+      const creates = yield* Effect.all(
+        Array.from({ length: 4 }, () => api(org.key, "POST", "/v2/campaigns", { json: campaignBody(org, { name }) })),
+        { concurrency: "unbounded" }
+      )
+      assert.deepStrictEqual(creates.map((r) => r.status).sort(), [201, 409, 409, 409], creates.map((r) => r.text).join(" | "))
+      const [a, b] = [yield* campaign(org), yield* campaign(org)]
+      const target = uniqueName("renamed")
+      const renames = yield* Effect.all(
+        [a, b].map((c) => api(org.key, "PATCH", `/v2/campaigns/${c.campaign_code}`, { json: { name: target } })),
+        { concurrency: "unbounded" }
+      )
+      assert.deepStrictEqual(renames.map((r) => r.status).sort(), [200, 409])
+      const names = (yield* api(org.key, "GET", "/v2/campaigns")).body.map((c: any) => c.name)
+      assert.strictEqual(names.filter((n: string) => n === name).length, 1)
+      assert.strictEqual(names.filter((n: string) => n === target).length, 1)
+    }))
+
   it.effect("create 422 at the field: required fields missing, name too long, limits, bad windows", () =>
     Effect.gen(function*() {
       const org = yield* organization()
