@@ -296,9 +296,17 @@ await eachBackend("contacts", (it) => {
         assert.deepStrictEqual(seen, expected, `limit ${limit}`)
         assert.strictEqual(pages, Math.max(1, Math.ceil(11 / limit)))
       }
-      // The default limit is 100 and the whole list fits.
+      // The whole list fits the default limit.
       const all = yield* api(org.key, "GET", "/v2/contacts")
       assert.deepStrictEqual(all.body.contacts.map((x: any) => x.phone_number), expected)
+      // The default limit is 100.
+      yield* upload(org, c2.campaign_code, Array.from({ length: 95 }, () => ({ phone_number: randomNumber() })))
+      const first = yield* api(org.key, "GET", "/v2/contacts")
+      assert.strictEqual(first.body.contacts.length, 100)
+      assert.strictEqual(first.body.has_more, true)
+      const rest = yield* api(org.key, "GET", `/v2/contacts?after=${q(first.body.next_cursor)}`)
+      assert.deepStrictEqual(rest.body.contacts.map((x: any) => x.phone_number), expected.slice(5))
+      assert.strictEqual(rest.body.has_more, false)
       // Filtered by campaign, paging still works.
       const c1Numbers = yield* listAllContacts(org, `campaign_code=${c1.campaign_code}&limit=2`)
       assert.deepStrictEqual(c1Numbers.map((x: any) => x.phone_number), expected.filter((n) => numbers.indexOf(n) % 2 === 0))

@@ -176,6 +176,12 @@ await eachBackend("conversations", (it) => {
       }
       assert.deepStrictEqual(seen, expected)
       assert.deepStrictEqual(sizes, [3, 3, 2])
+      // The default limit is 50.
+      for (let i = 0; i < 45; i++) yield* insertCall(org, { startedAt: new Date(Date.UTC(2026, 9, 1, 0, i)) })
+      const defaultPage = yield* api(org.key, "GET", "/v1/conversations")
+      assert.strictEqual(defaultPage.body.conversations.length, 50)
+      assert.strictEqual(defaultPage.body.has_more, true)
+      assert.deepStrictEqual(defaultPage.body.conversations.slice(0, 8).map((x: any) => x.call_id), expected)
       const c = cursor!
       for (const bad of [c.slice(0, -1) + (c.endsWith("A") ? "B" : "A"), "A" + c.slice(1), "nope", `${c}.x`]) {
         if (bad === c) continue
