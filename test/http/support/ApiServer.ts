@@ -452,11 +452,3 @@ export const assertValidation = (
     )
   }
 }
-
-/**
- * Asserts that no validation error points into `loc` or below it.
- *
- * @category constructors
- */
-export const locsOf = (reply: Reply): Array<string> =>
-  Array.isArray(reply.body?.detail) ? reply.body.detail.map((item: any) => JSON.stringify(item.loc)) : []
