@@ -26,11 +26,18 @@ export interface PreparedUpload {
 const encoder = new TextEncoder()
 
 /**
- * Size of `data` as JSON in UTF-8 bytes.
+ * Size of `data` as JSON in UTF-8 bytes; `Infinity` for a value JSON cannot hold (a cycle, a
+ * bigint, nesting deep enough to exhaust the stack), which an embedder can pass in.
  *
  * @category math
  */
-export const serializedSize = (data: unknown): number => encoder.encode(JSON.stringify(data)).length
+export const serializedSize = (data: unknown): number => {
+  try {
+    return encoder.encode(JSON.stringify(data)).length
+  } catch {
+    return Number.POSITIVE_INFINITY
+  }
+}
 
 /**
  * Applies the storage-free rules to an upload, in request order. A number rejected as a

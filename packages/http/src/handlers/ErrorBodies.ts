@@ -46,7 +46,9 @@ export const withDetailBody = (response: HttpServerResponse.HttpServerResponse):
   const isJson = body._tag === "Uint8Array" && body.contentType.includes("json")
   if (isJson || body._tag === "Stream") return response
   const detail = (textOf(response)?.trim() || undefined) ?? reasons[response.status] ?? "Error"
-  return HttpServerResponse.jsonUnsafe({ detail }, { status: response.status, headers: response.headers })
+  // Keep the answer's other headers (Deprecation, Allow, …), not its old body's type and length.
+  const { "content-length": _length, "content-type": _type, ...headers } = response.headers
+  return HttpServerResponse.jsonUnsafe({ detail }, { status: response.status, headers })
 }
 
 /**
