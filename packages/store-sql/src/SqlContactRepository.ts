@@ -73,6 +73,16 @@ const Conflict = Schema.Struct({
 })
 const Copy = Schema.Struct({ id: Schema.String, dialing: Schema.Boolean })
 
+/**
+ * Uploads of at least this many contacts refresh the planner's statistics of `contacts`.
+ * Embedded PGlite runs no autovacuum, so without this its planner never learns a table's
+ * size; on a server autovacuum catches up only after a minute or so. With stale statistics
+ * the newest-first page of 50,000 fresh contacts took 23-30 ms (a bitmap scan and a sort of
+ * all of them) instead of about 1 ms (the index in order, stopping at the limit). ANALYZE
+ * samples at most 30,000 rows: it costs tens of milliseconds whatever the table's size.
+ */
+const analyzeAfter = 1_000
+
 /** One rejection entry per occurrence of a conflicting number, in the numbers' order. */
 const inRequestOrder = (
   phoneNumbers: ReadonlyArray<string>,
@@ -186,7 +196,13 @@ export const make = Effect.gen(function*() {
       if (q.attemptedBefore !== undefined) filters.push(sql`c.last_attempted_at <= ${q.attemptedBefore}`)
       if (q.afterId !== undefined) filters.push(sql`c.id < ${q.afterId}::bigint`)
       // Contacts of deleted campaigns are gone from the API's point of view, like the campaign.
-      filters.push(sql`EXISTS (SELECT 1 FROM campaigns k WHERE k.id = c.campaign_id AND k.deleted_at IS NULL)`)
+      // NOT IN over the organization's few deleted campaigns is one hashed subplan, so the
+      // page is always read newest first from contacts_by_organization and stops at the
+      // limit. (EXISTS per row let the planner, on fresh statistics after a bulk upload, join
+      // from campaigns and sort every contact: 23 ms instead of 0.3 ms for 50,000 contacts.)
+      filters.push(sql`c.campaign_id NOT IN (
+        SELECT k.id FROM campaigns k WHERE k.organization_id = ${q.organizationId} AND k.deleted_at IS NOT NULL
+      )`)
       return sql`
         SELECT ${columns} FROM contacts c
         WHERE ${sql.and(filters)}
@@ -299,7 +315,7 @@ export const make = Effect.gen(function*() {
             now: options.now
           })
           return { created: inserted.count }
-        }))
+        })).pipe(Effect.tap(({ created }) => created >= analyzeAfter ? sql`ANALYZE contacts` : Effect.void))
       },
       orDieInfrastructure
     ),
