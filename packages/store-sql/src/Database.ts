@@ -17,8 +17,9 @@
 import { PGlite } from "@electric-sql/pglite"
 import { PgClient } from "@effect/sql-pg"
 import type { PgMigrator } from "@effect/sql-pg"
-import { Config, Effect, Layer, Option, Redacted } from "effect"
-import type { SqlClient, SqlError } from "effect/sql"
+import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
+import type { SqlError } from "effect/sql"
 import * as path from "node:path"
 import * as DataDirLock from "./DataDirLock.ts"
 import { pgliteStream } from "./internal/pgliteStream.ts"
@@ -122,7 +123,18 @@ export const layerPglite = (dataDir: string): Layer.Layer<Database, DatabaseErro
   migrated(Layer.unwrap(Effect.gen(function*() {
     if (dataDir !== memory) yield* DataDirLock.acquire(dataDir)
     return layerPgliteClient(yield* openPglite(dataDir))
-  })))
+  }))).pipe(Layer.tap((context) => Effect.forkScoped(refreshStatistics(Context.get(context, SqlClient.SqlClient)))))
+
+/**
+ * PGlite runs no autovacuum, so nothing else keeps the planner's statistics current as tables
+ * grow: refresh them every ten minutes (the first time ten minutes after opening).
+ */
+const refreshStatistics = (sql: SqlClient.SqlClient) =>
+  Effect.sleep("10 minutes").pipe(
+    Effect.andThen(sql`ANALYZE`),
+    Effect.catchCause((cause) => Effect.logWarning("ANALYZE of the embedded database failed", cause)),
+    Effect.forever
+  )
 
 /**
  * `DATABASE_URL` set (and not empty): that server; else PGlite under `dataDir`
