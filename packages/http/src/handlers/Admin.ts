@@ -24,7 +24,7 @@ import { createHash, timingSafeEqual } from "node:crypto"
 import { AdminAuthorization, organizationDefaults, toOrganizationResource } from "../api/AdminApi.ts"
 import { Api } from "../api/Api.ts"
 import { BadRequest, NotFound, Unauthorized } from "../api/HttpErrors.ts"
-import { FastApiValidationLive } from "../api/Validation.ts"
+import { FastApiValidationLive } from "./Validation.ts"
 import { mapDomainErrors } from "./ErrorMapping.ts"
 
 /**

@@ -6,7 +6,7 @@
 import { Effect, Layer } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../api/Api.ts"
-import { FastApiValidationLive } from "../api/Validation.ts"
+import { FastApiValidationLive } from "./Validation.ts"
 import * as ContactEndpoints from "./ContactEndpoints.ts"
 import { AuthorizationLive, OutboundDialingLive } from "./Security.ts"
 

@@ -14,7 +14,7 @@ import { InvalidCursor, InvalidParameter } from "@voice-agent/core/Errors"
 import { fromMillis } from "@voice-agent/core/Time"
 import { Api } from "../api/Api.ts"
 import { CurrentOrganization } from "../api/Security.ts"
-import { FastApiValidationLive } from "../api/Validation.ts"
+import { FastApiValidationLive } from "./Validation.ts"
 import { parseRange } from "./ByteRange.ts"
 import { CursorCodec } from "./Cursor.ts"
 import { mapDomainErrors } from "./ErrorMapping.ts"
@@ -119,5 +119,5 @@ export const ConversationsHandlersNoDeps = HttpApiBuilder.group(
  * @category layers
  */
 export const ConversationsHandlers = ConversationsHandlersNoDeps.pipe(
-  Layer.provide([AuthorizationLive, FastApiValidationLive, ConversationService.layer, CursorCodec.layer])
+  Layer.provide([AuthorizationLive, FastApiValidationLive])
 )
