@@ -26,7 +26,22 @@ export const migrations = {
   "0002_server_secrets": serverSecrets
 }
 
-const loader = PgMigrator.fromRecord(migrations)
+/**
+ * Applies the pending migrations up to and including `lastId` (tests use it to put a
+ * database where an older release left it); answers the `[id, name]` of those it ran.
+ *
+ * @category constructors
+ */
+export const runThrough = (lastId: number): Effect.Effect<
+  ReadonlyArray<readonly [id: number, name: string]>,
+  PgMigrator.MigrationError | SqlError.SqlError,
+  SqlClient.SqlClient | PgClient.PgClient
+> =>
+  PgMigrator.run({
+    loader: PgMigrator.fromRecord(
+      Object.fromEntries(Object.entries(migrations).filter(([key]) => Number.parseInt(key, 10) <= lastId))
+    )
+  }).pipe(Effect.provide(NodeServices.layer))
 
 /**
  * Applies the pending migrations; answers the `[id, name]` of those it ran (none on a
@@ -34,11 +49,7 @@ const loader = PgMigrator.fromRecord(migrations)
  *
  * @category constructors
  */
-export const run: Effect.Effect<
-  ReadonlyArray<readonly [id: number, name: string]>,
-  PgMigrator.MigrationError | SqlError.SqlError,
-  SqlClient.SqlClient | PgClient.PgClient
-> = PgMigrator.run({ loader }).pipe(Effect.provide(NodeServices.layer))
+export const run = runThrough(Number.POSITIVE_INFINITY)
 
 /**
  * A layer that applies the pending migrations when built.
