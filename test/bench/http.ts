@@ -2,8 +2,8 @@
  * HTTP benchmark of a real daemon (part of `npm run bench`): starts `voice-agent serve` on the
  * embedded database in memory (or on the server `DATABASE_URL` names: give it an empty
  * database, the daemon seeds its demo organization there), reads the demo key it prints, and
- * measures from a keep-alive
- * client in this process (16 requests in flight) what an API user sees:
+ * measures from a keep-alive client in this process (16 requests in flight) what an API user
+ * sees:
  * - `GET /v2/campaigns` (key lookup, organization check, one query);
  * - `GET /v2/contacts?limit=100` over 10,000 contacts (one keyset page, 100 contacts encoded);
  * - `POST …/contacts` with 10,000 contacts (1 MB of JSON, one transaction), 3 times.
