@@ -1,0 +1,232 @@
+CREATE TABLE public.api_keys (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    organization_id uuid NOT NULL,
+    key_hash text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    revoked_at timestamp with time zone
+);
+
+CREATE TABLE public.campaigns (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    code text NOT NULL,
+    organization_id uuid NOT NULL,
+    name text NOT NULL,
+    origin_phone_numbers text[] NOT NULL,
+    start_date date NOT NULL,
+    end_date date,
+    calling_windows jsonb NOT NULL,
+    max_attempts integer NOT NULL,
+    retry_delay_s integer NOT NULL,
+    max_concurrency integer NOT NULL,
+    timezone text NOT NULL,
+    description text,
+    enabled boolean DEFAULT true NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    deleted_at timestamp with time zone,
+    CONSTRAINT campaigns_max_attempts_check CHECK ((max_attempts >= 1)),
+    CONSTRAINT campaigns_max_concurrency_check CHECK ((max_concurrency >= 1)),
+    CONSTRAINT campaigns_retry_delay_s_check CHECK ((retry_delay_s >= 0))
+);
+
+CREATE TABLE public.contacts (
+    id bigint NOT NULL,
+    campaign_id uuid NOT NULL,
+    organization_id uuid NOT NULL,
+    phone_number text NOT NULL,
+    status text NOT NULL,
+    data jsonb DEFAULT '{}'::jsonb NOT NULL,
+    outreach_modalities text[] DEFAULT '{}'::text[] NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    next_attempt_at timestamp with time zone,
+    last_attempted_at timestamp with time zone,
+    dialing_worker text,
+    dialing_lease_expires_at timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT contacts_check CHECK (((status <> 'TRYING'::text) OR (next_attempt_at IS NOT NULL))),
+    CONSTRAINT contacts_status_check CHECK ((status = ANY (ARRAY['TRYING'::text, 'COMPLETED'::text, 'PARTIALLY_COMPLETED'::text, 'FAILED'::text])))
+);
+
+ALTER TABLE public.contacts ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.contacts_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+CREATE TABLE public.conversations (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    call_id text NOT NULL,
+    organization_id uuid NOT NULL,
+    campaign_id uuid,
+    contact_id bigint,
+    direction text NOT NULL,
+    from_number text NOT NULL,
+    to_number text NOT NULL,
+    started_at timestamp with time zone NOT NULL,
+    answered_at timestamp with time zone,
+    ended_at timestamp with time zone,
+    duration_sec integer,
+    termination_reason text,
+    CONSTRAINT conversations_direction_check CHECK ((direction = ANY (ARRAY['inbound'::text, 'outbound'::text])))
+);
+
+CREATE TABLE public.dnc_entries (
+    organization_id uuid NOT NULL,
+    phone_number text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+CREATE TABLE public.effect_sql_migrations (
+    migration_id integer NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    name text NOT NULL
+);
+
+CREATE TABLE public.messages (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    organization_id uuid NOT NULL,
+    direction text NOT NULL,
+    modality text NOT NULL,
+    from_number text NOT NULL,
+    to_number text NOT NULL,
+    content text NOT NULL,
+    received_at timestamp with time zone NOT NULL,
+    status text NOT NULL,
+    CONSTRAINT messages_direction_check CHECK ((direction = ANY (ARRAY['inbound'::text, 'outbound'::text])))
+);
+
+CREATE TABLE public.organizations (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    name text NOT NULL,
+    outbound_dialing_enabled boolean NOT NULL,
+    sms_registered boolean NOT NULL,
+    billing_issue boolean NOT NULL,
+    max_concurrency integer NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT organizations_max_concurrency_check CHECK ((max_concurrency >= 1))
+);
+
+CREATE TABLE public.phone_numbers (
+    phone_number text NOT NULL,
+    organization_id uuid NOT NULL,
+    sms_enabled boolean NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+CREATE TABLE public.server_secrets (
+    name text NOT NULL,
+    value bytea NOT NULL,
+    CONSTRAINT server_secrets_value_check CHECK ((octet_length(value) >= 32))
+);
+
+CREATE TABLE public.transcript_turns (
+    conversation_id uuid NOT NULL,
+    seq integer NOT NULL,
+    speaker text NOT NULL,
+    text text NOT NULL,
+    offset_ms integer NOT NULL,
+    CONSTRAINT transcript_turns_speaker_check CHECK ((speaker = ANY (ARRAY['HUMAN'::text, 'AGENT'::text])))
+);
+
+ALTER TABLE ONLY public.api_keys
+    ADD CONSTRAINT api_keys_key_hash_key UNIQUE (key_hash);
+
+ALTER TABLE ONLY public.api_keys
+    ADD CONSTRAINT api_keys_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.campaigns
+    ADD CONSTRAINT campaigns_code_key UNIQUE (code);
+
+ALTER TABLE ONLY public.campaigns
+    ADD CONSTRAINT campaigns_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.contacts
+    ADD CONSTRAINT contacts_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.conversations
+    ADD CONSTRAINT conversations_call_id_key UNIQUE (call_id);
+
+ALTER TABLE ONLY public.conversations
+    ADD CONSTRAINT conversations_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.dnc_entries
+    ADD CONSTRAINT dnc_entries_pkey PRIMARY KEY (organization_id, phone_number);
+
+ALTER TABLE ONLY public.effect_sql_migrations
+    ADD CONSTRAINT effect_sql_migrations_pkey PRIMARY KEY (migration_id);
+
+ALTER TABLE ONLY public.messages
+    ADD CONSTRAINT messages_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.organizations
+    ADD CONSTRAINT organizations_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.phone_numbers
+    ADD CONSTRAINT phone_numbers_pkey PRIMARY KEY (phone_number);
+
+ALTER TABLE ONLY public.server_secrets
+    ADD CONSTRAINT server_secrets_pkey PRIMARY KEY (name);
+
+ALTER TABLE ONLY public.transcript_turns
+    ADD CONSTRAINT transcript_turns_pkey PRIMARY KEY (conversation_id, seq);
+
+CREATE INDEX campaigns_live_by_organization ON public.campaigns USING btree (organization_id, created_at) WHERE (deleted_at IS NULL);
+
+CREATE UNIQUE INDEX campaigns_live_name_unique ON public.campaigns USING btree (organization_id, name) WHERE (deleted_at IS NULL);
+
+CREATE INDEX contacts_by_campaign ON public.contacts USING btree (campaign_id, id DESC);
+
+CREATE INDEX contacts_by_campaign_number ON public.contacts USING btree (campaign_id, phone_number);
+
+CREATE INDEX contacts_by_last_attempt ON public.contacts USING btree (organization_id, last_attempted_at) WHERE (last_attempted_at IS NOT NULL);
+
+CREATE INDEX contacts_by_organization ON public.contacts USING btree (organization_id, id DESC);
+
+CREATE INDEX contacts_callable ON public.contacts USING btree (campaign_id, next_attempt_at) WHERE ((status = 'TRYING'::text) AND (dialing_lease_expires_at IS NULL));
+
+CREATE INDEX contacts_data ON public.contacts USING gin (data jsonb_path_ops);
+
+CREATE INDEX contacts_dialing_lease ON public.contacts USING btree (dialing_lease_expires_at) WHERE (dialing_lease_expires_at IS NOT NULL);
+
+CREATE INDEX contacts_trying_by_number ON public.contacts USING btree (organization_id, phone_number) WHERE (status = 'TRYING'::text);
+
+CREATE INDEX conversations_by_campaign ON public.conversations USING btree (organization_id, campaign_id, started_at DESC, id DESC);
+
+CREATE INDEX conversations_by_from_number ON public.conversations USING btree (organization_id, from_number, started_at DESC, id DESC);
+
+CREATE INDEX conversations_by_organization ON public.conversations USING btree (organization_id, started_at DESC, id DESC);
+
+CREATE INDEX conversations_by_to_number ON public.conversations USING btree (organization_id, to_number, started_at DESC, id DESC);
+
+CREATE INDEX messages_inbound_by_number ON public.messages USING btree (organization_id, to_number, received_at, id) WHERE (direction = 'inbound'::text);
+
+CREATE INDEX phone_numbers_by_organization ON public.phone_numbers USING btree (organization_id, phone_number);
+
+ALTER TABLE ONLY public.api_keys
+    ADD CONSTRAINT api_keys_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES public.organizations(id);
+
+ALTER TABLE ONLY public.campaigns
+    ADD CONSTRAINT campaigns_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES public.organizations(id);
+
+ALTER TABLE ONLY public.contacts
+    ADD CONSTRAINT contacts_campaign_id_fkey FOREIGN KEY (campaign_id) REFERENCES public.campaigns(id);
+
+ALTER TABLE ONLY public.conversations
+    ADD CONSTRAINT conversations_campaign_id_fkey FOREIGN KEY (campaign_id) REFERENCES public.campaigns(id);
+
+ALTER TABLE ONLY public.conversations
+    ADD CONSTRAINT conversations_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES public.organizations(id);
+
+ALTER TABLE ONLY public.dnc_entries
+    ADD CONSTRAINT dnc_entries_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES public.organizations(id);
+
+ALTER TABLE ONLY public.messages
+    ADD CONSTRAINT messages_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES public.organizations(id);
+
+ALTER TABLE ONLY public.phone_numbers
+    ADD CONSTRAINT phone_numbers_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES public.organizations(id);
+
+ALTER TABLE ONLY public.transcript_turns
+    ADD CONSTRAINT transcript_turns_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES public.conversations(id);
