@@ -6,14 +6,11 @@
  *
  * @since 0.1.0
  */
-import { PgClient } from "@effect/sql-pg"
 import { Effect, Redacted } from "effect"
-import { SqlClient } from "effect/sql"
 import { spawnSync } from "node:child_process"
-import { randomBytes } from "node:crypto"
 import * as path from "node:path"
 import * as Database from "../Database.ts"
-import { adminUrl } from "./TestDatabase.ts"
+import { freshDatabaseUrl } from "./TestDatabase.ts"
 
 /**
  * Where the committed dump lives.
@@ -39,26 +36,15 @@ export const normalize = (dump: string): string =>
     .replace(/\n{3,}/g, "\n\n")
     .trim() + "\n"
 
-const withAdmin = <A, E>(f: (sql: SqlClient.SqlClient) => Effect.Effect<A, E>) =>
-  Effect.flatMap(SqlClient.SqlClient, f).pipe(
-    Effect.provide(PgClient.layer({ url: Redacted.make(adminUrl()), maxConnections: 1 }))
-  )
-
 /**
  * Migrates a fresh database on the test server, dumps its schema and drops it.
  *
  * @category constructors
  */
 export const dump = Effect.scoped(Effect.gen(function*() {
-  const name = `voice_agent_schema_${randomBytes(6).toString("hex")}`
-  yield* Effect.acquireRelease(
-    withAdmin((sql) => sql`CREATE DATABASE ${sql(name)}`),
-    () => withAdmin((sql) => sql`DROP DATABASE IF EXISTS ${sql(name)} WITH (FORCE)`).pipe(Effect.orDie)
-  )
-  const url = new URL(adminUrl())
-  url.pathname = `/${name}`
-  yield* Effect.provide(Effect.void, Database.layerPostgres(Redacted.make(url.toString()), { maxConnections: 1 }))
-  const result = spawnSync("pg_dump", ["--schema-only", "--no-owner", "--no-privileges", "--dbname", url.toString()], {
+  const url = yield* freshDatabaseUrl("voice_agent_schema")
+  yield* Effect.provide(Effect.void, Database.layerPostgres(Redacted.make(url), { maxConnections: 1 }))
+  const result = spawnSync("pg_dump", ["--schema-only", "--no-owner", "--no-privileges", "--dbname", url], {
     encoding: "utf8"
   })
   if (result.status !== 0) {

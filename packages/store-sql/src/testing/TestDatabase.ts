@@ -124,21 +124,30 @@ const withAdmin = <A, E>(f: (sql: SqlClient.SqlClient) => Effect.Effect<A, E>) =
   )
 
 /**
- * A fresh, migrated database on the test server, dropped (`WITH (FORCE)`) on release.
+ * The URL of an empty database created on the test server for the scope, dropped
+ * (`WITH (FORCE)`) when the scope closes.
  *
- * @category layers
+ * @category constructors
  */
-export const postgres: Layer.Layer<Database.Database, Database.DatabaseError> = Layer.unwrap(
+export const freshDatabaseUrl = (prefix = "voice_agent_test") =>
   Effect.gen(function*() {
-    const name = `voice_agent_test_${randomBytes(6).toString("hex")}`
+    const name = `${prefix}_${randomBytes(6).toString("hex")}`
     yield* Effect.acquireRelease(
       withAdmin((sql) => sql`CREATE DATABASE ${sql(name)}`),
       () => withAdmin((sql) => sql`DROP DATABASE IF EXISTS ${sql(name)} WITH (FORCE)`).pipe(Effect.orDie)
     )
     const url = new URL(adminUrl())
     url.pathname = `/${name}`
-    return Database.layerPostgres(Redacted.make(url.toString()), { maxConnections: 4 })
+    return url.toString()
   })
+
+/**
+ * A fresh, migrated database on the test server, dropped on release.
+ *
+ * @category layers
+ */
+export const postgres: Layer.Layer<Database.Database, Database.DatabaseError> = Layer.unwrap(
+  Effect.map(freshDatabaseUrl(), (url) => Database.layerPostgres(Redacted.make(url), { maxConnections: 4 }))
 )
 
 /** The innermost message of an error chain (`ECONNREFUSED ...` rather than the wrappers). */
