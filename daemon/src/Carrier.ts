@@ -5,9 +5,9 @@
  *
  * @since 0.1.0
  */
-import { Config, ConfigProvider, Effect, Layer } from "effect"
-import type { Carrier } from "@voice-agent/core/ports/Carrier"
 import * as SimCarrier from "@voice-agent/carrier-sim/SimCarrier"
+import type { Carrier } from "@voice-agent/core/ports/Carrier"
+import { Config, ConfigProvider, Effect, Layer } from "effect"
 
 /**
  * @category layers

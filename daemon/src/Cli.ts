@@ -6,26 +6,30 @@
  */
 import { Effect, Layer, References } from "effect"
 import { Command, Flag } from "effect/cli"
-import { dataDirFlag, commands as adminCommands } from "./AdminCommands.ts"
+import { commands as adminCommands, dataDirFlag } from "./AdminCommands.ts"
 import * as Failures from "./Failures.ts"
 import * as Logging from "./Logging.ts"
 
-const serve = Command.make("serve", {
-  port: Flag.Int("port").pipe(
-    Flag.withDescription("TCP port; 0 picks a free one (the ready line shows it)"),
-    Flag.withDefault(8080)
-  ),
-  host: Flag.String("host").pipe(Flag.withDescription("Interface to listen on"), Flag.withDefault("127.0.0.1")),
-  dataDir: dataDirFlag
-}, Effect.fn("cli.serve")(function*(options) {
-  // LOG_LEVEL, or the global --log-level flag when given (it sets the minimum level here).
-  return yield* Failures.forUser(Effect.gen(function*() {
-    const log: Logging.LogSettings = { ...(yield* Logging.settings), level: yield* References.MinimumLogLevel }
-    // Loaded here, not at the top: the admin commands then skip loading the HTTP application.
-    const Server = yield* Effect.promise(() => import("./Server.ts"))
-    return yield* Server.serve(options, log)
-  }))
-})).pipe(Command.withDescription("Run the HTTP API (and, later, the dialer and media endpoint) in one process"))
+const serve = Command.make(
+  "serve",
+  {
+    port: Flag.Int("port").pipe(
+      Flag.withDescription("TCP port; 0 picks a free one (the ready line shows it)"),
+      Flag.withDefault(8080)
+    ),
+    host: Flag.String("host").pipe(Flag.withDescription("Interface to listen on"), Flag.withDefault("127.0.0.1")),
+    dataDir: dataDirFlag
+  },
+  Effect.fn("cli.serve")(function*(options) {
+    // LOG_LEVEL, or the global --log-level flag when given (it sets the minimum level here).
+    return yield* Failures.forUser(Effect.gen(function*() {
+      const log: Logging.LogSettings = { ...(yield* Logging.settings), level: yield* References.MinimumLogLevel }
+      // Loaded here, not at the top: the admin commands then skip loading the HTTP application.
+      const Server = yield* Effect.promise(() => import("./Server.ts"))
+      return yield* Server.serve(options, log)
+    }))
+  })
+).pipe(Command.withDescription("Run the HTTP API (and, later, the dialer and media endpoint) in one process"))
 
 /**
  * @category constructors

@@ -10,14 +10,14 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer, Option } from "effect"
-import { SqlClient } from "effect/sql"
+import type { E164 } from "@voice-agent/core/PhoneNumber"
 import { ApiKeyRepository } from "@voice-agent/core/ports/ApiKeyRepository"
 import { OrganizationRepository } from "@voice-agent/core/ports/OrganizationRepository"
 import { PhoneNumberRepository } from "@voice-agent/core/ports/PhoneNumberRepository"
-import type { E164 } from "@voice-agent/core/PhoneNumber"
 import { organizationDefaults } from "@voice-agent/http/api/AdminApi"
 import { AdminToken } from "@voice-agent/http/handlers/Admin"
+import { Context, Effect, Layer, Option } from "effect"
+import { SqlClient } from "effect/sql"
 
 /**
  * The demo number: in the simulated carrier's "answers and talks" range (CONTRACT §6).

@@ -5,11 +5,11 @@
  *
  * @since 0.1.0
  */
+import { ApiKeyNotFound, OrganizationNotFound, PhoneNumberTaken } from "@voice-agent/core/Errors"
+import { DataDirLocked, DataDirUnavailable } from "@voice-agent/store-sql/DataDirLock"
 import { Config, ConfigProvider, Effect } from "effect"
 import { CliError } from "effect/cli"
 import { ServeError } from "effect/http/HttpServerError"
-import { ApiKeyNotFound, OrganizationNotFound, PhoneNumberTaken } from "@voice-agent/core/Errors"
-import { DataDirLocked, DataDirUnavailable } from "@voice-agent/store-sql/DataDirLock"
 
 /**
  * @category models

@@ -86,7 +86,11 @@ const show = (value: unknown): string => {
  * @category constructors
  */
 export const formatText = Logger.make<unknown, string>(({ cause, date, fiber, logLevel, message }) => {
-  const parts = [date.toISOString(), logLevel.toUpperCase().padEnd(5), ...(Array.isArray(message) ? message : [message]).map(show)]
+  const parts = [
+    date.toISOString(),
+    logLevel.toUpperCase().padEnd(5),
+    ...(Array.isArray(message) ? message : [message]).map(show)
+  ]
   for (const [key, value] of Object.entries(fiber.getRef(References.CurrentLogAnnotations))) {
     parts.push(`${key}=${show(value)}`)
   }

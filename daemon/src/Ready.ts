@@ -8,9 +8,9 @@
  *
  * @since 0.1.0
  */
+import { AdminToken } from "@voice-agent/http/handlers/Admin"
 import { Console, Effect, Layer, Option } from "effect"
 import { HttpServer } from "effect/http"
-import { AdminToken } from "@voice-agent/http/handlers/Admin"
 import { DemoSeed } from "./DemoSeed.ts"
 import type { DemoOrganization } from "./DemoSeed.ts"
 import type { LogSettings } from "./Logging.ts"

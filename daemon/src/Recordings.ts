@@ -5,10 +5,10 @@
  *
  * @since 0.1.0
  */
-import { Effect, Layer } from "effect"
 import type { RecordingStore } from "@voice-agent/core/ports/RecordingStore"
 import * as FileRecordingStore from "@voice-agent/recordings-fs/FileRecordingStore"
 import * as Database from "@voice-agent/store-sql/Database"
+import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"

@@ -9,10 +9,10 @@
  * @since 0.1.0
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { AdminToken } from "@voice-agent/http/handlers/Admin"
+import * as HttpApp from "@voice-agent/http/HttpApp"
 import { Clock, Effect, Layer } from "effect"
 import { HttpRouter } from "effect/http"
-import * as HttpApp from "@voice-agent/http/HttpApp"
-import { AdminToken } from "@voice-agent/http/handlers/Admin"
 import { createServer } from "node:http"
 import * as Carrier from "./Carrier.ts"
 import { DemoSeed } from "./DemoSeed.ts"
@@ -44,17 +44,23 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
   const storage = Layer.unwrap(Effect.gen(function*() {
     const what = yield* Storage.describe(options.dataDir)
     const started = yield* Clock.currentTimeMillis
-    return Storage.layer(options.dataDir).pipe(Layer.tap(() =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.logInfo(`Storage ready in ${now - started} ms: ${what}`))
-    ))
+    return Storage.layer(options.dataDir).pipe(
+      Layer.tap(() =>
+        Effect.flatMap(
+          Clock.currentTimeMillis,
+          (now) => Effect.logInfo(`Storage ready in ${now - started} ms: ${what}`)
+        )
+      )
+    )
   }))
-  const http = HttpRouter.serve(HttpApp.layer, { disableLogger: !Logging.logsRequests(log), disableListenLog: true }).pipe(
-    Layer.provideMerge(NodeHttpServer.layer(createServer, {
-      port: options.port,
-      host: options.host,
-      gracefulShutdownTimeout: `${shutdownTimeoutSeconds} seconds`
-    }))
-  )
+  const http = HttpRouter.serve(HttpApp.layer, { disableLogger: !Logging.logsRequests(log), disableListenLog: true })
+    .pipe(
+      Layer.provideMerge(NodeHttpServer.layer(createServer, {
+        port: options.port,
+        host: options.host,
+        gracefulShutdownTimeout: `${shutdownTimeoutSeconds} seconds`
+      }))
+    )
   return Ready.layer(log, shutdownTimeoutSeconds).pipe(
     Layer.provide(http),
     Layer.provide(DemoSeed.layer.pipe(Layer.provideMerge(storage))),

@@ -6,9 +6,9 @@
  *
  * @since 0.1.0
  */
-import { Config, Effect, Layer, Option, Redacted } from "effect"
 import * as Database from "@voice-agent/store-sql/Database"
 import * as SqlStorage from "@voice-agent/store-sql/SqlStorage"
+import { Config, Effect, Layer, Option, Redacted } from "effect"
 
 /**
  * The `--data-dir` default.
@@ -29,14 +29,17 @@ const describeUrl = (url: string): string => {
  * @category constructors
  */
 export const describe = (dataDir: string) =>
-  Effect.map(Config.option(Config.Redacted("DATABASE_URL")), (url) =>
-    Option.match(Option.filter(url, (u) => Redacted.value(u).trim() !== ""), {
-      onSome: (u) => describeUrl(Redacted.value(u)),
-      onNone: () =>
-        dataDir === Database.memory
-          ? "embedded PostgreSQL (PGlite) in memory; nothing is kept"
-          : `embedded PostgreSQL (PGlite) under ${dataDir}`
-    }))
+  Effect.map(
+    Config.option(Config.Redacted("DATABASE_URL")),
+    (url) =>
+      Option.match(Option.filter(url, (u) => Redacted.value(u).trim() !== ""), {
+        onSome: (u) => describeUrl(Redacted.value(u)),
+        onNone: () =>
+          dataDir === Database.memory
+            ? "embedded PostgreSQL (PGlite) in memory; nothing is kept"
+            : `embedded PostgreSQL (PGlite) under ${dataDir}`
+      })
+  )
 
 /**
  * The SQL client (migrated) and every repository.

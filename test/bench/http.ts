@@ -76,12 +76,20 @@ const load = async (name: string, total: number, run: () => Promise<{ status: nu
 
 try {
   const { base, key } = await started
-  const campaign = JSON.parse((await call(base, key, "POST", "/v2/campaigns", JSON.stringify({
-    name: "bench",
-    origin_phone_numbers: ["+12025550100"],
-    start_date: "2026-01-01",
-    calling_windows: [{ day: 0, start_time: "09:00", end_time: "17:00" }]
-  }))).text) as { campaign_code: string }
+  const campaign = JSON.parse(
+    (await call(
+      base,
+      key,
+      "POST",
+      "/v2/campaigns",
+      JSON.stringify({
+        name: "bench",
+        origin_phone_numbers: ["+12025550100"],
+        start_date: "2026-01-01",
+        calling_windows: [{ day: 0, start_time: "09:00", end_time: "17:00" }]
+      })
+    )).text
+  ) as { campaign_code: string }
   const upload = (offset: number) =>
     JSON.stringify({
       contacts: Array.from({ length: 10_000 }, (_, i) => ({
@@ -92,8 +100,17 @@ try {
   for (let run = 0; run < 3; run++) {
     const body = upload(run * 10_000)
     const t = performance.now()
-    const { status } = await call(base, key, "POST", `/v2/campaigns/${campaign.campaign_code}/contacts?accepted_terms_of_service=true`, body)
-    console.log(`POST 10,000 contacts (${(body.length / 1e6).toFixed(1)} MB)`.padEnd(44), `status ${status}  ${(performance.now() - t).toFixed(0)} ms`)
+    const { status } = await call(
+      base,
+      key,
+      "POST",
+      `/v2/campaigns/${campaign.campaign_code}/contacts?accepted_terms_of_service=true`,
+      body
+    )
+    console.log(
+      `POST 10,000 contacts (${(body.length / 1e6).toFixed(1)} MB)`.padEnd(44),
+      `status ${status}  ${(performance.now() - t).toFixed(0)} ms`
+    )
   }
   await load("GET /v2/campaigns", 3000, () => call(base, key, "GET", "/v2/campaigns"))
   await load("GET /v2/contacts?limit=100", 2000, () => call(base, key, "GET", "/v2/contacts?limit=100"))

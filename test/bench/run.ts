@@ -34,13 +34,19 @@ const quantile = (values: ReadonlyArray<number>, q: number): number => {
 }
 
 const summary = (name: string, values: ReadonlyArray<number>) =>
-  `${name.padEnd(48)} n=${String(values.length).padStart(4)}  p50 ${quantile(values, 0.5).toFixed(1).padStart(8)} ms  p95 ${
-    quantile(values, 0.95).toFixed(1).padStart(8)
-  } ms  max ${Math.max(...values).toFixed(1).padStart(8)} ms`
+  `${name.padEnd(48)} n=${String(values.length).padStart(4)}  p50 ${
+    quantile(values, 0.5).toFixed(1).padStart(8)
+  } ms  p95 ${quantile(values, 0.95).toFixed(1).padStart(8)} ms  max ${Math.max(...values).toFixed(1).padStart(8)} ms`
 
 const contacts = (offset: number, n: number) =>
-  Array.from({ length: n }, (_, i) =>
-    Fixtures.contact(Fixtures.e164(offset + i), { customer_id: `c-${offset + i}`, tier: i % 10 === 0 ? "gold" : "basic" }))
+  Array.from(
+    { length: n },
+    (_, i) =>
+      Fixtures.contact(Fixtures.e164(offset + i), {
+        customer_id: `c-${offset + i}`,
+        tier: i % 10 === 0 ? "gold" : "basic"
+      })
+  )
 
 const bench = Effect.gen(function*() {
   const repository = yield* ContactRepository
@@ -51,7 +57,9 @@ const bench = Effect.gen(function*() {
   let last: { id: string; organizationId: string } | undefined
   for (let run = 0; run < 5; run++) {
     const campaign = yield* Fixtures.campaign(organization.id)
-    const { ms } = yield* timed(repository.upload(campaign, contacts(run * 10_000, 10_000), { allowDuplicates: false, now }))
+    const { ms } = yield* timed(
+      repository.upload(campaign, contacts(run * 10_000, 10_000), { allowDuplicates: false, now })
+    )
     uploads.push(ms)
     last = campaign
   }
@@ -59,7 +67,9 @@ const bench = Effect.gen(function*() {
 
   const rejections: Array<number> = []
   for (let run = 0; run < 3; run++) {
-    const { ms } = yield* timed(Effect.flip(repository.upload(last!, contacts(40_000, 10_000), { allowDuplicates: false, now })))
+    const { ms } = yield* timed(
+      Effect.flip(repository.upload(last!, contacts(40_000, 10_000), { allowDuplicates: false, now }))
+    )
     rejections.push(ms)
   }
   lines.push(summary("re-upload 10,000, all rejected as duplicates", rejections))
@@ -77,7 +87,9 @@ const bench = Effect.gen(function*() {
 
   const filtered: Array<number> = []
   for (let run = 0; run < 20; run++) {
-    const { ms } = yield* timed(repository.list({ organizationId: organization.id, limit: 100, data: { tier: "gold" } }))
+    const { ms } = yield* timed(
+      repository.list({ organizationId: organization.id, limit: 100, data: { tier: "gold" } })
+    )
     filtered.push(ms)
   }
   lines.push(summary("data filter {tier: gold} over 50,000, first page", filtered))

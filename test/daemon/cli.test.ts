@@ -11,21 +11,25 @@ import * as Daemon from "../support/Daemon.ts"
 const parseJson = (text: string): Record<string, unknown> => JSON.parse(text.trim()) as Record<string, unknown>
 
 describe("voice-agent org create", () => {
-  it.live("prints {id, api_key} with --json, and a daemon started on that directory accepts the key", () =>
-    Effect.gen(function*() {
-      const dir = yield* Daemon.tempDir
-      const created = yield* Daemon.cli(["org", "create", "--name", "acme", "--json", "--data-dir", dir])
-      assert.strictEqual(created.code, 0, created.stderr)
-      const { id, api_key } = parseJson(created.stdout)
-      assert.isString(id)
-      assert.match(String(api_key), /^va_/)
+  it.live(
+    "prints {id, api_key} with --json, and a daemon started on that directory accepts the key",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* Daemon.tempDir
+        const created = yield* Daemon.cli(["org", "create", "--name", "acme", "--json", "--data-dir", dir])
+        assert.strictEqual(created.code, 0, created.stderr)
+        const { id, api_key } = parseJson(created.stdout)
+        assert.isString(id)
+        assert.match(String(api_key), /^va_/)
 
-      const daemon = yield* Daemon.serve(["--port", "0", "--data-dir", dir])
-      assert.isTrue(Option.isNone(daemon.apiKey), "no demo organization on a database that has one")
-      const ok = yield* Daemon.request(`${daemon.url}/v2/campaigns`, Daemon.bearer(String(api_key)))
-      assert.deepStrictEqual(ok, { status: 200, body: [] })
-      assert.strictEqual(yield* daemon.stop(), 0)
-    }), { timeout: 60_000 })
+        const daemon = yield* Daemon.serve(["--port", "0", "--data-dir", dir])
+        assert.isTrue(Option.isNone(daemon.apiKey), "no demo organization on a database that has one")
+        const ok = yield* Daemon.request(`${daemon.url}/v2/campaigns`, Daemon.bearer(String(api_key)))
+        assert.deepStrictEqual(ok, { status: 200, body: [] })
+        assert.strictEqual(yield* daemon.stop(), 0)
+      }),
+    { timeout: 60_000 }
+  )
 
   it.live("refuses a data directory held by a running daemon, touching nothing", () =>
     Effect.gen(function*() {
@@ -50,37 +54,41 @@ describe("voice-agent org create", () => {
 })
 
 describe("voice-agent key, number and dnc", () => {
-  it.live("issue and revoke keys, add a number (twice: refused), add and remove DNC entries", () =>
-    Effect.gen(function*() {
-      const dir = yield* Daemon.tempDir
-      const run = (...args: Array<string>) => Daemon.cli([...args, "--json", "--data-dir", dir])
-      const org = parseJson((yield* run("org", "create", "--name", "acme", "--no-sms-registered")).stdout)
-      const orgId = String(org["id"])
+  it.live(
+    "issue and revoke keys, add a number (twice: refused), add and remove DNC entries",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* Daemon.tempDir
+        const run = (...args: Array<string>) => Daemon.cli([...args, "--json", "--data-dir", dir])
+        const org = parseJson((yield* run("org", "create", "--name", "acme", "--no-sms-registered")).stdout)
+        const orgId = String(org["id"])
 
-      const key = yield* run("key", "create", "--org", orgId)
-      assert.strictEqual(key.code, 0, key.stderr)
-      const keyId = String(parseJson(key.stdout)["id"])
-      const revoked = yield* run("key", "revoke", "--org", orgId, "--key", keyId)
-      assert.deepStrictEqual(parseJson(revoked.stdout), { ok: true })
-      const again = yield* run("key", "revoke", "--org", orgId, "--key", keyId)
-      assert.strictEqual(again.code, 1)
-      assert.include(again.stderr, keyId)
+        const key = yield* run("key", "create", "--org", orgId)
+        assert.strictEqual(key.code, 0, key.stderr)
+        const keyId = String(parseJson(key.stdout)["id"])
+        const revoked = yield* run("key", "revoke", "--org", orgId, "--key", keyId)
+        assert.deepStrictEqual(parseJson(revoked.stdout), { ok: true })
+        const again = yield* run("key", "revoke", "--org", orgId, "--key", keyId)
+        assert.strictEqual(again.code, 1)
+        assert.include(again.stderr, keyId)
 
-      const number = yield* run("number", "add", "--org", orgId, "--phone-number", "(202) 555-0142", "--no-sms")
-      assert.deepStrictEqual(parseJson(number.stdout), { phone_number: "+12025550142", sms_enabled: false })
-      const taken = yield* run("number", "add", "--org", orgId, "--phone-number", "+12025550142")
-      assert.strictEqual(taken.code, 1)
-      assert.include(taken.stderr, "already registered")
-      const invalid = yield* run("number", "add", "--org", orgId, "--phone-number", "call me")
-      assert.strictEqual(invalid.code, 1)
+        const number = yield* run("number", "add", "--org", orgId, "--phone-number", "(202) 555-0142", "--no-sms")
+        assert.deepStrictEqual(parseJson(number.stdout), { phone_number: "+12025550142", sms_enabled: false })
+        const taken = yield* run("number", "add", "--org", orgId, "--phone-number", "+12025550142")
+        assert.strictEqual(taken.code, 1)
+        assert.include(taken.stderr, "already registered")
+        const invalid = yield* run("number", "add", "--org", orgId, "--phone-number", "call me")
+        assert.strictEqual(invalid.code, 1)
 
-      const added = yield* run("dnc", "add", "--org", orgId, "202-555-0111", "+12025550112")
-      assert.deepStrictEqual(parseJson(added.stdout), { added: 2 })
-      const removed = yield* run("dnc", "remove", "--org", orgId, "2025550111")
-      assert.deepStrictEqual(parseJson(removed.stdout), { deleted: 1 })
+        const added = yield* run("dnc", "add", "--org", orgId, "202-555-0111", "+12025550112")
+        assert.deepStrictEqual(parseJson(added.stdout), { added: 2 })
+        const removed = yield* run("dnc", "remove", "--org", orgId, "2025550111")
+        assert.deepStrictEqual(parseJson(removed.stdout), { deleted: 1 })
 
-      const unknown = yield* run("key", "create", "--org", "00000000-0000-0000-0000-000000000000")
-      assert.strictEqual(unknown.code, 1)
-      assert.include(unknown.stderr, "No organization")
-    }), { timeout: 90_000 })
+        const unknown = yield* run("key", "create", "--org", "00000000-0000-0000-0000-000000000000")
+        assert.strictEqual(unknown.code, 1)
+        assert.include(unknown.stderr, "No organization")
+      }),
+    { timeout: 90_000 }
+  )
 })

@@ -4,9 +4,9 @@
  */
 import { PgClient } from "@effect/sql-pg"
 import { assert, describe, it } from "@effect/vitest"
+import * as TestDatabase from "@voice-agent/store-sql/testing/TestDatabase"
 import { Effect, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
-import * as TestDatabase from "@voice-agent/store-sql/testing/TestDatabase"
 import { randomBytes } from "node:crypto"
 import * as Daemon from "../support/Daemon.ts"
 
@@ -30,21 +30,25 @@ const freshDatabase = Effect.gen(function*() {
 })
 
 describe.skipIf(postgres?.skip !== undefined)("voice-agent serve on PostgreSQL", () => {
-  it.live("two daemons starting together seed one demo organization, and both accept its key", () =>
-    Effect.gen(function*() {
-      const env = { DATABASE_URL: yield* freshDatabase }
-      const daemons = yield* Effect.all(
-        [Daemon.serve(["--port", "0"], env), Daemon.serve(["--port", "0"], env)],
-        { concurrency: 2 }
-      )
-      const keys = daemons.flatMap((daemon) => Option.toArray(daemon.apiKey))
-      assert.strictEqual(keys.length, 1, daemons.map((d) => d.stdout.join("\n")).join("\n----\n"))
-      for (const daemon of daemons) {
-        assert.deepStrictEqual(yield* Daemon.request(`${daemon.url}/v2/campaigns`, Daemon.bearer(keys[0]!)), {
-          status: 200,
-          body: []
-        })
-      }
-      for (const daemon of daemons) assert.strictEqual(yield* daemon.stop(), 0)
-    }), { timeout: 60_000 })
+  it.live(
+    "two daemons starting together seed one demo organization, and both accept its key",
+    () =>
+      Effect.gen(function*() {
+        const env = { DATABASE_URL: yield* freshDatabase }
+        const daemons = yield* Effect.all(
+          [Daemon.serve(["--port", "0"], env), Daemon.serve(["--port", "0"], env)],
+          { concurrency: 2 }
+        )
+        const keys = daemons.flatMap((daemon) => Option.toArray(daemon.apiKey))
+        assert.strictEqual(keys.length, 1, daemons.map((d) => d.stdout.join("\n")).join("\n----\n"))
+        for (const daemon of daemons) {
+          assert.deepStrictEqual(yield* Daemon.request(`${daemon.url}/v2/campaigns`, Daemon.bearer(keys[0]!)), {
+            status: 200,
+            body: []
+          })
+        }
+        for (const daemon of daemons) assert.strictEqual(yield* daemon.stop(), 0)
+      }),
+    { timeout: 60_000 }
+  )
 })

@@ -112,11 +112,13 @@ await eachBackend("v2 campaigns", (it) => {
   it.effect("a window outside 08:00-21:00 is accepted with a warning in the create response only", () =>
     Effect.gen(function*() {
       const org = yield* organization()
-      for (const window of [
-        { day: "friday", start_time: "7:59", end_time: "12:00" },
-        { day: "friday", start_time: "12:00", end_time: "21:01" },
-        { day: "friday", start_time: "6am", end_time: "11pm" }
-      ]) {
+      for (
+        const window of [
+          { day: "friday", start_time: "7:59", end_time: "12:00" },
+          { day: "friday", start_time: "12:00", end_time: "21:01" },
+          { day: "friday", start_time: "6am", end_time: "11pm" }
+        ]
+      ) {
         const created = yield* api(org.key, "POST", "/v2/campaigns", {
           json: campaignBody(org, { calling_windows: [window] })
         })
@@ -220,7 +222,9 @@ await eachBackend("v2 campaigns", (it) => {
       const deleted = yield* api(org.key, "DELETE", path)
       assert.strictEqual(deleted.status, 200)
       assert.deepStrictEqual(deleted.body, { ok: true })
-      for (const [method, suffix] of [["GET", ""], ["DELETE", ""], ["GET", "/status"], ["GET", "/has-callable-contacts"]]) {
+      for (
+        const [method, suffix] of [["GET", ""], ["DELETE", ""], ["GET", "/status"], ["GET", "/has-callable-contacts"]]
+      ) {
         assertDetail(yield* api(org.key, method!, `${path}${suffix}`), 404, `${method} ${suffix}`)
       }
       assertDetail(yield* api(org.key, "PATCH", path, { json: { enabled: true } }), 404)
@@ -282,13 +286,20 @@ await eachBackend("v2 campaigns", (it) => {
     Effect.gen(function*() {
       const org = yield* organization({ max_concurrency: 3 })
       for (const origin of ["not a number", "+1 (202) 555", "12345"]) {
-        assertDetail(yield* api(org.key, "POST", "/v2/campaigns", {
-          json: campaignBody(org, { origin_phone_numbers: [origin] })
-        }), 400, origin)
+        assertDetail(
+          yield* api(org.key, "POST", "/v2/campaigns", {
+            json: campaignBody(org, { origin_phone_numbers: [origin] })
+          }),
+          400,
+          origin
+        )
       }
-      assertDetail(yield* api(org.key, "POST", "/v2/campaigns", {
-        json: campaignBody(org, { max_concurrency: 4 })
-      }), 400)
+      assertDetail(
+        yield* api(org.key, "POST", "/v2/campaigns", {
+          json: campaignBody(org, { max_concurrency: 4 })
+        }),
+        400
+      )
       const atLimit = yield* api(org.key, "POST", "/v2/campaigns", { json: campaignBody(org, { max_concurrency: 3 }) })
       assert.strictEqual(atLimit.status, 201)
       assert.deepStrictEqual((yield* api(org.key, "GET", "/v2/campaigns")).body.length, 1, "nothing else created")
@@ -299,9 +310,12 @@ await eachBackend("v2 campaigns", (it) => {
       const org = yield* organization()
       const other = yield* organization()
       for (const origins of [[randomNumber()], [org.number, other.number]]) {
-        assertDetail(yield* api(org.key, "POST", "/v2/campaigns", {
-          json: campaignBody(org, { origin_phone_numbers: origins })
-        }), 403)
+        assertDetail(
+          yield* api(org.key, "POST", "/v2/campaigns", {
+            json: campaignBody(org, { origin_phone_numbers: origins })
+          }),
+          403
+        )
       }
       yield* updateOrganization(org.id, { outbound_dialing_enabled: false })
       assertDetail(yield* api(org.key, "POST", "/v2/campaigns", { json: campaignBody(org) }), 403)
@@ -315,7 +329,9 @@ await eachBackend("v2 campaigns", (it) => {
       const other = yield* organization()
       const first = yield* campaign(org)
       assertDetail(yield* api(org.key, "POST", "/v2/campaigns", { json: campaignBody(org, { name: first.name }) }), 409)
-      const elsewhere = yield* api(other.key, "POST", "/v2/campaigns", { json: campaignBody(other, { name: first.name }) })
+      const elsewhere = yield* api(other.key, "POST", "/v2/campaigns", {
+        json: campaignBody(other, { name: first.name })
+      })
       assert.strictEqual(elsewhere.status, 201)
     }))
 
@@ -327,7 +343,11 @@ await eachBackend("v2 campaigns", (it) => {
         Array.from({ length: 4 }, () => api(org.key, "POST", "/v2/campaigns", { json: campaignBody(org, { name }) })),
         { concurrency: "unbounded" }
       )
-      assert.deepStrictEqual(creates.map((r) => r.status).sort(), [201, 409, 409, 409], creates.map((r) => r.text).join(" | "))
+      assert.deepStrictEqual(
+        creates.map((r) => r.status).sort(),
+        [201, 409, 409, 409],
+        creates.map((r) => r.text).join(" | ")
+      )
       const [a, b] = [yield* campaign(org), yield* campaign(org)]
       const target = uniqueName("renamed")
       const renames = yield* Effect.all(
@@ -351,8 +371,13 @@ await eachBackend("v2 campaigns", (it) => {
           { loc: ["body", field], msg: "Field required", type: "missing" }
         )
       }
-      assertValidation(yield* api(org.key, "POST", "/v2/campaigns", { json: {} }),
-        ["body", "name"], ["body", "origin_phone_numbers"], ["body", "start_date"], ["body", "calling_windows"])
+      assertValidation(
+        yield* api(org.key, "POST", "/v2/campaigns", { json: {} }),
+        ["body", "name"],
+        ["body", "origin_phone_numbers"],
+        ["body", "start_date"],
+        ["body", "calling_windows"]
+      )
       const cases: ReadonlyArray<readonly [Record<string, unknown>, ReadonlyArray<string | number>]> = [
         [{ name: "x".repeat(201) }, ["body", "name"]],
         [{ retry_delay_s: 3599 }, ["body", "retry_delay_s"]],
@@ -360,12 +385,42 @@ await eachBackend("v2 campaigns", (it) => {
         [{ timezone: "Mars/Olympus_Mons" }, ["body", "timezone"]],
         [{ start_date: "2026-13-01" }, ["body", "start_date"]],
         [{ start_date: "01/02/2026" }, ["body", "start_date"]],
-        [{ calling_windows: [{ day: "funday", start_time: "09:00", end_time: "17:00" }] }, ["body", "calling_windows", 0, "day"]],
-        [{ calling_windows: [{ day: 7, start_time: "09:00", end_time: "17:00" }] }, ["body", "calling_windows", 0, "day"]],
-        [{ calling_windows: [{ day: 0, start_time: "25:00", end_time: "26:00" }] }, ["body", "calling_windows", 0, "start_time"]],
-        [{ calling_windows: [{ day: 0, start_time: "9am", end_time: "lunch" }] }, ["body", "calling_windows", 0, "end_time"]],
-        [{ calling_windows: [{ day: 0, start_time: "17:00", end_time: "09:00" }] }, ["body", "calling_windows", 0, "end_time"]],
-        [{ calling_windows: [{ day: 0, start_time: "22:00", end_time: "02:00" }] }, ["body", "calling_windows", 0, "end_time"]],
+        [{ calling_windows: [{ day: "funday", start_time: "09:00", end_time: "17:00" }] }, [
+          "body",
+          "calling_windows",
+          0,
+          "day"
+        ]],
+        [{ calling_windows: [{ day: 7, start_time: "09:00", end_time: "17:00" }] }, [
+          "body",
+          "calling_windows",
+          0,
+          "day"
+        ]],
+        [{ calling_windows: [{ day: 0, start_time: "25:00", end_time: "26:00" }] }, [
+          "body",
+          "calling_windows",
+          0,
+          "start_time"
+        ]],
+        [{ calling_windows: [{ day: 0, start_time: "9am", end_time: "lunch" }] }, [
+          "body",
+          "calling_windows",
+          0,
+          "end_time"
+        ]],
+        [{ calling_windows: [{ day: 0, start_time: "17:00", end_time: "09:00" }] }, [
+          "body",
+          "calling_windows",
+          0,
+          "end_time"
+        ]],
+        [{ calling_windows: [{ day: 0, start_time: "22:00", end_time: "02:00" }] }, [
+          "body",
+          "calling_windows",
+          0,
+          "end_time"
+        ]],
         [{ max_attempts: "three" }, ["body", "max_attempts"]],
         [{ name: 42 }, ["body", "name"]]
       ]
@@ -460,10 +515,15 @@ await eachBackend("v2 campaigns", (it) => {
       assertDetail(yield* api("wrong", "POST", "/v2/campaigns", { json: { name: 1 } }), 401)
       assertDetail(yield* api("wrong", "PATCH", path, { json: { retry_delay_s: 1 } }), 401)
       // Unknown campaign and a bad body: 422 (and 400 for the no-fields and origin rules).
-      assertValidation(yield* api(org.key, "PATCH", "/v2/campaigns/gcmp-unknown", { json: { retry_delay_s: 1 } }),
-        ["body", "retry_delay_s"])
+      assertValidation(yield* api(org.key, "PATCH", "/v2/campaigns/gcmp-unknown", { json: { retry_delay_s: 1 } }), [
+        "body",
+        "retry_delay_s"
+      ])
       assertDetail(yield* api(org.key, "PATCH", "/v2/campaigns/gcmp-unknown", { json: {} }), 400)
-      assertDetail(yield* api(org.key, "PATCH", "/v2/campaigns/gcmp-unknown", { json: { origin_phone_numbers: ["x"] } }), 400)
+      assertDetail(
+        yield* api(org.key, "PATCH", "/v2/campaigns/gcmp-unknown", { json: { origin_phone_numbers: ["x"] } }),
+        400
+      )
       // Dialing disabled and a bad body: 403.
       yield* updateOrganization(org.id, { outbound_dialing_enabled: false })
       assertDetail(yield* api(org.key, "POST", "/v2/campaigns", { json: { name: 1 } }), 403)

@@ -63,7 +63,11 @@ await eachBackend("contacts", (it) => {
       const reply = yield* api(org.key, "POST", uploadPath(c.campaign_code), {
         json: {
           contacts: [
-            { phone_number: national(a), data: { first_name: "Ada", tier: "gold", nested: { n: 1 } }, outreach_modalities: ["sms"] },
+            {
+              phone_number: national(a),
+              data: { first_name: "Ada", tier: "gold", nested: { n: 1 } },
+              outreach_modalities: ["sms"]
+            },
             { phone_number: b.slice(2), data: null, outreach_modalities: null },
             { phone_number: `1-${d.slice(2, 5)}-${d.slice(5, 8)}-${d.slice(8)}` }
           ]
@@ -108,7 +112,9 @@ await eachBackend("contacts", (it) => {
       yield* upload(org, c.campaign_code, [{ phone_number: existing }])
       yield* addDnc(org.id, [national(listed)])
       const twice = randomNumber()
-      const cases: ReadonlyArray<readonly [ReadonlyArray<Record<string, unknown>>, ReadonlyArray<{ phone_number: string; reason: string }>]> = [
+      const cases: ReadonlyArray<
+        readonly [ReadonlyArray<Record<string, unknown>>, ReadonlyArray<{ phone_number: string; reason: string }>]
+      > = [
         [[{ phone_number: "not a number" }], [{ phone_number: "not a number", reason: "invalid_phone_number" }]],
         [[{ phone_number: "+1 (202) 555" }], [{ phone_number: "+1 (202) 555", reason: "invalid_phone_number" }]],
         [[{ phone_number: national(listed) }], [{ phone_number: listed, reason: "do_not_call" }]],
@@ -187,25 +193,48 @@ await eachBackend("contacts", (it) => {
       const number = randomNumber()
       yield* upload(org, c.campaign_code, [{ phone_number: number }])
       yield* upload(org, other.campaign_code, [{ phone_number: number }])
-      const reply = yield* api(org.key, "POST", uploadPath(c.campaign_code, "accepted_terms_of_service=true&allow_duplicates=true"), {
-        json: { contacts: [{ phone_number: number }, { phone_number: national(number) }] }
-      })
+      const reply = yield* api(
+        org.key,
+        "POST",
+        uploadPath(c.campaign_code, "accepted_terms_of_service=true&allow_duplicates=true"),
+        {
+          json: { contacts: [{ phone_number: number }, { phone_number: national(number) }] }
+        }
+      )
       assert.strictEqual(reply.status, 200, reply.text)
       assert.deepStrictEqual(reply.body, { created: 2 })
       assert.strictEqual((yield* contactsOf(org, c.campaign_code)).length, 3)
       // allow_duplicates=false is the default's behavior.
-      const refused = yield* api(org.key, "POST", uploadPath(c.campaign_code, "accepted_terms_of_service=true&allow_duplicates=false"), {
-        json: { contacts: [{ phone_number: number }] }
-      })
+      const refused = yield* api(
+        org.key,
+        "POST",
+        uploadPath(c.campaign_code, "accepted_terms_of_service=true&allow_duplicates=false"),
+        {
+          json: { contacts: [{ phone_number: number }] }
+        }
+      )
       assert.strictEqual(refused.status, 400)
       // DNC still applies with duplicates allowed.
       const listed = randomNumber()
       yield* addDnc(org.id, [listed])
-      const dnc = yield* api(org.key, "POST", uploadPath(c.campaign_code, "accepted_terms_of_service=true&allow_duplicates=true"), {
-        json: { contacts: [{ phone_number: listed }] }
+      const dnc = yield* api(
+        org.key,
+        "POST",
+        uploadPath(c.campaign_code, "accepted_terms_of_service=true&allow_duplicates=true"),
+        {
+          json: { contacts: [{ phone_number: listed }] }
+        }
+      )
+      assert.deepStrictEqual(dnc.body, {
+        created: 0,
+        rejected: 1,
+        rejected_entries: [{ phone_number: listed, reason: "do_not_call" }]
       })
-      assert.deepStrictEqual(dnc.body, { created: 0, rejected: 1, rejected_entries: [{ phone_number: listed, reason: "do_not_call" }] })
-      const deleted = yield* api(org.key, "DELETE", `/v2/campaigns/${c.campaign_code}/contacts?phone_number=${q(national(number))}`)
+      const deleted = yield* api(
+        org.key,
+        "DELETE",
+        `/v2/campaigns/${c.campaign_code}/contacts?phone_number=${q(national(number))}`
+      )
       assert.strictEqual(deleted.status, 200, deleted.text)
       assert.deepStrictEqual(deleted.body, { deleted: 3 })
       assert.deepStrictEqual(yield* contactsOf(org, c.campaign_code), [])
@@ -223,7 +252,9 @@ await eachBackend("contacts", (it) => {
       }))
       const tooMany = yield* api(org.key, "POST", uploadPath(c.campaign_code), { json: { contacts } })
       assertValidation(tooMany, ["body", "contacts"])
-      const max = yield* api(org.key, "POST", uploadPath(c.campaign_code), { json: { contacts: contacts.slice(0, 10_000) } })
+      const max = yield* api(org.key, "POST", uploadPath(c.campaign_code), {
+        json: { contacts: contacts.slice(0, 10_000) }
+      })
       assert.strictEqual(max.status, 200, max.text.slice(0, 500))
       assert.deepStrictEqual(max.body, { created: 10_000 })
       const status = yield* api(org.key, "GET", `/v2/campaigns/${c.campaign_code}/status`)
@@ -235,8 +266,20 @@ await eachBackend("contacts", (it) => {
       const org = yield* organization()
       const c = yield* campaign(org)
       const body = { json: { contacts: [{ phone_number: randomNumber() }] } }
-      for (const query of ["", "accepted_terms_of_service=false", "accepted_terms_of_service=", "accepted_terms_of_service=nope", "allow_duplicates=true"]) {
-        assertDetail(yield* api(org.key, "POST", `/v2/campaigns/${c.campaign_code}/contacts?${query}`, body), 400, query)
+      for (
+        const query of [
+          "",
+          "accepted_terms_of_service=false",
+          "accepted_terms_of_service=",
+          "accepted_terms_of_service=nope",
+          "allow_duplicates=true"
+        ]
+      ) {
+        assertDetail(
+          yield* api(org.key, "POST", `/v2/campaigns/${c.campaign_code}/contacts?${query}`, body),
+          400,
+          query
+        )
       }
       assert.deepStrictEqual(yield* contactsOf(org, c.campaign_code), [])
       for (const value of ["true", "True", "1"]) {
@@ -254,13 +297,28 @@ await eachBackend("contacts", (it) => {
       const path = uploadPath(c.campaign_code)
       assertValidation(yield* api(org.key, "POST", path, { json: {} }), ["body", "contacts"])
       assertValidation(yield* api(org.key, "POST", path, { json: { contacts: "+12025550123" } }), ["body", "contacts"])
-      assertValidation(yield* api(org.key, "POST", path, { json: { contacts: [{}] } }), ["body", "contacts", 0, "phone_number"])
-      assertValidation(yield* api(org.key, "POST", path, { json: { contacts: [{ phone_number: 12025550123 }] } }),
-        ["body", "contacts", 0, "phone_number"])
-      assertValidation(yield* api(org.key, "POST", path, { json: { contacts: [{ phone_number: randomNumber(), data: [1] }] } }),
-        ["body", "contacts", 0, "data"])
-      assertValidation(yield* api(org.key, "POST", path, { json: { contacts: [{ phone_number: randomNumber(), outreach_modalities: "sms" }] } }),
-        ["body", "contacts", 0, "outreach_modalities"])
+      assertValidation(yield* api(org.key, "POST", path, { json: { contacts: [{}] } }), [
+        "body",
+        "contacts",
+        0,
+        "phone_number"
+      ])
+      assertValidation(yield* api(org.key, "POST", path, { json: { contacts: [{ phone_number: 12025550123 }] } }), [
+        "body",
+        "contacts",
+        0,
+        "phone_number"
+      ])
+      assertValidation(
+        yield* api(org.key, "POST", path, { json: { contacts: [{ phone_number: randomNumber(), data: [1] }] } }),
+        ["body", "contacts", 0, "data"]
+      )
+      assertValidation(
+        yield* api(org.key, "POST", path, {
+          json: { contacts: [{ phone_number: randomNumber(), outreach_modalities: "sms" }] }
+        }),
+        ["body", "contacts", 0, "outreach_modalities"]
+      )
       assert.deepStrictEqual(yield* contactsOf(org, c.campaign_code), [])
     }))
 
@@ -309,7 +367,10 @@ await eachBackend("contacts", (it) => {
       assert.strictEqual(rest.body.has_more, false)
       // Filtered by campaign, paging still works.
       const c1Numbers = yield* listAllContacts(org, `campaign_code=${c1.campaign_code}&limit=2`)
-      assert.deepStrictEqual(c1Numbers.map((x: any) => x.phone_number), expected.filter((n) => numbers.indexOf(n) % 2 === 0))
+      assert.deepStrictEqual(
+        c1Numbers.map((x: any) => x.phone_number),
+        expected.filter((n) => numbers.indexOf(n) % 2 === 0)
+      )
     }))
 
   it.effect("limit outside 1..1000 and malformed or tampered cursors: 400 {detail}", () =>
@@ -329,7 +390,18 @@ await eachBackend("contacts", (it) => {
         const bad = flipped(cursor, i)
         assertDetail(yield* api(org.key, "GET", `/v2/contacts?limit=1&after=${q(bad)}`), 400, bad)
       }
-      for (const bad of ["garbage", "", "a.b", `${cursor}x`, `${cursor}=`, `x${cursor}`, cursor.replace(".", ".."), cursor.split(".")[0]!]) {
+      for (
+        const bad of [
+          "garbage",
+          "",
+          "a.b",
+          `${cursor}x`,
+          `${cursor}=`,
+          `x${cursor}`,
+          cursor.replace(".", ".."),
+          cursor.split(".")[0]!
+        ]
+      ) {
         assertDetail(yield* api(org.key, "GET", `/v2/contacts?limit=1&after=${q(bad)}`), 400, bad)
       }
       // The genuine cursor works.
@@ -352,8 +424,10 @@ await eachBackend("contacts", (it) => {
         { phone_number: n3, data: { tier: "gold", n: 3 } },
         { phone_number: n4, data: {} }
       ])
-      const ids = new Map<string, string>((yield* contactsOf(org, c1.campaign_code)).concat(yield* contactsOf(org, c2.campaign_code))
-        .map((x: any) => [x.phone_number, x.id]))
+      const ids = new Map<string, string>(
+        (yield* contactsOf(org, c1.campaign_code)).concat(yield* contactsOf(org, c2.campaign_code))
+          .map((x: any) => [x.phone_number, x.id])
+      )
       yield* setContact(ids.get(n1)!, { status: "COMPLETED", lastAttemptedAt: "2026-11-21T05:00:00Z" })
       yield* setContact(ids.get(n2)!, { status: "FAILED", lastAttemptedAt: "2026-11-21T06:00:00Z" })
       yield* setContact(ids.get(n3)!, { status: "PARTIALLY_COMPLETED", lastAttemptedAt: "2026-11-21T07:00:00Z" })
@@ -368,34 +442,49 @@ await eachBackend("contacts", (it) => {
       assert.deepStrictEqual(yield* numbersOf(`data=${q(JSON.stringify({ tier: "gold", n: 3 }))}`), [n3])
       assert.deepStrictEqual(yield* numbersOf(`data=${q(JSON.stringify({ tier: "bronze" }))}`), [])
       assert.deepStrictEqual(yield* numbersOf(`data=${q("{}")}`), sorted(n1, n2, n3, n4))
-      assert.deepStrictEqual(yield* numbersOf(`attempted_after=${q("2026-11-21T06:00:00Z")}`), sorted(n2, n3), "inclusive")
-      assert.deepStrictEqual(yield* numbersOf(`attempted_before=${q("2026-11-21T06:00:00Z")}`), sorted(n1, n2), "inclusive")
       assert.deepStrictEqual(
-        yield* numbersOf(`attempted_after=${q("2026-11-21T05:30:00.123456+00:00")}&attempted_before=${q("2026-11-21T08:30:00+02:00")}`),
+        yield* numbersOf(`attempted_after=${q("2026-11-21T06:00:00Z")}`),
+        sorted(n2, n3),
+        "inclusive"
+      )
+      assert.deepStrictEqual(
+        yield* numbersOf(`attempted_before=${q("2026-11-21T06:00:00Z")}`),
+        sorted(n1, n2),
+        "inclusive"
+      )
+      assert.deepStrictEqual(
+        yield* numbersOf(
+          `attempted_after=${q("2026-11-21T05:30:00.123456+00:00")}&attempted_before=${q("2026-11-21T08:30:00+02:00")}`
+        ),
         [n2],
         "Python-style timestamps with offsets"
       )
       // Unencoded "+" of an offset arrives as a space; it still parses.
       assert.deepStrictEqual(yield* numbersOf("attempted_after=2026-11-21T06:30:00.000001+00:00"), [n3])
       assert.deepStrictEqual(yield* numbersOf(`campaign_code=${c2.campaign_code}`), sorted(n3, n4))
-      assert.deepStrictEqual(yield* numbersOf(`campaign_code=${c1.campaign_code}&status=FAILED&data=${q('{"n":2}')}`), [n2])
+      assert.deepStrictEqual(
+        yield* numbersOf(`campaign_code=${c1.campaign_code}&status=FAILED&data=${q("{\"n\":2}")}`),
+        [n2]
+      )
       assert.deepStrictEqual(yield* numbersOf(`campaign_code=${c2.campaign_code}&status=FAILED`), [])
     }))
 
   it.effect("list 400: bad status, data, dates; 404: unknown campaign_code (after the 400s)", () =>
     Effect.gen(function*() {
       const org = yield* organization()
-      for (const query of [
-        "status=DONE",
-        "status=TRYING&status=trying",
-        "data=notjson",
-        `data=${q("[1,2]")}`,
-        `data=${q('"gold"')}`,
-        "data=null",
-        "attempted_after=yesterday",
-        "attempted_before=2026-02-30T00:00:00Z",
-        "attempted_after=2026-11-21T25:00:00Z"
-      ]) {
+      for (
+        const query of [
+          "status=DONE",
+          "status=TRYING&status=trying",
+          "data=notjson",
+          `data=${q("[1,2]")}`,
+          `data=${q("\"gold\"")}`,
+          "data=null",
+          "attempted_after=yesterday",
+          "attempted_before=2026-02-30T00:00:00Z",
+          "attempted_after=2026-11-21T25:00:00Z"
+        ]
+      ) {
         assertDetail(yield* api(org.key, "GET", `/v2/contacts?${query}`), 400, query)
         assertDetail(yield* api(org.key, "GET", `/v2/contacts?${query}&campaign_code=gcmp-unknown`), 400, query)
       }
@@ -414,11 +503,22 @@ await eachBackend("contacts", (it) => {
       assert.strictEqual(byNational.status, 200, byNational.text)
       assert.deepStrictEqual(byNational.body, { deleted: 1 })
       assert.deepStrictEqual((yield* api(org.key, "DELETE", `${path}?phone_number=${b.slice(2)}`)).body, { deleted: 1 })
-      assert.deepStrictEqual((yield* api(org.key, "DELETE", `${path}?phone_number=${q(`1.${d.slice(2, 5)}.${d.slice(5, 8)}.${d.slice(8)}`)}`)).body, { deleted: 1 })
+      assert.deepStrictEqual(
+        (yield* api(
+          org.key,
+          "DELETE",
+          `${path}?phone_number=${q(`1.${d.slice(2, 5)}.${d.slice(5, 8)}.${d.slice(8)}`)}`
+        )).body,
+        { deleted: 1 }
+      )
       for (const bad of ["12345", "not-a-number", "+442079460958", "+14165550123", "+1 (911) 555-0123"]) {
         assertDetail(yield* api(org.key, "DELETE", `${path}?phone_number=${q(bad)}`), 400, bad)
         // 400 before 404.
-        assertDetail(yield* api(org.key, "DELETE", `/v2/campaigns/gcmp-unknown/contacts?phone_number=${q(bad)}`), 400, bad)
+        assertDetail(
+          yield* api(org.key, "DELETE", `/v2/campaigns/gcmp-unknown/contacts?phone_number=${q(bad)}`),
+          400,
+          bad
+        )
       }
       assertDetail(yield* api(org.key, "DELETE", `${path}?phone_number=${q(a)}`), 404)
       assertDetail(yield* api(org.key, "DELETE", `/v2/campaigns/gcmp-unknown/contacts?phone_number=${q(a)}`), 404)
@@ -430,7 +530,12 @@ await eachBackend("contacts", (it) => {
       const org = yield* organization()
       const c = yield* campaign(org)
       const number = randomNumber()
-      yield* upload(org, c.campaign_code, [{ phone_number: number }, { phone_number: number }], "&allow_duplicates=true")
+      yield* upload(
+        org,
+        c.campaign_code,
+        [{ phone_number: number }, { phone_number: number }],
+        "&allow_duplicates=true"
+      )
       const [first] = yield* contactsOf(org, c.campaign_code)
       yield* setContact(first.id, { dialing: true })
       const path = `/v2/campaigns/${c.campaign_code}/contacts?phone_number=${q(number)}`
@@ -473,7 +578,10 @@ await eachBackend("contacts", (it) => {
       assert.deepStrictEqual((yield* api(org.key, "GET", "/v2/contacts")).body.contacts, [])
       assertDetail(yield* api(org.key, "GET", `/v2/contacts?campaign_code=${c.campaign_code}`), 404)
       assertDetail(yield* api(org.key, "POST", uploadPath(c.campaign_code), { json: { contacts: [] } }), 404)
-      assertDetail(yield* api(org.key, "DELETE", `/v2/campaigns/${c.campaign_code}/contacts?phone_number=${q(number)}`), 404)
+      assertDetail(
+        yield* api(org.key, "DELETE", `/v2/campaigns/${c.campaign_code}/contacts?phone_number=${q(number)}`),
+        404
+      )
       assertDetail(yield* api(org.key, "DELETE", `/v2/campaigns/${c.campaign_code}/contacts/${contact.id}`), 404)
     }))
 
@@ -491,7 +599,9 @@ await eachBackend("contacts", (it) => {
         ["DELETE", `/v2/campaigns/${code}/contacts/${contact.id}`, undefined]
       ]
       for (const [method, path, json] of [...endpoints(c.campaign_code), ["GET", "/v2/contacts", undefined] as const]) {
-        for (const token of [null, "nope"]) assertDetail(yield* api(token, method, path, { json }), 401, `${method} ${path}`)
+        for (const token of [null, "nope"]) {
+          assertDetail(yield* api(token, method, path, { json }), 401, `${method} ${path}`)
+        }
       }
       yield* updateOrganization(org.id, { outbound_dialing_enabled: false })
       for (const [method, path, json] of [...endpoints(c.campaign_code), ["GET", "/v2/contacts", undefined] as const]) {
@@ -499,7 +609,10 @@ await eachBackend("contacts", (it) => {
       }
       // 403 before 422 and 400.
       assertDetail(yield* api(org.key, "POST", uploadPath(c.campaign_code), { json: { contacts: "x" } }), 403)
-      assertDetail(yield* api(org.key, "POST", `/v2/campaigns/${c.campaign_code}/contacts`, { json: { contacts: [] } }), 403)
+      assertDetail(
+        yield* api(org.key, "POST", `/v2/campaigns/${c.campaign_code}/contacts`, { json: { contacts: [] } }),
+        403
+      )
       assertDetail(yield* api(org.key, "GET", "/v2/contacts?limit=0"), 403)
       assertDetail(yield* api(org.key, "DELETE", `/v2/campaigns/${c.campaign_code}/contacts`), 403)
       yield* updateOrganization(org.id, { outbound_dialing_enabled: true })
@@ -512,7 +625,10 @@ await eachBackend("contacts", (it) => {
   it.effect("check order on upload: 422 body and 400 terms come before 404 campaign", () =>
     Effect.gen(function*() {
       const org = yield* organization()
-      assertValidation(yield* api(org.key, "POST", uploadPath("gcmp-unknown"), { json: { contacts: 1 } }), ["body", "contacts"])
+      assertValidation(yield* api(org.key, "POST", uploadPath("gcmp-unknown"), { json: { contacts: 1 } }), [
+        "body",
+        "contacts"
+      ])
       assertDetail(yield* api(org.key, "POST", "/v2/campaigns/gcmp-unknown/contacts", { json: { contacts: [] } }), 400)
       assertDetail(yield* api("bad", "POST", "/v2/campaigns/gcmp-unknown/contacts", { json: { contacts: 1 } }), 401)
     }))

@@ -5,10 +5,10 @@
  * and recordings written through the RecordingStore, as the dialer will.
  */
 import { assert } from "@effect/vitest"
-import { Effect } from "effect"
 import type { ConversationRecord, TranscriptTurnRecord } from "@voice-agent/core/Conversation"
 import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
 import { RecordingStore } from "@voice-agent/core/ports/RecordingStore"
+import { Effect } from "effect"
 import { randomBytes } from "node:crypto"
 import {
   api,
@@ -95,8 +95,10 @@ const wav = (pcm: Int16Array): Buffer => {
 }
 
 const mixed = (a: Int16Array, b: Int16Array): Int16Array =>
-  Int16Array.from({ length: Math.max(a.length, b.length) }, (_, i) =>
-    Math.max(-32_768, Math.min(32_767, (a[i] ?? 0) + (b[i] ?? 0))))
+  Int16Array.from(
+    { length: Math.max(a.length, b.length) },
+    (_, i) => Math.max(-32_768, Math.min(32_767, (a[i] ?? 0) + (b[i] ?? 0)))
+  )
 
 const toResource = (r: ConversationRecord) => ({
   id: r.id,
@@ -204,7 +206,11 @@ await eachBackend("conversations", (it) => {
       const c = yield* campaign(org)
       const other = yield* campaign(org)
       const remote = randomNumber()
-      const a = yield* insertCall(org, { toNumber: remote, campaignId: c.id, startedAt: new Date("2026-11-01T10:00:00.000Z") })
+      const a = yield* insertCall(org, {
+        toNumber: remote,
+        campaignId: c.id,
+        startedAt: new Date("2026-11-01T10:00:00.000Z")
+      })
       const b = yield* insertCall(org, { campaignId: other.id, startedAt: new Date("2026-11-02T10:00:00.000Z") })
       const i = yield* insertCall(org, {
         direction: "inbound",
@@ -227,7 +233,11 @@ await eachBackend("conversations", (it) => {
       assert.deepStrictEqual(yield* idsOf("direction=outbound"), [b.callId, a.callId])
       assert.deepStrictEqual(yield* idsOf("direction=all"), [i.callId, b.callId, a.callId])
       assert.deepStrictEqual(yield* idsOf(`date_from=${q("2026-11-02T10:00:00Z")}`), [i.callId, b.callId], "inclusive")
-      assert.deepStrictEqual(yield* idsOf(`date_to=${q("2026-11-02T10:00:00.000Z")}`), [b.callId, a.callId], "inclusive")
+      assert.deepStrictEqual(
+        yield* idsOf(`date_to=${q("2026-11-02T10:00:00.000Z")}`),
+        [b.callId, a.callId],
+        "inclusive"
+      )
       assert.deepStrictEqual(
         yield* idsOf(`date_from=${q("2026-11-01T12:00:00.123456+02:00")}&date_to=${q("2026-11-02T10:00:00+00:00")}`),
         [b.callId],
@@ -236,34 +246,40 @@ await eachBackend("conversations", (it) => {
       assert.deepStrictEqual(yield* idsOf("date_from=2026-11-02"), [i.callId, b.callId], "a bare date is midnight UTC")
       assert.deepStrictEqual(yield* idsOf(`campaign_id=${c.id}`), [a.callId])
       assert.deepStrictEqual(yield* idsOf(`campaign_id=${c.id.toUpperCase()}`), [a.callId], "ids are case-insensitive")
-      assert.deepStrictEqual(yield* idsOf(`campaign_id=${other.id}&direction=outbound&from_number=${q(org.number)}`), [b.callId])
+      assert.deepStrictEqual(yield* idsOf(`campaign_id=${other.id}&direction=outbound&from_number=${q(org.number)}`), [
+        b.callId
+      ])
       assert.deepStrictEqual(yield* idsOf("campaign_id=00000000-0000-4000-8000-000000000000"), [])
     }))
 
   it.effect("list 400: limit, after, campaign_id and dates; 422: numbers not E.164, unknown direction", () =>
     Effect.gen(function*() {
       const org = yield* organization()
-      for (const query of [
-        "limit=0",
-        "limit=101",
-        "limit=ten",
-        "after=xyz",
-        `campaign_id=${q("gcmp-123")}`,
-        "campaign_id=not-a-uuid",
-        "date_from=yesterday",
-        "date_to=2026-11-31T00:00:00Z",
-        "date_from=2026-11-01T10:00:00+25:00"
-      ]) {
+      for (
+        const query of [
+          "limit=0",
+          "limit=101",
+          "limit=ten",
+          "after=xyz",
+          `campaign_id=${q("gcmp-123")}`,
+          "campaign_id=not-a-uuid",
+          "date_from=yesterday",
+          "date_to=2026-11-31T00:00:00Z",
+          "date_from=2026-11-01T10:00:00+25:00"
+        ]
+      ) {
         assertDetail(yield* api(org.key, "GET", `/v1/conversations?${query}`), 400, query)
       }
       assert.strictEqual((yield* api(org.key, "GET", "/v1/conversations?limit=100")).status, 200)
       assert.strictEqual((yield* api(org.key, "GET", "/v1/conversations?limit=1")).status, 200)
-      for (const [query, field] of [
-        ["from_number=2025550123", "from_number"],
-        ["from_number=%2B0123", "from_number"],
-        ["to_number=abc", "to_number"],
-        [`to_number=${q("+1 202 555 0123")}`, "to_number"]
-      ] as const) {
+      for (
+        const [query, field] of [
+          ["from_number=2025550123", "from_number"],
+          ["from_number=%2B0123", "from_number"],
+          ["to_number=abc", "to_number"],
+          [`to_number=${q("+1 202 555 0123")}`, "to_number"]
+        ] as const
+      ) {
         assertValidation(yield* api(org.key, "GET", `/v1/conversations?${query}`), ["query", field])
       }
       assertValidation(yield* api(org.key, "GET", "/v1/conversations?direction=sideways"), ["query", "direction"])
@@ -292,7 +308,9 @@ await eachBackend("conversations", (it) => {
       for (const turn of transcript.body) assert.deepStrictEqual(keysOf(turn), [...Fields.transcriptTurn])
       const silent = yield* insertCall(org, { answered: false })
       assert.deepStrictEqual((yield* api(org.key, "GET", `/v1/conversations/${silent.callId}/transcript`)).body, [])
-      for (const suffix of ["", "/transcript", "/recording", "/channels/agent/recording", "/channels/mixed/recording"]) {
+      for (
+        const suffix of ["", "/transcript", "/recording", "/channels/agent/recording", "/channels/mixed/recording"]
+      ) {
         for (const callId of ["CAunknown", call.id, "..", "%2E%2E%2Fetc"]) {
           assertDetail(yield* api(org.key, "GET", `/v1/conversations/${callId}${suffix}`), 404, `${callId}${suffix}`)
         }
@@ -308,12 +326,14 @@ await eachBackend("conversations", (it) => {
       yield* writeRecording(call.callId, agent, remote)
       const base = `/v1/conversations/${call.callId}`
       const expected = { agent: wav(agent), remote: wav(remote), mixed: wav(mixed(agent, remote)) }
-      for (const [path, bytes] of [
-        [`${base}/recording`, expected.mixed],
-        [`${base}/channels/mixed/recording`, expected.mixed],
-        [`${base}/channels/agent/recording`, expected.agent],
-        [`${base}/channels/remote/recording`, expected.remote]
-      ] as const) {
+      for (
+        const [path, bytes] of [
+          [`${base}/recording`, expected.mixed],
+          [`${base}/channels/mixed/recording`, expected.mixed],
+          [`${base}/channels/agent/recording`, expected.agent],
+          [`${base}/channels/remote/recording`, expected.remote]
+        ] as const
+      ) {
         const full = yield* api(org.key, "GET", path)
         assert.strictEqual(full.status, 200, `${path}: ${full.text.slice(0, 200)}`)
         assert.match(String(full.headers["content-type"]), /^audio\/wav/)
@@ -334,14 +354,19 @@ await eachBackend("conversations", (it) => {
 
         const suffix = yield* api(org.key, "GET", path, { headers: { range: "bytes=-101" } })
         assert.strictEqual(suffix.status, 206)
-        assert.strictEqual(suffix.headers["content-range"], `bytes ${bytes.length - 101}-${bytes.length - 1}/${bytes.length}`)
+        assert.strictEqual(
+          suffix.headers["content-range"],
+          `bytes ${bytes.length - 101}-${bytes.length - 1}/${bytes.length}`
+        )
         assert.isTrue(suffix.bytes.equals(bytes.subarray(bytes.length - 101)))
 
         const open = yield* api(org.key, "GET", path, { headers: { range: "bytes=44-" } })
         assert.strictEqual(open.status, 206)
         assert.isTrue(open.bytes.equals(bytes.subarray(44)))
 
-        const past = yield* api(org.key, "GET", path, { headers: { range: `bytes=${bytes.length - 10}-${bytes.length + 500}` } })
+        const past = yield* api(org.key, "GET", path, {
+          headers: { range: `bytes=${bytes.length - 10}-${bytes.length + 500}` }
+        })
         assert.strictEqual(past.status, 206)
         assert.isTrue(past.bytes.equals(bytes.subarray(bytes.length - 10)), "end clamped to the size")
 
@@ -357,10 +382,19 @@ await eachBackend("conversations", (it) => {
       const unanswered = yield* insertCall(org, { answered: false })
       const noFiles = yield* insertCall(org)
       for (const call of [unanswered, noFiles]) {
-        for (const suffix of ["/recording", "/channels/agent/recording", "/channels/remote/recording", "/channels/mixed/recording"]) {
+        for (
+          const suffix of [
+            "/recording",
+            "/channels/agent/recording",
+            "/channels/remote/recording",
+            "/channels/mixed/recording"
+          ]
+        ) {
           assertDetail(yield* api(org.key, "GET", `/v1/conversations/${call.callId}${suffix}`), 404, suffix)
           assertDetail(
-            yield* api(org.key, "GET", `/v1/conversations/${call.callId}${suffix}`, { headers: { range: "bytes=0-43" } }),
+            yield* api(org.key, "GET", `/v1/conversations/${call.callId}${suffix}`, {
+              headers: { range: "bytes=0-43" }
+            }),
             404,
             suffix
           )
@@ -377,7 +411,10 @@ await eachBackend("conversations", (it) => {
         assertValidation(reply, ["path", "channel_name"])
       }
       // The channel is validated before the call is looked up.
-      assertValidation(yield* api(org.key, "GET", "/v1/conversations/CAunknown/channels/foo/recording"), ["path", "channel_name"])
+      assertValidation(yield* api(org.key, "GET", "/v1/conversations/CAunknown/channels/foo/recording"), [
+        "path",
+        "channel_name"
+      ])
     }))
 
   it.effect("every conversation endpoint answers 401 without a valid key", () =>
@@ -385,15 +422,17 @@ await eachBackend("conversations", (it) => {
       const org = yield* organization()
       const call = yield* insertCall(org)
       yield* writeRecording(call.callId, samples(160, 5), samples(160, 6))
-      for (const path of [
-        "/v1/conversations",
-        `/v1/conversations?from_number=bad`,
-        `/v1/conversations/${call.callId}`,
-        `/v1/conversations/${call.callId}/transcript`,
-        `/v1/conversations/${call.callId}/recording`,
-        `/v1/conversations/${call.callId}/channels/agent/recording`,
-        `/v1/conversations/${call.callId}/channels/foo/recording`
-      ]) {
+      for (
+        const path of [
+          "/v1/conversations",
+          `/v1/conversations?from_number=bad`,
+          `/v1/conversations/${call.callId}`,
+          `/v1/conversations/${call.callId}/transcript`,
+          `/v1/conversations/${call.callId}/recording`,
+          `/v1/conversations/${call.callId}/channels/agent/recording`,
+          `/v1/conversations/${call.callId}/channels/foo/recording`
+        ]
+      ) {
         for (const token of [null, "", "wrong"]) assertDetail(yield* api(token, "GET", path), 401, path)
       }
     }))

@@ -20,7 +20,8 @@ import {
 } from "./support/ApiServer.ts"
 import type { Reply } from "./support/ApiServer.ts"
 
-const deprecated = (reply: Reply, label = "") => assert.strictEqual(reply.headers["deprecation"], "true", `${label} ${reply.status}`)
+const deprecated = (reply: Reply, label = "") =>
+  assert.strictEqual(reply.headers["deprecation"], "true", `${label} ${reply.status}`)
 const current = (reply: Reply, label = "") => assert.isUndefined(reply.headers["deprecation"], label)
 
 await eachBackend("deprecated v1 paths", (it) => {
@@ -82,7 +83,9 @@ await eachBackend("deprecated v1 paths", (it) => {
       const c = yield* campaign(org)
       const number = randomNumber()
       const path = (ref: string, query: string) => `/v1/campaigns/${ref}/contacts?${query}`
-      const ok = yield* api(org.key, "POST", path(c.id, "accepted_terms_of_service=true"), { json: { contacts: [{ phone_number: number }] } })
+      const ok = yield* api(org.key, "POST", path(c.id, "accepted_terms_of_service=true"), {
+        json: { contacts: [{ phone_number: number }] }
+      })
       assert.strictEqual(ok.status, 200, ok.text)
       assert.deepStrictEqual(ok.body, { created: 1 })
       deprecated(ok)
@@ -90,7 +93,11 @@ await eachBackend("deprecated v1 paths", (it) => {
         json: { contacts: [{ phone_number: number }] }
       })
       assert.strictEqual(duplicate.status, 400)
-      assert.deepStrictEqual(duplicate.body, { created: 0, rejected: 1, rejected_entries: [{ phone_number: number, reason: "duplicate" }] })
+      assert.deepStrictEqual(duplicate.body, {
+        created: 0,
+        rejected: 1,
+        rejected_entries: [{ phone_number: number, reason: "duplicate" }]
+      })
       deprecated(duplicate)
       const allowed = yield* api(org.key, "POST", path(c.id, "accepted_terms_of_service=true&allow_duplicates=true"), {
         json: { contacts: [{ phone_number: number }] }
@@ -99,7 +106,9 @@ await eachBackend("deprecated v1 paths", (it) => {
       const noTerms = yield* api(org.key, "POST", path(c.id, ""), { json: { contacts: [] } })
       assertDetail(noTerms, 400)
       deprecated(noTerms)
-      const invalid = yield* api(org.key, "POST", path(c.id, "accepted_terms_of_service=true"), { json: { contacts: "x" } })
+      const invalid = yield* api(org.key, "POST", path(c.id, "accepted_terms_of_service=true"), {
+        json: { contacts: "x" }
+      })
       assertValidation(invalid, ["body", "contacts"])
       deprecated(invalid)
     }))
@@ -109,7 +118,11 @@ await eachBackend("deprecated v1 paths", (it) => {
       const org = yield* organization()
       const c = yield* campaign(org)
       const other = yield* campaign(org)
-      yield* upload(org, c.campaign_code, Array.from({ length: 5 }, () => ({ phone_number: randomNumber(), data: { k: 1 } })))
+      yield* upload(
+        org,
+        c.campaign_code,
+        Array.from({ length: 5 }, () => ({ phone_number: randomNumber(), data: { k: 1 } }))
+      )
       yield* upload(org, other.campaign_code, [{ phone_number: randomNumber() }])
       const v2 = yield* api(org.key, "GET", `/v2/contacts?campaign_code=${c.campaign_code}`)
       for (const ref of [c.id, c.campaign_code]) {
@@ -134,7 +147,11 @@ await eachBackend("deprecated v1 paths", (it) => {
         after = page.body.next_cursor
       }
       assert.deepStrictEqual(seen, v2.body.contacts.map((x: any) => x.id))
-      const filtered = yield* api(org.key, "GET", `/v1/contacts?campaign_id=${c.id}&status=TRYING&data=${q('{"k":1}')}`)
+      const filtered = yield* api(
+        org.key,
+        "GET",
+        `/v1/contacts?campaign_id=${c.id}&status=TRYING&data=${q("{\"k\":1}")}`
+      )
       assert.strictEqual(filtered.body.contacts.length, 5)
       for (const query of ["limit=0", "after=bad", "status=NOPE", "data=x", "attempted_after=x"]) {
         const bad = yield* api(org.key, "GET", `/v1/contacts?${query}`)
@@ -189,7 +206,10 @@ await eachBackend("deprecated v1 paths", (it) => {
       assertDetail(empty, 400)
       deprecated(empty)
       // Check order as on v2: a bad body on an unknown campaign is 422 / 400, not 404.
-      assertValidation(yield* api(org.key, "PATCH", "/v1/campaigns/not-an-id", { json: { retry_delay_s: 1 } }), ["body", "retry_delay_s"])
+      assertValidation(yield* api(org.key, "PATCH", "/v1/campaigns/not-an-id", { json: { retry_delay_s: 1 } }), [
+        "body",
+        "retry_delay_s"
+      ])
       assertDetail(yield* api(org.key, "PATCH", "/v1/campaigns/not-an-id", { json: {} }), 400)
       // The campaign is unchanged.
       const { warning: _, ...fetched } = c
@@ -199,16 +219,18 @@ await eachBackend("deprecated v1 paths", (it) => {
   it.effect("current v1 paths (conversations, messages, send-sms, phone-numbers) carry no Deprecation header", () =>
     Effect.gen(function*() {
       const org = yield* organization()
-      for (const [method, path, json] of [
-        ["GET", "/v1/conversations", undefined],
-        ["GET", "/v1/conversations/CAnone", undefined],
-        ["GET", `/v1/messages?to_number=${q(org.number)}`, undefined],
-        ["GET", "/v1/phone-numbers", undefined],
-        ["POST", "/v1/send-sms", { from_number: org.number, to_number: randomNumber(), message: "hi" }],
-        ["POST", "/v1/send-sms", {}],
-        ["GET", "/v2/campaigns", undefined],
-        ["GET", "/v2/contacts", undefined]
-      ] as const) {
+      for (
+        const [method, path, json] of [
+          ["GET", "/v1/conversations", undefined],
+          ["GET", "/v1/conversations/CAnone", undefined],
+          ["GET", `/v1/messages?to_number=${q(org.number)}`, undefined],
+          ["GET", "/v1/phone-numbers", undefined],
+          ["POST", "/v1/send-sms", { from_number: org.number, to_number: randomNumber(), message: "hi" }],
+          ["POST", "/v1/send-sms", {}],
+          ["GET", "/v2/campaigns", undefined],
+          ["GET", "/v2/contacts", undefined]
+        ] as const
+      ) {
         for (const token of [org.key, "wrong"]) {
           current(yield* api(token, method, path, { json }), `${method} ${path}`)
         }

@@ -68,7 +68,10 @@ await eachBackend("messages", (it) => {
       assert.strictEqual((yield* api(org.key, "POST", "/v1/send-sms", sms(org.number, randomNumber()))).status, 201)
       // Outbound dialing has nothing to do with SMS.
       const noDialing = yield* organization({ outbound_dialing_enabled: false })
-      assert.strictEqual((yield* api(noDialing.key, "POST", "/v1/send-sms", sms(noDialing.number, randomNumber()))).status, 201)
+      assert.strictEqual(
+        (yield* api(noDialing.key, "POST", "/v1/send-sms", sms(noDialing.number, randomNumber()))).status,
+        201
+      )
     }))
 
   it.effect("send-sms 422: numbers not matching the E.164 pattern, missing or mistyped fields", () =>
@@ -91,7 +94,9 @@ await eachBackend("messages", (it) => {
         assertValidation(reply, ...locs)
       }
       const missing = yield* api(org.key, "POST", "/v1/send-sms", { json: { from_number: org.number, to_number: to } })
-      assert.deepStrictEqual(missing.body, { detail: [{ loc: ["body", "message"], msg: "Field required", type: "missing" }] })
+      assert.deepStrictEqual(missing.body, {
+        detail: [{ loc: ["body", "message"], msg: "Field required", type: "missing" }]
+      })
       // Validation comes before the ownership check: an unowned sender with a bad recipient is 422.
       assertValidation(yield* api(org.key, "POST", "/v1/send-sms", sms(randomNumber(), "bad")), ["body", "to_number"])
     }))
@@ -167,7 +172,14 @@ await eachBackend("messages", (it) => {
       ]
       const ids: Array<string> = []
       for (const [i, received_at] of times.entries()) {
-        ids.push((yield* inboundMessage(org.id, { from_number: randomNumber(), to_number: org.number, content: `m${i}`, received_at })).id)
+        ids.push(
+          (yield* inboundMessage(org.id, {
+            from_number: randomNumber(),
+            to_number: org.number,
+            content: `m${i}`,
+            received_at
+          })).id
+        )
       }
       const base = `/v1/messages?to_number=${q(org.number)}`
       const first = yield* api(org.key, "GET", `${base}&limit=3`)
@@ -185,7 +197,9 @@ await eachBackend("messages", (it) => {
         assert.strictEqual(page.status, 200, page.text)
         const received = page.body.messages.map((m: any) => m.received_at)
         assert.deepStrictEqual(received, [...received].sort(), "oldest first")
-        if (start !== undefined) assert.strictEqual(page.body.messages[0].received_at, start, "the boundary comes again")
+        if (start !== undefined) {
+          assert.strictEqual(page.body.messages[0].received_at, start, "the boundary comes again")
+        }
         for (const m of page.body.messages) seen.set(m.id, m.content)
         if (!page.body.has_more) break
         start = page.body.messages.at(-1).received_at
@@ -236,7 +250,17 @@ await eachBackend("messages", (it) => {
       const org = yield* organization()
       const other = yield* organization()
       const base = `/v1/messages?to_number=${q(org.number)}`
-      for (const query of ["limit=0", "limit=101", "limit=x", "limit=", "start=soon", "start=2026-02-30T00:00:00Z", "start=1700000000"]) {
+      for (
+        const query of [
+          "limit=0",
+          "limit=101",
+          "limit=x",
+          "limit=",
+          "start=soon",
+          "start=2026-02-30T00:00:00Z",
+          "start=1700000000"
+        ]
+      ) {
         assertDetail(yield* api(org.key, "GET", `${base}&${query}`), 400, query)
       }
       assert.strictEqual((yield* api(org.key, "GET", `${base}&limit=100`)).status, 200)
@@ -244,7 +268,10 @@ await eachBackend("messages", (it) => {
         assertDetail(yield* api(org.key, "GET", `/v1/messages?to_number=${q(number)}`), 404, number)
       }
       assertValidation(yield* api(org.key, "GET", "/v1/messages"), ["query", "to_number"])
-      assertValidation(yield* api(org.key, "GET", `/v1/messages?to_number=${org.number.slice(1)}`), ["query", "to_number"])
+      assertValidation(yield* api(org.key, "GET", `/v1/messages?to_number=${org.number.slice(1)}`), [
+        "query",
+        "to_number"
+      ])
       assertValidation(yield* api(org.key, "GET", `${base}&from_number=abc`), ["query", "from_number"])
       for (const token of [null, "wrong"]) {
         assertDetail(yield* api(token, "GET", base), 401)
@@ -261,10 +288,13 @@ await eachBackend("messages", (it) => {
       assert.strictEqual(reply.status, 200, reply.text)
       assert.isUndefined(reply.headers["deprecation"])
       const sorted = [...reply.body].sort((a: any, b: any) => a.phone_number.localeCompare(b.phone_number))
-      assert.deepStrictEqual(sorted, [
-        { phone_number: org.number, sms_enabled: true },
-        { phone_number: voiceOnly, sms_enabled: false }
-      ].sort((a, b) => a.phone_number.localeCompare(b.phone_number)))
+      assert.deepStrictEqual(
+        sorted,
+        [
+          { phone_number: org.number, sms_enabled: true },
+          { phone_number: voiceOnly, sms_enabled: false }
+        ].sort((a, b) => a.phone_number.localeCompare(b.phone_number))
+      )
       assertDetail(yield* api(null, "GET", "/v1/phone-numbers"), 401)
       const bare = yield* organization({ outbound_dialing_enabled: false, sms_registered: false })
       assert.strictEqual((yield* api(bare.key, "GET", "/v1/phone-numbers")).status, 200)

@@ -107,7 +107,9 @@ await eachBackend("openapi", (it) => {
     Effect.gen(function*() {
       const spec = (yield* api(null, "GET", "/openapi.json")).body
       const schemes = spec.components.securitySchemes
-      const bearerNames = Object.keys(schemes).filter((name) => schemes[name].type === "http" && /^bearer$/i.test(schemes[name].scheme))
+      const bearerNames = Object.keys(schemes).filter((name) =>
+        schemes[name].type === "http" && /^bearer$/i.test(schemes[name].scheme)
+      )
       assert.isAtLeast(bearerNames.length, 1)
       for (const [method, path] of [...documented.public, ...documented.deprecated]) {
         const operation = spec.paths[path][method]
@@ -140,11 +142,19 @@ await eachBackend("openapi", (it) => {
       assert.deepStrictEqual(errorResponse.required, ["detail"])
       assert.strictEqual(errorResponse.properties.detail.type, "string")
       const sendSms = spec.paths["/v1/send-sms"].post.responses
-      assert.strictEqual(sendSms["422"].content["application/json"].schema.$ref, "#/components/schemas/HTTPValidationError")
+      assert.strictEqual(
+        sendSms["422"].content["application/json"].schema.$ref,
+        "#/components/schemas/HTTPValidationError"
+      )
       for (const status of ["400", "401", "403", "500"]) {
-        assert.strictEqual(sendSms[status].content["application/json"].schema.$ref, "#/components/schemas/ErrorResponse", status)
+        assert.strictEqual(
+          sendSms[status].content["application/json"].schema.$ref,
+          "#/components/schemas/ErrorResponse",
+          status
+        )
       }
-      const upload = spec.paths["/v2/campaigns/{campaign_code}/contacts"].post.responses["400"].content["application/json"].schema
+      const upload =
+        spec.paths["/v2/campaigns/{campaign_code}/contacts"].post.responses["400"].content["application/json"].schema
       const variants = (upload.anyOf ?? upload.oneOf ?? [upload]).map((s: any) => s.$ref)
       assert.include(variants, "#/components/schemas/UploadRejectedResponse")
       assert.include(variants, "#/components/schemas/ErrorResponse")
@@ -157,15 +167,43 @@ await eachBackend("openapi", (it) => {
       const spec = (yield* api(null, "GET", "/openapi.json")).body
       const fields = (name: string) => Object.keys(spec.components.schemas[name].properties).sort()
       assert.includeMembers(fields("Campaign"), [
-        "id", "campaign_code", "name", "origin_phone_numbers", "start_date", "end_date", "calling_windows", "max_attempts",
-        "retry_delay_s", "max_concurrency", "timezone", "description", "created_datetime", "warning"
+        "id",
+        "campaign_code",
+        "name",
+        "origin_phone_numbers",
+        "start_date",
+        "end_date",
+        "calling_windows",
+        "max_attempts",
+        "retry_delay_s",
+        "max_concurrency",
+        "timezone",
+        "description",
+        "created_datetime",
+        "warning"
       ])
       assert.deepStrictEqual(fields("Contact"), ["data", "id", "phone_number", "status"])
       assert.deepStrictEqual(fields("Conversation"), [
-        "call_id", "campaign_id", "direction", "duration_sec", "from_number", "id", "termination_reason", "to_number", "ts"
+        "call_id",
+        "campaign_id",
+        "direction",
+        "duration_sec",
+        "from_number",
+        "id",
+        "termination_reason",
+        "to_number",
+        "ts"
       ])
       assert.deepStrictEqual(fields("TranscriptTurn"), ["offset_ms", "speaker", "text"])
-      assert.deepStrictEqual(fields("InboundMessage"), ["content", "direction", "from_number", "id", "modality", "received_at", "to_number"])
+      assert.deepStrictEqual(fields("InboundMessage"), [
+        "content",
+        "direction",
+        "from_number",
+        "id",
+        "modality",
+        "received_at",
+        "to_number"
+      ])
       assert.deepStrictEqual(fields("SendSMSResponse"), ["status"])
       const send = resolve(spec, spec.paths["/v1/send-sms"].post.requestBody.content["application/json"].schema)
       assert.deepStrictEqual([...send.required].sort(), ["from_number", "message", "to_number"])
@@ -181,7 +219,9 @@ await eachBackend("openapi", (it) => {
       for (const [method, path] of documented.admin) {
         const operation = spec.paths[path][method]
         for (const tag of operation.tags) adminTags.add(tag)
-        for (const requirement of operation.security) for (const name of Object.keys(requirement)) adminSecurity.add(name)
+        for (const requirement of operation.security) {
+          for (const name of Object.keys(requirement)) adminSecurity.add(name)
+        }
         assert.notStrictEqual(operation.deprecated, true)
       }
       assert.strictEqual(adminTags.size, 1, [...adminTags].join(", "))

@@ -6,9 +6,9 @@
  * backends.
  */
 import { assert } from "@effect/vitest"
-import { Effect } from "effect"
 import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
 import { RecordingStore } from "@voice-agent/core/ports/RecordingStore"
+import { Effect } from "effect"
 import { randomBytes } from "node:crypto"
 import {
   addDnc,
@@ -32,7 +32,9 @@ const populated = Effect.gen(function*() {
   const org = yield* organization()
   const c = yield* campaign(org, { start_date: "2020-01-01" })
   const contactNumber = randomNumber()
-  yield* upload(org, c.campaign_code, [{ phone_number: contactNumber, data: { secret: "A" } }, { phone_number: randomNumber() }])
+  yield* upload(org, c.campaign_code, [{ phone_number: contactNumber, data: { secret: "A" } }, {
+    phone_number: randomNumber()
+  }])
   const contacts = yield* listAllContacts(org, `campaign_code=${c.campaign_code}`)
   const callId = `CA${randomBytes(12).toString("hex")}`
   const conversations = yield* ConversationRepository
@@ -68,9 +70,15 @@ const populated = Effect.gen(function*() {
   yield* conversations.appendTurns(call.id, [{ speaker: "AGENT", text: "secret of A", offsetMs: 0 }])
   const store = yield* RecordingStore
   for (const channel of ["agent", "remote"] as const) {
-    yield* Effect.scoped(Effect.flatMap(store.openWriter(callId, channel), (w) => w.write(new Int16Array(160).fill(100))))
+    yield* Effect.scoped(
+      Effect.flatMap(store.openWriter(callId, channel), (w) => w.write(new Int16Array(160).fill(100)))
+    )
   }
-  const message = yield* inboundMessage(org.id, { from_number: contactNumber, to_number: org.number, content: "secret of A" })
+  const message = yield* inboundMessage(org.id, {
+    from_number: contactNumber,
+    to_number: org.number,
+    content: "secret of A"
+  })
   const contactCursor: string = (yield* api(org.key, "GET", "/v2/contacts?limit=1")).body.next_cursor
   const conversationCursor: string = (yield* api(org.key, "GET", "/v1/conversations?limit=1")).body.next_cursor
   assert.isString(contactCursor)
@@ -98,14 +106,24 @@ const snapshot = (a: Populated) =>
 
 /** Asserts `text` holds nothing of A's beyond what B itself sent (`sent`: B's path and body). */
 const assertNoTraceOf = (a: Populated, text: string, label: string, sent = "") => {
-  const secrets = [a.org.id, a.campaign.id, a.campaign.campaign_code, a.callId, a.message.id, a.contactNumber, a.org.number]
+  const secrets = [
+    a.org.id,
+    a.campaign.id,
+    a.campaign.campaign_code,
+    a.callId,
+    a.message.id,
+    a.contactNumber,
+    a.org.number
+  ]
   for (const secret of secrets) {
     // The detail sentence may name what B asked for (e.g. "Campaign gcmp-… not found").
     if (!sent.includes(secret) && !sent.includes(encodeURIComponent(secret))) {
       assert.notInclude(text, secret, `${label} leaks A's data`)
     }
   }
-  for (const secret of ["secret of A", "\"secret\":\"A\"", a.campaign.name]) assert.notInclude(text, secret, `${label} leaks A's data`)
+  for (const secret of ["secret of A", "\"secret\":\"A\"", a.campaign.name]) {
+    assert.notInclude(text, secret, `${label} leaks A's data`)
+  }
   for (const contact of a.contacts) assert.notInclude(text, `"id":"${contact.id}"`, `${label} leaks A's contact`)
 }
 
@@ -126,7 +144,9 @@ await eachBackend("organizations", (it) => {
         ["DELETE", `/v2/campaigns/${code}`, undefined],
         ["GET", `/v2/campaigns/${code}/status`, undefined],
         ["GET", `/v2/campaigns/${code}/has-callable-contacts`, undefined],
-        ["POST", `/v2/campaigns/${code}/contacts?accepted_terms_of_service=true`, { contacts: [{ phone_number: randomNumber() }] }],
+        ["POST", `/v2/campaigns/${code}/contacts?accepted_terms_of_service=true`, {
+          contacts: [{ phone_number: randomNumber() }]
+        }],
         ["GET", `/v2/contacts?campaign_code=${code}`, undefined],
         ["DELETE", `/v2/campaigns/${code}/contacts?phone_number=${q(a.contactNumber)}`, undefined],
         ["DELETE", `/v2/campaigns/${code}/contacts/${contactId}`, undefined],
@@ -140,7 +160,9 @@ await eachBackend("organizations", (it) => {
           ["DELETE", `/v1/campaigns/${ref}`, undefined],
           ["GET", `/v1/campaigns/${ref}/status`, undefined],
           ["GET", `/v1/campaigns/${ref}/has-callable-contacts`, undefined],
-          ["POST", `/v1/campaigns/${ref}/contacts?accepted_terms_of_service=true`, { contacts: [{ phone_number: randomNumber() }] }],
+          ["POST", `/v1/campaigns/${ref}/contacts?accepted_terms_of_service=true`, {
+            contacts: [{ phone_number: randomNumber() }]
+          }],
           ["GET", `/v1/contacts?campaign_id=${ref}`, undefined]
         ]),
         ["GET", `/v1/conversations/${a.callId}`, undefined],
@@ -158,7 +180,9 @@ await eachBackend("organizations", (it) => {
         assertDetail(reply, 404, `${method} ${path}`)
         assertNoTraceOf(a, reply.text, `${method} ${path}`, `${path} ${JSON.stringify(json)}`)
       }
-      const range = yield* api(b.key, "GET", `/v1/conversations/${a.callId}/recording`, { headers: { range: "bytes=0-43" } })
+      const range = yield* api(b.key, "GET", `/v1/conversations/${a.callId}/recording`, {
+        headers: { range: "bytes=0-43" }
+      })
       assertDetail(range, 404)
       assert.deepStrictEqual(yield* snapshot(a), before, "A's data is unchanged")
     }))
@@ -169,13 +193,34 @@ await eachBackend("organizations", (it) => {
       const b = yield* organization()
       const bCampaign = yield* campaign(b)
       const before = yield* snapshot(a)
-      assertDetail(yield* api(b.key, "POST", "/v2/campaigns", { json: campaignBody(b, { origin_phone_numbers: [a.org.number] }) }), 403)
-      assertDetail(yield* api(b.key, "POST", "/v2/campaigns", { json: campaignBody(b, { origin_phone_numbers: [b.number, a.org.number] }) }), 403)
-      assertDetail(yield* api(b.key, "PATCH", `/v2/campaigns/${bCampaign.campaign_code}`, { json: { origin_phone_numbers: [a.org.number] } }), 403)
-      assertDetail(yield* api(b.key, "PATCH", `/v1/campaigns/${bCampaign.id}`, { json: { origin_phone_numbers: [a.org.number] } }), 403)
-      const sms = yield* api(b.key, "POST", "/v1/send-sms", { json: { from_number: a.org.number, to_number: randomNumber(), message: "hi" } })
+      assertDetail(
+        yield* api(b.key, "POST", "/v2/campaigns", { json: campaignBody(b, { origin_phone_numbers: [a.org.number] }) }),
+        403
+      )
+      assertDetail(
+        yield* api(b.key, "POST", "/v2/campaigns", {
+          json: campaignBody(b, { origin_phone_numbers: [b.number, a.org.number] })
+        }),
+        403
+      )
+      assertDetail(
+        yield* api(b.key, "PATCH", `/v2/campaigns/${bCampaign.campaign_code}`, {
+          json: { origin_phone_numbers: [a.org.number] }
+        }),
+        403
+      )
+      assertDetail(
+        yield* api(b.key, "PATCH", `/v1/campaigns/${bCampaign.id}`, { json: { origin_phone_numbers: [a.org.number] } }),
+        403
+      )
+      const sms = yield* api(b.key, "POST", "/v1/send-sms", {
+        json: { from_number: a.org.number, to_number: randomNumber(), message: "hi" }
+      })
       assertDetail(sms, 400)
-      assertDetail(yield* api(b.key, "GET", `/v1/messages?to_number=${q(a.org.number)}&from_number=${q(a.contactNumber)}`), 404)
+      assertDetail(
+        yield* api(b.key, "GET", `/v1/messages?to_number=${q(a.org.number)}&from_number=${q(a.contactNumber)}`),
+        404
+      )
       // B's own campaign is untouched by the refusals.
       const { warning: _, ...fetched } = bCampaign
       assert.deepStrictEqual((yield* api(b.key, "GET", `/v2/campaigns/${bCampaign.campaign_code}`)).body, fetched)
@@ -186,20 +231,24 @@ await eachBackend("organizations", (it) => {
     Effect.gen(function*() {
       const a = yield* populated
       const b = yield* organization()
-      for (const query of [
-        `campaign_id=${a.campaign.id}`,
-        `from_number=${q(a.org.number)}`,
-        `to_number=${q(a.contactNumber)}`,
-        "direction=outbound",
-        "direction=all",
-        `date_from=${q("2026-11-20T00:00:00Z")}&date_to=${q("2026-11-21T00:00:00Z")}`,
-        ""
-      ]) {
+      for (
+        const query of [
+          `campaign_id=${a.campaign.id}`,
+          `from_number=${q(a.org.number)}`,
+          `to_number=${q(a.contactNumber)}`,
+          "direction=outbound",
+          "direction=all",
+          `date_from=${q("2026-11-20T00:00:00Z")}&date_to=${q("2026-11-21T00:00:00Z")}`,
+          ""
+        ]
+      ) {
         const reply = yield* api(b.key, "GET", `/v1/conversations?${query}`)
         assert.strictEqual(reply.status, 200, query)
         assert.deepStrictEqual(reply.body, { conversations: [], next_cursor: null, has_more: false }, query)
       }
-      for (const query of ["", "status=TRYING", `data=${q('{"secret":"A"}')}`, "attempted_before=2100-01-01T00:00:00Z"]) {
+      for (
+        const query of ["", "status=TRYING", `data=${q("{\"secret\":\"A\"}")}`, "attempted_before=2100-01-01T00:00:00Z"]
+      ) {
         const reply = yield* api(b.key, "GET", `/v2/contacts?${query}`)
         assert.deepStrictEqual(reply.body, { contacts: [], next_cursor: null, has_more: false }, query)
         const v1 = yield* api(b.key, "GET", `/v1/contacts?${query}`)
@@ -207,8 +256,14 @@ await eachBackend("organizations", (it) => {
       }
       assert.deepStrictEqual((yield* api(b.key, "GET", "/v2/campaigns")).body, [])
       assert.deepStrictEqual((yield* api(b.key, "GET", "/v1/campaigns")).body, [])
-      assert.deepStrictEqual((yield* api(b.key, "GET", "/v1/phone-numbers")).body, [{ phone_number: b.number, sms_enabled: true }])
-      assert.deepStrictEqual((yield* api(b.key, "GET", `/v1/messages?to_number=${q(b.number)}`)).body, { messages: [], has_more: false })
+      assert.deepStrictEqual((yield* api(b.key, "GET", "/v1/phone-numbers")).body, [{
+        phone_number: b.number,
+        sms_enabled: true
+      }])
+      assert.deepStrictEqual((yield* api(b.key, "GET", `/v1/messages?to_number=${q(b.number)}`)).body, {
+        messages: [],
+        has_more: false
+      })
     }))
 
   it.effect("A's cursors are 400 for B; B's lists never contain A's rows while paging", () =>
@@ -222,7 +277,10 @@ await eachBackend("organizations", (it) => {
       assertDetail(yield* api(b.key, "GET", `/v1/conversations?after=${q(a.conversationCursor)}`), 400)
       // A's cursors still work for A.
       assert.strictEqual((yield* api(a.org.key, "GET", `/v2/contacts?after=${q(a.contactCursor)}`)).status, 200)
-      assert.strictEqual((yield* api(a.org.key, "GET", `/v1/conversations?after=${q(a.conversationCursor)}`)).status, 200)
+      assert.strictEqual(
+        (yield* api(a.org.key, "GET", `/v1/conversations?after=${q(a.conversationCursor)}`)).status,
+        200
+      )
       const bContacts = yield* listAllContacts(b, "limit=1")
       assert.strictEqual(bContacts.length, 2)
       assertNoTraceOf(a, JSON.stringify(bContacts), "B's contacts")
@@ -237,14 +295,23 @@ await eachBackend("organizations", (it) => {
       yield* addDnc(a.org.id, [a.contactNumber])
       yield* upload(b, bCampaign.campaign_code, [{ phone_number: a.contactNumber }])
       // B deleting the number removes only B's contact.
-      const deleted = yield* api(b.key, "DELETE", `/v2/campaigns/${bCampaign.campaign_code}/contacts?phone_number=${q(a.contactNumber)}`)
+      const deleted = yield* api(
+        b.key,
+        "DELETE",
+        `/v2/campaigns/${bCampaign.campaign_code}/contacts?phone_number=${q(a.contactNumber)}`
+      )
       assert.deepStrictEqual(deleted.body, { deleted: 1 })
       const aContacts = yield* listAllContacts(a.org, `campaign_code=${a.campaign.campaign_code}`)
       assert.include(aContacts.map((x: any) => x.phone_number), a.contactNumber)
       // A's DNC entry rejects the number in A's campaigns.
-      const refused = yield* api(a.org.key, "POST", `/v2/campaigns/${a.campaign.campaign_code}/contacts?accepted_terms_of_service=true&allow_duplicates=true`, {
-        json: { contacts: [{ phone_number: a.contactNumber }] }
-      })
+      const refused = yield* api(
+        a.org.key,
+        "POST",
+        `/v2/campaigns/${a.campaign.campaign_code}/contacts?accepted_terms_of_service=true&allow_duplicates=true`,
+        {
+          json: { contacts: [{ phone_number: a.contactNumber }] }
+        }
+      )
       assert.strictEqual(refused.body.rejected_entries[0].reason, "do_not_call")
       // Campaign names are per organization.
       const sameName = yield* api(b.key, "POST", "/v2/campaigns", { json: campaignBody(b, { name: a.campaign.name }) })
@@ -260,16 +327,18 @@ await eachBackend("organizations", (it) => {
         (yield* api(a.org.key, "GET", "/v2/campaigns")).body
       )
       yield* admin("DELETE", `/admin/v1/organizations/${a.org.id}/api-keys/${second.id}`, undefined, 200)
-      for (const [method, path] of [
-        ["GET", "/v2/campaigns"],
-        ["GET", `/v2/campaigns/${a.campaign.campaign_code}`],
-        ["GET", "/v2/contacts"],
-        ["GET", "/v1/conversations"],
-        ["GET", `/v1/conversations/${a.callId}/recording`],
-        ["GET", `/v1/messages?to_number=${q(a.org.number)}`],
-        ["GET", "/v1/phone-numbers"],
-        ["POST", "/v1/send-sms"]
-      ] as const) {
+      for (
+        const [method, path] of [
+          ["GET", "/v2/campaigns"],
+          ["GET", `/v2/campaigns/${a.campaign.campaign_code}`],
+          ["GET", "/v2/contacts"],
+          ["GET", "/v1/conversations"],
+          ["GET", `/v1/conversations/${a.callId}/recording`],
+          ["GET", `/v1/messages?to_number=${q(a.org.number)}`],
+          ["GET", "/v1/phone-numbers"],
+          ["POST", "/v1/send-sms"]
+        ] as const
+      ) {
         const reply = yield* api(second.api_key, method, path, { json: method === "POST" ? {} : undefined })
         assertDetail(reply, 401, `${method} ${path}`)
         assertNoTraceOf(a, reply.text, path, path)

@@ -28,9 +28,13 @@ import type { Reply, TestOrganization } from "./support/ApiServer.ts"
 const bodyEndpoints = (org: TestOrganization, c: any): ReadonlyArray<readonly [string, string, unknown]> => [
   ["POST", "/v2/campaigns", campaignBody(org)],
   ["PATCH", `/v2/campaigns/${c.campaign_code}`, { description: "x" }],
-  ["POST", `/v2/campaigns/${c.campaign_code}/contacts?accepted_terms_of_service=true`, { contacts: [{ phone_number: randomNumber() }] }],
+  ["POST", `/v2/campaigns/${c.campaign_code}/contacts?accepted_terms_of_service=true`, {
+    contacts: [{ phone_number: randomNumber() }]
+  }],
   ["PATCH", `/v1/campaigns/${c.id}`, { description: "x" }],
-  ["POST", `/v1/campaigns/${c.id}/contacts?accepted_terms_of_service=true`, { contacts: [{ phone_number: randomNumber() }] }],
+  ["POST", `/v1/campaigns/${c.id}/contacts?accepted_terms_of_service=true`, {
+    contacts: [{ phone_number: randomNumber() }]
+  }],
   ["POST", "/v1/send-sms", { from_number: org.number, to_number: randomNumber(), message: "hi" }]
 ]
 
@@ -44,7 +48,10 @@ const assertUntouched = (org: TestOrganization, c: any) =>
 const assertNot500 = (reply: Reply, label: string) => {
   assert.isBelow(reply.status, 500, `${label}: ${reply.status} ${reply.text.slice(0, 300)}`)
   assert.isAtLeast(reply.status, 400, label)
-  assert.isString(reply.body?.detail === undefined ? undefined : "ok", `${label}: no {detail} body: ${reply.text.slice(0, 200)}`)
+  assert.isString(
+    reply.body?.detail === undefined ? undefined : "ok",
+    `${label}: no {detail} body: ${reply.text.slice(0, 200)}`
+  )
 }
 
 await eachBackend("robustness", (it) => {
@@ -69,7 +76,10 @@ await eachBackend("robustness", (it) => {
       const org = yield* organization()
       const c = yield* campaign(org)
       const cases: ReadonlyArray<readonly [string, string, unknown, ReadonlyArray<string | number>]> = [
-        ["POST", "/v2/campaigns", campaignBody(org, { origin_phone_numbers: "+12025550123" }), ["body", "origin_phone_numbers"]],
+        ["POST", "/v2/campaigns", campaignBody(org, { origin_phone_numbers: "+12025550123" }), [
+          "body",
+          "origin_phone_numbers"
+        ]],
         ["POST", "/v2/campaigns", campaignBody(org, { calling_windows: {} }), ["body", "calling_windows"]],
         ["POST", "/v2/campaigns", campaignBody(org, { calling_windows: [] }), ["body", "calling_windows"]],
         ["POST", "/v2/campaigns", campaignBody(org, { origin_phone_numbers: [] }), ["body", "origin_phone_numbers"]],
@@ -81,21 +91,45 @@ await eachBackend("robustness", (it) => {
         ["POST", "/v2/campaigns", campaignBody(org, { start_date: "0000-01-01" }), ["body", "start_date"]],
         ["POST", "/v2/campaigns", campaignBody(org, { end_date: "2025-12-31" }), ["body", "end_date"]],
         ["POST", "/v2/campaigns", campaignBody(org, { description: 7 }), ["body", "description"]],
-        ["POST", "/v2/campaigns", campaignBody(org, { calling_windows: [{ day: null, start_time: "9am", end_time: "5pm" }] }), ["body", "calling_windows", 0, "day"]],
-        ["POST", "/v2/campaigns", campaignBody(org, { calling_windows: [{ day: 1.5, start_time: "9am", end_time: "5pm" }] }), ["body", "calling_windows", 0, "day"]],
-        ["POST", "/v2/campaigns", campaignBody(org, { calling_windows: [{ day: 1, start_time: 9, end_time: "5pm" }] }), ["body", "calling_windows", 0, "start_time"]],
+        [
+          "POST",
+          "/v2/campaigns",
+          campaignBody(org, { calling_windows: [{ day: null, start_time: "9am", end_time: "5pm" }] }),
+          ["body", "calling_windows", 0, "day"]
+        ],
+        [
+          "POST",
+          "/v2/campaigns",
+          campaignBody(org, { calling_windows: [{ day: 1.5, start_time: "9am", end_time: "5pm" }] }),
+          ["body", "calling_windows", 0, "day"]
+        ],
+        [
+          "POST",
+          "/v2/campaigns",
+          campaignBody(org, { calling_windows: [{ day: 1, start_time: 9, end_time: "5pm" }] }),
+          ["body", "calling_windows", 0, "start_time"]
+        ],
         ["PATCH", `/v2/campaigns/${c.campaign_code}`, { max_attempts: null }, ["body", "max_attempts"]],
         ["PATCH", `/v2/campaigns/${c.campaign_code}`, { start_date: "2026-02-30" }, ["body", "start_date"]],
         ["PATCH", `/v2/campaigns/${c.campaign_code}`, { name: "" }, ["body", "name"]],
         ["PATCH", `/v2/campaigns/${c.campaign_code}`, { name: "   " }, ["body", "name"]],
-        ["POST", "/v1/send-sms", { from_number: org.number, to_number: randomNumber(), message: "" }, ["body", "message"]],
-        ["POST", "/v1/send-sms", { from_number: org.number, to_number: randomNumber(), message: "x".repeat(1601) }, ["body", "message"]]
+        ["POST", "/v1/send-sms", { from_number: org.number, to_number: randomNumber(), message: "" }, [
+          "body",
+          "message"
+        ]],
+        ["POST", "/v1/send-sms", { from_number: org.number, to_number: randomNumber(), message: "x".repeat(1601) }, [
+          "body",
+          "message"
+        ]]
       ]
       for (const [method, path, json, loc] of cases) {
         assertValidation(yield* api(org.key, method, path, { json }), loc)
       }
       // An end date before the stored start date needs the campaign: 400, not a 422.
-      assertDetail(yield* api(org.key, "PATCH", `/v2/campaigns/${c.campaign_code}`, { json: { end_date: "2025-01-01" } }), 400)
+      assertDetail(
+        yield* api(org.key, "PATCH", `/v2/campaigns/${c.campaign_code}`, { json: { end_date: "2025-01-01" } }),
+        400
+      )
       yield* assertUntouched(org, c)
     }))
 
@@ -103,7 +137,13 @@ await eachBackend("robustness", (it) => {
     Effect.gen(function*() {
       const org = yield* organization()
       const created = yield* api(org.key, "POST", "/v2/campaigns", {
-        json: campaignBody(org, { color: "blue", id: "mine", campaign_code: "gcmp-mine", created_datetime: "x", warning: "y" })
+        json: campaignBody(org, {
+          color: "blue",
+          id: "mine",
+          campaign_code: "gcmp-mine",
+          created_datetime: "x",
+          warning: "y"
+        })
       })
       assert.strictEqual(created.status, 201, created.text)
       assert.deepStrictEqual(keysOf(created.body), [...Fields.campaign])
@@ -115,9 +155,14 @@ await eachBackend("robustness", (it) => {
       assert.deepStrictEqual(keysOf(patched.body), [...Fields.campaign])
       // Only unknown fields: there is nothing to update.
       assertDetail(yield* api(org.key, "PATCH", `/v2/campaigns/${code}`, { json: { shiny: true } }), 400)
-      const uploaded = yield* api(org.key, "POST", `/v2/campaigns/${code}/contacts?accepted_terms_of_service=true&utm=1`, {
-        json: { contacts: [{ phone_number: randomNumber(), email: "a@b.c", status: "COMPLETED" }], source: "crm" }
-      })
+      const uploaded = yield* api(
+        org.key,
+        "POST",
+        `/v2/campaigns/${code}/contacts?accepted_terms_of_service=true&utm=1`,
+        {
+          json: { contacts: [{ phone_number: randomNumber(), email: "a@b.c", status: "COMPLETED" }], source: "crm" }
+        }
+      )
       assert.deepStrictEqual(uploaded.body, { created: 1 })
       const [contact] = yield* listAllContacts(org, `campaign_code=${code}&unknown=1`)
       assert.deepStrictEqual(keysOf(contact), [...Fields.contact])
@@ -151,9 +196,14 @@ await eachBackend("robustness", (it) => {
         description: null
       })
       const number = randomNumber()
-      const uploaded = yield* api(org.key, "POST", `/v2/campaigns/${created.body.campaign_code}/contacts?accepted_terms_of_service=true`, {
-        json: { contacts: [{ phone_number: number, data: null, outreach_modalities: null }] }
-      })
+      const uploaded = yield* api(
+        org.key,
+        "POST",
+        `/v2/campaigns/${created.body.campaign_code}/contacts?accepted_terms_of_service=true`,
+        {
+          json: { contacts: [{ phone_number: number, data: null, outreach_modalities: null }] }
+        }
+      )
       assert.deepStrictEqual(uploaded.body, { created: 1 })
       const [contact] = yield* listAllContacts(org, "")
       assert.deepStrictEqual(contact.data, {})
@@ -167,14 +217,50 @@ await eachBackend("robustness", (it) => {
       const number = randomNumber()
       const cases: ReadonlyArray<readonly [string, string, string, ReadonlyArray<string | number>]> = [
         ["POST", "/v2/campaigns", JSON.stringify(campaignBody(org, { name: "a\u0000b" })), ["body", "name"]],
-        ["POST", "/v2/campaigns", JSON.stringify(campaignBody(org, { description: "a\u0000b" })), ["body", "description"]],
-        ["POST", "/v2/campaigns", JSON.stringify(campaignBody(org)).replace(/"name":"[^"]*"/, "\"name\":\"x\\ud800\""), ["body", "name"]],
+        ["POST", "/v2/campaigns", JSON.stringify(campaignBody(org, { description: "a\u0000b" })), [
+          "body",
+          "description"
+        ]],
+        [
+          "POST",
+          "/v2/campaigns",
+          JSON.stringify(campaignBody(org)).replace(/"name":"[^"]*"/, "\"name\":\"x\\ud800\""),
+          ["body", "name"]
+        ],
         ["PATCH", `/v2/campaigns/${c.campaign_code}`, "{\"description\":\"\\u0000\"}", ["body", "description"]],
-        ["POST", upload, `{"contacts":[{"phone_number":"${number}","data":{"a":"x\\u0000y"}}]}`, ["body", "contacts", 0, "data", "a"]],
-        ["POST", upload, `{"contacts":[{"phone_number":"${number}","data":{"k\\u0000":1}}]}`, ["body", "contacts", 0, "data", "k\u0000"]],
-        ["POST", upload, `{"contacts":[{"phone_number":"${number}","data":{"a":["\\udfff"]}}]}`, ["body", "contacts", 0, "data", "a", 0]],
-        ["POST", upload, `{"contacts":[{"phone_number":"${number}","outreach_modalities":["s\\u0000"]}]}`, ["body", "contacts", 0, "outreach_modalities", 0]],
-        ["POST", "/v1/send-sms", JSON.stringify({ from_number: org.number, to_number: number, message: "a\u0000" }), ["body", "message"]]
+        ["POST", upload, `{"contacts":[{"phone_number":"${number}","data":{"a":"x\\u0000y"}}]}`, [
+          "body",
+          "contacts",
+          0,
+          "data",
+          "a"
+        ]],
+        ["POST", upload, `{"contacts":[{"phone_number":"${number}","data":{"k\\u0000":1}}]}`, [
+          "body",
+          "contacts",
+          0,
+          "data",
+          "k\u0000"
+        ]],
+        ["POST", upload, `{"contacts":[{"phone_number":"${number}","data":{"a":["\\udfff"]}}]}`, [
+          "body",
+          "contacts",
+          0,
+          "data",
+          "a",
+          0
+        ]],
+        ["POST", upload, `{"contacts":[{"phone_number":"${number}","outreach_modalities":["s\\u0000"]}]}`, [
+          "body",
+          "contacts",
+          0,
+          "outreach_modalities",
+          0
+        ]],
+        ["POST", "/v1/send-sms", JSON.stringify({ from_number: org.number, to_number: number, message: "a\u0000" }), [
+          "body",
+          "message"
+        ]]
       ]
       for (const [method, path, body, loc] of cases) {
         assertValidation(yield* api(org.key, method, path, { body }), loc)
@@ -185,21 +271,23 @@ await eachBackend("robustness", (it) => {
       )
       yield* assertUntouched(org, c)
       // In paths and queries: nothing has such a name.
-      for (const [method, path] of [
-        ["GET", "/v2/campaigns/gcmp-a%00b"],
-        ["GET", "/v2/campaigns/gcmp-a%00b/status"],
-        ["DELETE", "/v2/campaigns/gcmp-a%00b"],
-        ["GET", "/v1/campaigns/a%00b"],
-        ["GET", "/v2/contacts?campaign_code=a%00b"],
-        ["GET", "/v1/contacts?campaign_id=a%00b"],
-        ["DELETE", `/v2/campaigns/${c.campaign_code}/contacts/1%00`],
-        ["GET", "/v1/conversations/CA%00x"],
-        ["GET", "/v1/conversations/CA%00x/transcript"],
-        ["GET", "/v1/conversations/CA%00x/recording"]
-      ] as const) {
+      for (
+        const [method, path] of [
+          ["GET", "/v2/campaigns/gcmp-a%00b"],
+          ["GET", "/v2/campaigns/gcmp-a%00b/status"],
+          ["DELETE", "/v2/campaigns/gcmp-a%00b"],
+          ["GET", "/v1/campaigns/a%00b"],
+          ["GET", "/v2/contacts?campaign_code=a%00b"],
+          ["GET", "/v1/contacts?campaign_id=a%00b"],
+          ["DELETE", `/v2/campaigns/${c.campaign_code}/contacts/1%00`],
+          ["GET", "/v1/conversations/CA%00x"],
+          ["GET", "/v1/conversations/CA%00x/transcript"],
+          ["GET", "/v1/conversations/CA%00x/recording"]
+        ] as const
+      ) {
         assertDetail(yield* api(org.key, method, path), 404, path)
       }
-      for (const filter of ['{"a":"\\u0000"}', '{"\\u0000":1}', '{"a":"\\ud800"}']) {
+      for (const filter of ["{\"a\":\"\\u0000\"}", "{\"\\u0000\":1}", "{\"a\":\"\\ud800\"}"]) {
         assertDetail(yield* api(org.key, "GET", `/v2/contacts?data=${q(filter)}`), 400, filter)
       }
       assertDetail(yield* api(org.key, "GET", "/v2/contacts?status=TRYING%00"), 400)
@@ -232,11 +320,18 @@ await eachBackend("robustness", (it) => {
     Effect.gen(function*() {
       const org = yield* organization()
       const c = yield* campaign(org)
-      const large = yield* api(org.key, "POST", "/v2/campaigns", { body: JSON.stringify(campaignBody(org, { name: "x".repeat(5_000_000) })) })
-      assertValidation(large, ["body", "name"])
-      const huge = yield* api(org.key, "POST", `/v2/campaigns/${c.campaign_code}/contacts?accepted_terms_of_service=true`, {
-        body: `{"contacts":[{"phone_number":"${randomNumber()}","data":{"blob":"${"x".repeat(65 * 1024 * 1024)}"}}]}`
+      const large = yield* api(org.key, "POST", "/v2/campaigns", {
+        body: JSON.stringify(campaignBody(org, { name: "x".repeat(5_000_000) }))
       })
+      assertValidation(large, ["body", "name"])
+      const huge = yield* api(
+        org.key,
+        "POST",
+        `/v2/campaigns/${c.campaign_code}/contacts?accepted_terms_of_service=true`,
+        {
+          body: `{"contacts":[{"phone_number":"${randomNumber()}","data":{"blob":"${"x".repeat(65 * 1024 * 1024)}"}}]}`
+        }
+      )
       assertDetail(huge, 413)
       yield* assertUntouched(org, c)
     }))
@@ -245,23 +340,27 @@ await eachBackend("robustness", (it) => {
     Effect.gen(function*() {
       const org = yield* organization()
       const c = yield* campaign(org)
-      for (const [method, path] of [
-        ["GET", "/v2/campaigns/%ZZ"],
-        ["GET", "/v2/campaigns/%E0%A4"],
-        ["GET", "/v2/campaigns/%"],
-        ["PATCH", "/v2/campaigns/%C0%80"],
-        ["DELETE", "/v2/campaigns/%FF%FE"],
-        ["GET", "/v1/conversations/%E0%A4%A/recording"],
-        ["GET", "/v1/conversations/x/channels/%ZZ/recording"],
-        ["GET", "/v2/contacts?campaign_code=%E0%A4%A"],
-        ["GET", "/v2/contacts?status=%ZZ"],
-        ["GET", "/v2/contacts?limit=%"],
-        ["GET", "/v1/conversations?from_number=%ZZ"],
-        ["GET", "/v1/messages?to_number=%2"],
-        ["DELETE", `/v2/campaigns/${c.campaign_code}/contacts?phone_number=%E0%A4%A`],
-        ["POST", `/v2/campaigns/${c.campaign_code}/contacts?accepted_terms_of_service=%ZZ`]
-      ] as const) {
-        const reply = yield* api(org.key, method, path, { json: method === "GET" || method === "DELETE" ? undefined : { contacts: [] } })
+      for (
+        const [method, path] of [
+          ["GET", "/v2/campaigns/%ZZ"],
+          ["GET", "/v2/campaigns/%E0%A4"],
+          ["GET", "/v2/campaigns/%"],
+          ["PATCH", "/v2/campaigns/%C0%80"],
+          ["DELETE", "/v2/campaigns/%FF%FE"],
+          ["GET", "/v1/conversations/%E0%A4%A/recording"],
+          ["GET", "/v1/conversations/x/channels/%ZZ/recording"],
+          ["GET", "/v2/contacts?campaign_code=%E0%A4%A"],
+          ["GET", "/v2/contacts?status=%ZZ"],
+          ["GET", "/v2/contacts?limit=%"],
+          ["GET", "/v1/conversations?from_number=%ZZ"],
+          ["GET", "/v1/messages?to_number=%2"],
+          ["DELETE", `/v2/campaigns/${c.campaign_code}/contacts?phone_number=%E0%A4%A`],
+          ["POST", `/v2/campaigns/${c.campaign_code}/contacts?accepted_terms_of_service=%ZZ`]
+        ] as const
+      ) {
+        const reply = yield* api(org.key, method, path, {
+          json: method === "GET" || method === "DELETE" ? undefined : { contacts: [] }
+        })
         assertNot500(reply, `${method} ${path}`)
       }
       // An unknown parameter is ignored, however it is encoded.
@@ -287,15 +386,31 @@ await eachBackend("robustness", (it) => {
         assert.strictEqual((yield* api(org.key, "GET", `/v2/campaigns/${c.campaign_code}/status`, options)).status, 200)
         assert.strictEqual((yield* api(org.key, "GET", "/v1/conversations", options)).status, 200)
       }
-      const byNumber = yield* api(org.key, "DELETE", `/v2/campaigns/${c.campaign_code}/contacts?phone_number=${q(number)}`, empty)
+      const byNumber = yield* api(
+        org.key,
+        "DELETE",
+        `/v2/campaigns/${c.campaign_code}/contacts?phone_number=${q(number)}`,
+        empty
+      )
       assert.deepStrictEqual(byNumber.body, { deleted: 1 }, byNumber.text)
-      assert.deepStrictEqual((yield* api(org.key, "DELETE", `/v2/campaigns/${c.campaign_code}/contacts/${second.id}`, emptyJson)).body, { deleted: 1 })
-      assert.deepStrictEqual((yield* api(org.key, "DELETE", `/v2/campaigns/${c.campaign_code}`, emptyJson)).body, { ok: true })
+      assert.deepStrictEqual(
+        (yield* api(org.key, "DELETE", `/v2/campaigns/${c.campaign_code}/contacts/${second.id}`, emptyJson)).body,
+        { deleted: 1 }
+      )
+      assert.deepStrictEqual((yield* api(org.key, "DELETE", `/v2/campaigns/${c.campaign_code}`, emptyJson)).body, {
+        ok: true
+      })
       // A JSON body where none is expected is ignored.
-      assert.deepStrictEqual((yield* api(org.key, "DELETE", `/v2/campaigns/${other.campaign_code}`, { json: { force: true } })).body, { ok: true })
+      assert.deepStrictEqual(
+        (yield* api(org.key, "DELETE", `/v2/campaigns/${other.campaign_code}`, { json: { force: true } })).body,
+        { ok: true }
+      )
       // The admin API's body-less POST (a new key).
       const orgs = yield* admin("POST", "/admin/v1/organizations", { name: "empty-body" }, 201)
-      const key = yield* request("POST", `/admin/v1/organizations/${orgs.body.id}/api-keys`, { token: "test-admin-token", ...empty })
+      const key = yield* request("POST", `/admin/v1/organizations/${orgs.body.id}/api-keys`, {
+        token: "test-admin-token",
+        ...empty
+      })
       assert.strictEqual(key.status, 201, key.text)
       // Where a body is required, its absence is a validation error.
       assertValidation(yield* api(org.key, "POST", "/v2/campaigns", empty), ["body"])
@@ -306,7 +421,14 @@ await eachBackend("robustness", (it) => {
     Effect.gen(function*() {
       const org = yield* organization()
       const c = yield* campaign(org)
-      for (const contentType of ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/xml"]) {
+      for (
+        const contentType of [
+          "text/plain",
+          "application/x-www-form-urlencoded",
+          "multipart/form-data; boundary=x",
+          "application/xml"
+        ]
+      ) {
         const reply = yield* api(org.key, "POST", "/v2/campaigns", {
           body: JSON.stringify(campaignBody(org)),
           headers: { "content-type": contentType }
@@ -344,26 +466,41 @@ await eachBackend("robustness", (it) => {
         const ok = yield* request("GET", "/v2/campaigns", { headers: { authorization: `${scheme} ${org.key}` } })
         assert.strictEqual(ok.status, 200, scheme)
       }
-      for (const authorization of [`Basic ${org.key}`, org.key, "Bearer", "Bearer ", `Token ${org.key}`, `Bearer ${"k".repeat(4000)}`]) {
-        assertDetail(yield* request("GET", "/v2/campaigns", { headers: { authorization } }), 401, authorization.slice(0, 20))
+      for (
+        const authorization of [
+          `Basic ${org.key}`,
+          org.key,
+          "Bearer",
+          "Bearer ",
+          `Token ${org.key}`,
+          `Bearer ${"k".repeat(4000)}`
+        ]
+      ) {
+        assertDetail(
+          yield* request("GET", "/v2/campaigns", { headers: { authorization } }),
+          401,
+          authorization.slice(0, 20)
+        )
       }
     }))
 
   it.effect("unknown routes answer 404 {detail}; other methods on known paths 404 or 405 {detail}", () =>
     Effect.gen(function*() {
       const org = yield* organization()
-      for (const [method, path] of [
-        ["GET", "/"],
-        ["GET", "/v3/campaigns"],
-        ["GET", "/v2/campaign"],
-        ["GET", "/v2/campaigns/x/y/z"],
-        ["POST", "/v1/conversations"],
-        ["GET", "/v1/send-sms"],
-        ["PUT", "/v2/campaigns"],
-        ["DELETE", "/v2/contacts"],
-        ["PUT", `/v2/campaigns/gcmp-x`],
-        ["PATCH", "/v1/conversations/x"]
-      ] as const) {
+      for (
+        const [method, path] of [
+          ["GET", "/"],
+          ["GET", "/v3/campaigns"],
+          ["GET", "/v2/campaign"],
+          ["GET", "/v2/campaigns/x/y/z"],
+          ["POST", "/v1/conversations"],
+          ["GET", "/v1/send-sms"],
+          ["PUT", "/v2/campaigns"],
+          ["DELETE", "/v2/contacts"],
+          ["PUT", `/v2/campaigns/gcmp-x`],
+          ["PATCH", "/v1/conversations/x"]
+        ] as const
+      ) {
         for (const token of [org.key, null]) {
           const reply = yield* api(token, method, path)
           assert.include([401, 404, 405], reply.status, `${method} ${path}: ${reply.status} ${reply.text}`)
@@ -378,14 +515,19 @@ await eachBackend("robustness", (it) => {
     Effect.gen(function*() {
       const org = yield* organization()
       const c = yield* campaign(org)
-      for (const [method, path] of [
-        ["GET", "/v2/contacts?limit=1&limit=2"],
-        ["GET", `/v2/contacts?campaign_code=${c.campaign_code}&campaign_code=${c.campaign_code}`],
-        ["GET", "/v1/conversations?direction=inbound&direction=outbound"],
-        ["GET", `/v1/messages?to_number=${q(org.number)}&to_number=${q(org.number)}`],
-        ["POST", `/v2/campaigns/${c.campaign_code}/contacts?accepted_terms_of_service=true&accepted_terms_of_service=true`],
-        ["DELETE", `/v2/campaigns/${c.campaign_code}/contacts?phone_number=1&phone_number=2`]
-      ] as const) {
+      for (
+        const [method, path] of [
+          ["GET", "/v2/contacts?limit=1&limit=2"],
+          ["GET", `/v2/contacts?campaign_code=${c.campaign_code}&campaign_code=${c.campaign_code}`],
+          ["GET", "/v1/conversations?direction=inbound&direction=outbound"],
+          ["GET", `/v1/messages?to_number=${q(org.number)}&to_number=${q(org.number)}`],
+          [
+            "POST",
+            `/v2/campaigns/${c.campaign_code}/contacts?accepted_terms_of_service=true&accepted_terms_of_service=true`
+          ],
+          ["DELETE", `/v2/campaigns/${c.campaign_code}/contacts?phone_number=1&phone_number=2`]
+        ] as const
+      ) {
         const reply = yield* api(org.key, method, path, { json: method === "POST" ? { contacts: [] } : undefined })
         assertNot500(reply, `${method} ${path}`)
       }

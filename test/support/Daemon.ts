@@ -63,7 +63,8 @@ export const serve = (args: ReadonlyArray<string>, env?: Record<string, string>)
       Effect.sync(() =>
         spawn(process.execPath, [bin, "serve", ...args], { cwd: repoRoot, env: childEnv(env), stdio: "pipe" })
       ),
-      (child) => child.exitCode === null && child.signalCode === null ? Effect.sync(() => child.kill("SIGKILL")) : Effect.void
+      (child) =>
+        child.exitCode === null && child.signalCode === null ? Effect.sync(() => child.kill("SIGKILL")) : Effect.void
     )
     const stdout: Array<string> = []
     const stderr: Array<string> = []

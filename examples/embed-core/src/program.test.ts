@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
 import type { E164 } from "@voice-agent/core/PhoneNumber"
+import { Effect } from "effect"
 import { EngineLive, program } from "./program.ts"
 
 describe("embed-core example", () => {

@@ -3,7 +3,6 @@
  * organization and its number through the storage ports, then a campaign, an upload and the
  * campaign's status through the core services — the same services the daemon's HTTP API uses.
  */
-import { Effect, Layer } from "effect"
 import { CampaignService } from "@voice-agent/core/CampaignService"
 import { ContactService } from "@voice-agent/core/ContactService"
 import type { E164 } from "@voice-agent/core/PhoneNumber"
@@ -11,6 +10,7 @@ import { OrganizationRepository } from "@voice-agent/core/ports/OrganizationRepo
 import { PhoneNumberRepository } from "@voice-agent/core/ports/PhoneNumberRepository"
 import * as Database from "@voice-agent/store-sql/Database"
 import * as SqlStorage from "@voice-agent/store-sql/SqlStorage"
+import { Effect, Layer } from "effect"
 
 /** Creates a campaign, uploads three contacts (one twice), and reads the campaign's status. */
 export const program = Effect.gen(function*() {

@@ -1,7 +1,5 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect, Layer, Option } from "effect"
-import { HttpRouter } from "effect/http"
 import * as SimCarrier from "@voice-agent/carrier-sim/SimCarrier"
 import type { E164 } from "@voice-agent/core/PhoneNumber"
 import { ApiKeyRepository } from "@voice-agent/core/ports/ApiKeyRepository"
@@ -12,6 +10,8 @@ import * as HttpApp from "@voice-agent/http/HttpApp"
 import * as FileRecordingStore from "@voice-agent/recordings-fs/FileRecordingStore"
 import * as SqlStorage from "@voice-agent/store-sql/SqlStorage"
 import * as TestDatabase from "@voice-agent/store-sql/testing/TestDatabase"
+import { Effect, Layer, Option } from "effect"
+import { HttpRouter } from "effect/http"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -39,7 +39,10 @@ describe("http-client example", () => {
           billingIssue: false,
           maxConcurrency: 5
         })
-        yield* (yield* PhoneNumberRepository).add(organization.id, { phoneNumber: "+12025550101" as E164, smsEnabled: true })
+        yield* (yield* PhoneNumberRepository).add(organization.id, {
+          phoneNumber: "+12025550101" as E164,
+          smsEnabled: true
+        })
         const { apiKey } = yield* (yield* ApiKeyRepository).issue(organization.id)
         const { campaign, page, status, uploaded } = yield* program({ apiKey })
         assert.match(campaign.campaign_code, /^gcmp-/)

@@ -3,10 +3,10 @@
  * the server is built from (`@voice-agent/http/api/Api`): paths, bodies and answers are
  * checked by the compiler, errors arrive typed.
  */
+import { Api } from "@voice-agent/http/api/Api"
 import { Effect } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
-import { Api } from "@voice-agent/http/api/Api"
 
 /** A client that sends `Authorization: Bearer <apiKey>` with every request. */
 export const makeClient = (options: { readonly apiKey: string; readonly baseUrl?: string | undefined }) =>
@@ -32,7 +32,9 @@ export const program = (options: { readonly apiKey: string; readonly baseUrl?: s
     const uploaded = yield* client.contacts.upload({
       params: { campaign_code: campaign.campaign_code },
       query: { accepted_terms_of_service: "true" },
-      payload: { contacts: [{ phone_number: "202-555-0131" }, { phone_number: "202-555-0132", data: { plan: "gold" } }] }
+      payload: {
+        contacts: [{ phone_number: "202-555-0131" }, { phone_number: "202-555-0132", data: { plan: "gold" } }]
+      }
     })
     const status = yield* client.campaigns.status({ params: { campaign_code: campaign.campaign_code } })
     const page = yield* client.contacts.list({ query: { campaign_code: campaign.campaign_code, limit: "1" } })

@@ -9,9 +9,9 @@
  *
  * @since 0.1.0
  */
-import { randomUUID } from "node:crypto"
-import { Effect, Layer, Stream } from "effect"
 import { Carrier, CarrierError } from "@voice-agent/core/ports/Carrier"
+import { Effect, Layer, Stream } from "effect"
+import { randomUUID } from "node:crypto"
 import { outcomeFor } from "./SimOutcome.ts"
 
 /**

@@ -1,4 +1,4 @@
-import { describe, it, assert } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import { outcomeFor } from "./SimOutcome.ts"
 
 describe("outcomeFor", () => {

@@ -102,11 +102,15 @@ describe("CallingSchedule", () => {
     it("agree with Temporal at random instants", () => {
       const zones = ["America/Los_Angeles", "Europe/London", "Australia/Lord_Howe", "Asia/Kolkata", "UTC"]
       fc.assert(
-        fc.property(fc.integer({ min: utc("1990-01-01T00:00:00Z"), max: utc("2060-01-01T00:00:00Z") }), fc.constantFrom(...zones), (ms, zone) => {
-          const zdt = Temporal.Instant.fromEpochMilliseconds(ms).toZonedDateTimeISO(zone)
-          assert.strictEqual(Schedule.localDate(ms, zone), zdt.toPlainDate().toString())
-          assert.strictEqual(Schedule.localWeekday(ms, zone), zdt.dayOfWeek - 1)
-        }),
+        fc.property(
+          fc.integer({ min: utc("1990-01-01T00:00:00Z"), max: utc("2060-01-01T00:00:00Z") }),
+          fc.constantFrom(...zones),
+          (ms, zone) => {
+            const zdt = Temporal.Instant.fromEpochMilliseconds(ms).toZonedDateTimeISO(zone)
+            assert.strictEqual(Schedule.localDate(ms, zone), zdt.toPlainDate().toString())
+            assert.strictEqual(Schedule.localWeekday(ms, zone), zdt.dayOfWeek - 1)
+          }
+        ),
         { numRuns: runs(300) }
       )
     })

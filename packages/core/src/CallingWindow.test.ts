@@ -7,7 +7,9 @@ const success = <A>(result: Result.Result<A, unknown>): A => {
   return result.success
 }
 
-const issuesOf = (input: unknown): ReadonlyArray<{ readonly path: ReadonlyArray<PropertyKey>; readonly message: string }> => {
+const issuesOf = (
+  input: unknown
+): ReadonlyArray<{ readonly path: ReadonlyArray<PropertyKey>; readonly message: string }> => {
   const result = Schema.decodeUnknownResult(CallingWindow.CallingWindowInput, { errors: "all" })(input)
   if (Result.isSuccess(result)) assert.fail(`expected failure, got: ${JSON.stringify(result.success)}`)
   return SchemaIssue.makeFormatterStandardSchemaV1()(result.failure.issue).issues.map((i) => ({
@@ -39,7 +41,22 @@ describe("CallingWindow", () => {
       })
     }
     const bad: ReadonlyArray<unknown> = [
-      "funday", "mon", "", "7", "-1", "1.0", "01", 7, -1, 1.5, Number.NaN, null, undefined, true, {}, ["monday"]
+      "funday",
+      "mon",
+      "",
+      "7",
+      "-1",
+      "1.0",
+      "01",
+      7,
+      -1,
+      1.5,
+      Number.NaN,
+      null,
+      undefined,
+      true,
+      {},
+      ["monday"]
     ]
     for (const input of bad) {
       it(`rejects ${String(JSON.stringify(input))}`, () => {
@@ -82,8 +99,30 @@ describe("CallingWindow", () => {
       })
     }
     const bad: ReadonlyArray<unknown> = [
-      "25:00", "24:01", "24:30", "9:60", "12:5", "123:00", "9", "900", "0900", "13pm", "0am", "0:30am", "12:60pm",
-      "9:00:30", "noon", "9 o'clock", "", "  ", "9:00 xm", "-1:00", 900, 9, null, undefined
+      "25:00",
+      "24:01",
+      "24:30",
+      "9:60",
+      "12:5",
+      "123:00",
+      "9",
+      "900",
+      "0900",
+      "13pm",
+      "0am",
+      "0:30am",
+      "12:60pm",
+      "9:00:30",
+      "noon",
+      "9 o'clock",
+      "",
+      "  ",
+      "9:00 xm",
+      "-1:00",
+      900,
+      9,
+      null,
+      undefined
     ]
     for (const input of bad) {
       it(`rejects ${String(JSON.stringify(input))}`, () => {

@@ -123,7 +123,10 @@ export const Time = Schema.String.check(
 
 const endAfterStart = Schema.makeFilter<{ readonly start_time: string; readonly end_time: string }>((w) => {
   if (w.start_time === "24:00") {
-    return { path: ["start_time"], issue: "start_time 24:00 is the end of the day; a window starts at 23:59 at the latest" }
+    return {
+      path: ["start_time"],
+      issue: "start_time 24:00 is the end of the day; a window starts at 23:59 at the latest"
+    }
   }
   return toMinutes(w.end_time) > toMinutes(w.start_time)
     ? undefined

@@ -10,9 +10,15 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer, Option, Result } from "effect"
-import type { CampaignPatch, CampaignRecord, CampaignStatusCounts, CreateCampaignRequest, UpdateCampaignRequest } from "./Campaign.ts"
-import { CampaignDefaults } from "./Campaign.ts"
 import { isOpenAt } from "./CallingSchedule.ts"
+import type {
+  CampaignPatch,
+  CampaignRecord,
+  CampaignStatusCounts,
+  CreateCampaignRequest,
+  UpdateCampaignRequest
+} from "./Campaign.ts"
+import { CampaignDefaults } from "./Campaign.ts"
 import {
   CampaignNameTaken,
   CampaignNotFound,

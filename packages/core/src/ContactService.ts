@@ -9,19 +9,13 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer, Result } from "effect"
+import type { CampaignRecord } from "./Campaign.ts"
 import type { ContactUploadEntry } from "./Contact.ts"
+import { prepareUpload } from "./ContactUpload.ts"
+import { ContactBusy, ContactNotFound, ContactsRejected, InvalidPhoneNumber, TermsNotAccepted } from "./Errors.ts"
+import * as PhoneNumber from "./PhoneNumber.ts"
 import type { ContactPage, ContactQuery } from "./ports/ContactRepository.ts"
 import { ContactRepository } from "./ports/ContactRepository.ts"
-import type { CampaignRecord } from "./Campaign.ts"
-import { prepareUpload } from "./ContactUpload.ts"
-import {
-  ContactBusy,
-  ContactNotFound,
-  ContactsRejected,
-  InvalidPhoneNumber,
-  TermsNotAccepted
-} from "./Errors.ts"
-import * as PhoneNumber from "./PhoneNumber.ts"
 import { nowDate } from "./Time.ts"
 
 /**
@@ -41,7 +35,10 @@ export class ContactService extends Context.Service<ContactService, {
     campaign: CampaignRecord,
     phoneNumber: string
   ) => Effect.Effect<number, InvalidPhoneNumber | ContactNotFound | ContactBusy>
-  readonly deleteById: (campaign: CampaignRecord, contactId: string) => Effect.Effect<void, ContactNotFound | ContactBusy>
+  readonly deleteById: (
+    campaign: CampaignRecord,
+    contactId: string
+  ) => Effect.Effect<void, ContactNotFound | ContactBusy>
 }>()("@voice-agent/core/ContactService") {
   static readonly layer = Layer.effect(
     ContactService,

@@ -33,8 +33,7 @@ const state = (overrides: Partial<ContactState.ContactDialState> = {}): ContactS
   ...ContactState.initial,
   ...overrides
 })
-const dialed = (attempts = 1, now = monday10) =>
-  ContactState.beginAttempt(state({ attempts: attempts - 1 }), now)
+const dialed = (attempts = 1, now = monday10) => ContactState.beginAttempt(state({ attempts: attempts - 1 }), now)
 
 describe("ContactState", () => {
   describe("ContactStatus", () => {
@@ -184,7 +183,10 @@ describe("ContactState", () => {
     it("every condition of CONTRACT §5 is required", () => {
       const cases: ReadonlyArray<readonly [string, boolean]> = [
         ["COMPLETED", ContactState.isCallable(state({ status: "COMPLETED" }), campaign(), false, monday10)],
-        ["PARTIALLY_COMPLETED", ContactState.isCallable(state({ status: "PARTIALLY_COMPLETED" }), campaign(), false, monday10)],
+        [
+          "PARTIALLY_COMPLETED",
+          ContactState.isCallable(state({ status: "PARTIALLY_COMPLETED" }), campaign(), false, monday10)
+        ],
         ["FAILED", ContactState.isCallable(state({ status: "FAILED" }), campaign(), false, monday10)],
         ["dialing", ContactState.isCallable(state({ dialing: true }), campaign(), false, monday10)],
         ["attempts used up", ContactState.isCallable(state({ attempts: 3 }), campaign(), false, monday10)],
@@ -195,14 +197,32 @@ describe("ContactState", () => {
         ["on DNC", ContactState.isCallable(state(), campaign(), true, monday10)],
         ["outside windows", ContactState.isCallable(state(), campaign(), false, utc("2026-01-05T23:00:00Z"))],
         ["weekend", ContactState.isCallable(state(), campaign(), false, utc("2026-01-10T15:00:00Z"))],
-        ["before start date", ContactState.isCallable(state(), campaign({ schedule: { ...schedule, startDate: "2026-01-06" } }), false, monday10)],
-        ["after end date", ContactState.isCallable(state(), campaign({ schedule: { ...schedule, endDate: "2026-01-04" } }), false, monday10)]
+        [
+          "before start date",
+          ContactState.isCallable(
+            state(),
+            campaign({ schedule: { ...schedule, startDate: "2026-01-06" } }),
+            false,
+            monday10
+          )
+        ],
+        [
+          "after end date",
+          ContactState.isCallable(
+            state(),
+            campaign({ schedule: { ...schedule, endDate: "2026-01-04" } }),
+            false,
+            monday10
+          )
+        ]
       ]
       for (const [name, callable] of cases) assert.isFalse(callable, name)
     })
 
     it("due exactly now, and attempts below the maximum, are callable", () => {
-      assert.isTrue(ContactState.isCallable(state({ nextAttemptAt: monday10, attempts: 2 }), campaign(), false, monday10))
+      assert.isTrue(
+        ContactState.isCallable(state({ nextAttemptAt: monday10, attempts: 2 }), campaign(), false, monday10)
+      )
       assert.isTrue(ContactState.isCallable(state({ nextAttemptAt: monday10 - 1 }), campaign(), false, monday10))
     })
 

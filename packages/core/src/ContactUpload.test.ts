@@ -5,7 +5,7 @@ import { prepareUpload, serializedSize } from "./ContactUpload.ts"
 describe("serializedSize", () => {
   it("counts UTF-8 bytes of the JSON text", () => {
     assert.strictEqual(serializedSize({}), 2)
-    assert.strictEqual(serializedSize({ a: "é" }), '{"a":"é"}'.length + 1)
+    assert.strictEqual(serializedSize({ a: "é" }), "{\"a\":\"é\"}".length + 1)
   })
   it("is infinite for values JSON cannot hold", () => {
     const cycle: Record<string, unknown> = {}
@@ -18,7 +18,7 @@ describe("serializedSize", () => {
 })
 
 describe("prepareUpload", () => {
-  const limitData = (bytes: number) => ({ x: "a".repeat(bytes - '{"x":""}'.length) })
+  const limitData = (bytes: number) => ({ x: "a".repeat(bytes - "{\"x\":\"\"}".length) })
 
   it("normalizes numbers and keeps request order, data and modalities", () => {
     const prepared = prepareUpload([

@@ -53,7 +53,11 @@ export class MessageService extends Context.Service<MessageService, {
         send: Effect.fn("MessageService.send")(function*(organization, request) {
           const sender = yield* ownedNumber(organization, request.from_number)
           if (!sender.smsEnabled) return yield* new SmsNotEnabled({ phoneNumber: sender.phoneNumber })
-          const sent = yield* carrier.sendSms({ from: sender.phoneNumber, to: request.to_number, body: request.message })
+          const sent = yield* carrier.sendSms({
+            from: sender.phoneNumber,
+            to: request.to_number,
+            body: request.message
+          })
           yield* messages.insert({
             organizationId: organization.id,
             direction: "outbound",

@@ -1,4 +1,4 @@
-import { describe, it, assert } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import { parseIsoInstant } from "./Time.ts"
 
 describe("parseIsoInstant", () => {
@@ -20,7 +20,19 @@ describe("parseIsoInstant", () => {
     assert.strictEqual(parseIsoInstant("0000-01-01"), Date.parse("0000-01-01T00:00:00Z"))
   })
   it("rejects anything else", () => {
-    for (const bad of ["", "yesterday", "1", "2026-13-01", "2026-02-30T00:00:00Z", "2026-11-21T24:00:00Z", "2026-11-21T05:10:00+25:00", " 2026-11-21", "2026-11-21T05:10:00ZZ"]) {
+    for (
+      const bad of [
+        "",
+        "yesterday",
+        "1",
+        "2026-13-01",
+        "2026-02-30T00:00:00Z",
+        "2026-11-21T24:00:00Z",
+        "2026-11-21T05:10:00+25:00",
+        " 2026-11-21",
+        "2026-11-21T05:10:00ZZ"
+      ]
+    ) {
       assert.isUndefined(parseIsoInstant(bad), bad)
     }
   })

@@ -6,18 +6,18 @@
  *
  * @since 0.1.0
  */
-import { Layer } from "effect"
 import { CampaignService } from "@voice-agent/core/CampaignService"
 import { ContactService } from "@voice-agent/core/ContactService"
 import { ConversationService } from "@voice-agent/core/ConversationService"
 import { MessageService } from "@voice-agent/core/MessageService"
+import { Layer } from "effect"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { Api } from "./api/Api.ts"
 import { AdminHandlers } from "./handlers/Admin.ts"
 import { CampaignsHandlers } from "./handlers/Campaigns.ts"
 import { ContactsHandlers } from "./handlers/Contacts.ts"
-import { CursorCodec } from "./handlers/Cursor.ts"
 import { ConversationsHandlers } from "./handlers/Conversations.ts"
+import { CursorCodec } from "./handlers/Cursor.ts"
 import { DeprecationHeaderLive } from "./handlers/Deprecation.ts"
 import * as ErrorBodies from "./handlers/ErrorBodies.ts"
 import { LegacyHandlers } from "./handlers/Legacy.ts"

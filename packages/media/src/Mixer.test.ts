@@ -3,7 +3,15 @@ import * as Mixer from "./Mixer.ts"
 
 describe("saturate", () => {
   it("clips to the 16-bit range", () => {
-    assert.deepStrictEqual([-70000, -32769, -32768, 0, 32767, 32768, 65534].map(Mixer.saturate), [-32768, -32768, -32768, 0, 32767, 32767, 32767])
+    assert.deepStrictEqual([-70000, -32769, -32768, 0, 32767, 32768, 65534].map(Mixer.saturate), [
+      -32768,
+      -32768,
+      -32768,
+      0,
+      32767,
+      32767,
+      32767
+    ])
   })
 })
 
@@ -12,7 +20,10 @@ describe("mix", () => {
     assert.deepStrictEqual(Array.from(Mixer.mix(Int16Array.of(1, -2, 300), Int16Array.of(10, 20, -300))), [11, 18, 0])
   })
   it("saturates instead of wrapping", () => {
-    const mixed = Mixer.mix(Int16Array.of(30000, -30000, 32767, -32768, 20000), Int16Array.of(30000, -30000, 1, -1, -20000))
+    const mixed = Mixer.mix(
+      Int16Array.of(30000, -30000, 32767, -32768, 20000),
+      Int16Array.of(30000, -30000, 1, -1, -20000)
+    )
     assert.deepStrictEqual(Array.from(mixed), [32767, -32768, 32767, -32768, 0])
   })
   it("pads the shorter channel with silence, whichever it is", () => {

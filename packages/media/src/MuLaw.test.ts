@@ -1,6 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import { createHash } from "node:crypto"
-import { decodePairs, decodeTableSha256, encodeAllSha256, encodePairs, twilioDocPayload } from "../test/fixtures/mulaw.goldens.ts"
+import {
+  decodePairs,
+  decodeTableSha256,
+  encodeAllSha256,
+  encodePairs,
+  twilioDocPayload
+} from "../test/fixtures/mulaw.goldens.ts"
 import * as MuLaw from "./MuLaw.ts"
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex")
@@ -16,8 +22,26 @@ describe("decodeSample", () => {
     assert.strictEqual(MuLaw.decodeSample(0x80), 32124)
     assert.strictEqual(MuLaw.decodeSample(0x01), -31100)
     assert.strictEqual(MuLaw.decodeSample(0xfe), 8)
-    assert.deepStrictEqual([0, 1, 2, 3, 4, 5, 6, 7].map(MuLaw.decodeSample), [-32124, -31100, -30076, -29052, -28028, -27004, -25980, -24956])
-    assert.deepStrictEqual([0xf8, 0xf9, 0xfa, 0xfb, 0xfc, 0xfd, 0xfe, 0xff].map(MuLaw.decodeSample), [56, 48, 40, 32, 24, 16, 8, 0])
+    assert.deepStrictEqual([0, 1, 2, 3, 4, 5, 6, 7].map(MuLaw.decodeSample), [
+      -32124,
+      -31100,
+      -30076,
+      -29052,
+      -28028,
+      -27004,
+      -25980,
+      -24956
+    ])
+    assert.deepStrictEqual([0xf8, 0xf9, 0xfa, 0xfb, 0xfc, 0xfd, 0xfe, 0xff].map(MuLaw.decodeSample), [
+      56,
+      48,
+      40,
+      32,
+      24,
+      16,
+      8,
+      0
+    ])
   })
   it("agrees with audioop on the golden pairs", () => {
     for (const [code, sample] of decodePairs) assert.strictEqual(MuLaw.decodeSample(code), sample, `code ${code}`)
@@ -27,7 +51,9 @@ describe("decodeSample", () => {
     assert.strictEqual(sha256(int16le(MuLaw.decode(allCodes))), decodeTableSha256)
   })
   it("is symmetric: flipping the sign bit negates the sample", () => {
-    for (let code = 0; code < 128; code++) assert.strictEqual(MuLaw.decodeSample(code), -MuLaw.decodeSample(code | 0x80))
+    for (let code = 0; code < 128; code++) {
+      assert.strictEqual(MuLaw.decodeSample(code), -MuLaw.decodeSample(code | 0x80))
+    }
   })
 })
 

@@ -128,7 +128,13 @@ describe("readableDataBytes", () => {
 describe("encodeSamples / decodeSamples", () => {
   it("are little-endian", () => {
     assert.strictEqual(hex(Wav.encodeSamples(Int16Array.of(1, -2, 0x1234, -32768, 32767))), "0100feff34120080ff7f")
-    assert.deepStrictEqual(Array.from(Wav.decodeSamples(fromHex("0100feff34120080ff7f"))), [1, -2, 0x1234, -32768, 32767])
+    assert.deepStrictEqual(Array.from(Wav.decodeSamples(fromHex("0100feff34120080ff7f"))), [
+      1,
+      -2,
+      0x1234,
+      -32768,
+      32767
+    ])
   })
   it("ignore an odd trailing byte and read views at odd offsets", () => {
     const bytes = fromHex("aa0100feff99")

@@ -13,18 +13,26 @@ const FRAME = 160 // 20 ms
 
 // Amplitude 20000 on both sides: where the two sines agree in sign the sum saturates.
 const sine = (hz: number, seconds: number, amplitude = 20000) =>
-  Int16Array.from({ length: Math.round(RATE * seconds) }, (_, i) => Math.round(amplitude * Math.sin((2 * Math.PI * hz * i) / RATE)))
+  Int16Array.from(
+    { length: Math.round(RATE * seconds) },
+    (_, i) => Math.round(amplitude * Math.sin((2 * Math.PI * hz * i) / RATE))
+  )
 
 const remoteSamples = sine(440, 1.5) // 12000 samples
 const agentSamples = sine(880, 1) // 8000 samples
 
 const expectedMix = (a: Int16Array, b: Int16Array) =>
-  Int16Array.from({ length: Math.max(a.length, b.length) }, (_, i) => Math.min(32767, Math.max(-32768, (a[i] ?? 0) + (b[i] ?? 0))))
+  Int16Array.from(
+    { length: Math.max(a.length, b.length) },
+    (_, i) => Math.min(32767, Math.max(-32768, (a[i] ?? 0) + (b[i] ?? 0)))
+  )
 
 const soxVersion = spawnSync("sox", ["--version"], { encoding: "utf8" })
 const hasSox = soxVersion.status === 0
 if (!hasSox) {
-  console.warn(`sox is not on PATH (${soxVersion.error?.message ?? `exit ${soxVersion.status}`}): skipping the \`sox --i\` checks`)
+  console.warn(
+    `sox is not on PATH (${soxVersion.error?.message ?? `exit ${soxVersion.status}`}): skipping the \`sox --i\` checks`
+  )
 }
 
 const Platform = Layer.mergeAll(NodeFileSystem.layer, NodePath.layer)
@@ -229,7 +237,10 @@ describe("FileRecordingStore", () => {
 
         const again = yield* Effect.exit(Effect.scoped(store.openWriter("call-1", "agent")))
         assert.isTrue(Exit.isFailure(again) && Cause.hasDies(again.cause))
-        assert.deepStrictEqual(assertWav(yield* collect(yield* store.read("call-1", "agent")), 800), agentSamples.subarray(0, 800))
+        assert.deepStrictEqual(
+          assertWav(yield* collect(yield* store.read("call-1", "agent")), 800),
+          agentSamples.subarray(0, 800)
+        )
       }))
 
     it.effect("serializes concurrent writes to one writer", () =>
@@ -238,39 +249,50 @@ describe("FileRecordingStore", () => {
         const frame = (n: number) => new Int16Array(FRAME).fill(n)
         yield* Effect.scoped(Effect.gen(function*() {
           const writer = yield* store.openWriter("busy", "agent")
-          yield* Effect.forEach(Array.from({ length: 100 }, (_, n) => n), (n) => writer.write(frame(n)), { concurrency: 10, discard: true })
+          yield* Effect.forEach(Array.from({ length: 100 }, (_, n) => n), (n) => writer.write(frame(n)), {
+            concurrency: 10,
+            discard: true
+          })
         }))
         const samples = assertWav(yield* collect(yield* store.read("busy", "agent")), 100 * FRAME)
         // every frame landed whole: 100 runs of 160 equal samples, each value once
         const firsts = Array.from({ length: 100 }, (_, i) => samples[i * FRAME]!)
         assert.deepStrictEqual([...firsts].sort((a, b) => a - b), Array.from({ length: 100 }, (_, n) => n))
-        for (let i = 0; i < 100; i++) assert.isTrue(samples.subarray(i * FRAME, (i + 1) * FRAME).every((s) => s === firsts[i]))
-      }))
-
-    it.effect.skipIf(!hasSox)("writes files that `sox --i` accepts (skipped without sox)", () =>
-      Effect.gen(function*() {
-        const fs = yield* FileSystem.FileSystem
-        const path = yield* Path.Path
-        const { store, root, tmp } = yield* tempStore()
-        yield* record(store, "call-1", "remote", remoteSamples)
-        yield* record(store, "call-1", "agent", agentSamples)
-        const mixedFile = path.join(tmp, "mixed.wav")
-        yield* fs.writeFile(mixedFile, yield* collect(yield* store.read("call-1", "mixed"))).pipe(Effect.orDie)
-
-        const files = [[path.join(root, "call-1", "remote.wav"), 12000], [path.join(root, "call-1", "agent.wav"), 8000], [mixedFile, 12000]] as const
-        for (const [file, samples] of files) {
-          const info = spawnSync("sox", ["--i", file], { encoding: "utf8" })
-          assert.strictEqual(info.status, 0, info.stderr)
-          assert.match(info.stdout, /Channels\s*: 1\n/)
-          assert.match(info.stdout, /Sample Rate\s*: 8000\n/)
-          assert.match(info.stdout, /Precision\s*: 16-bit\n/)
-          assert.match(info.stdout, /Sample Encoding: 16-bit Signed Integer PCM/)
-          assert.match(info.stdout, new RegExp(`= ${samples} samples`))
-          // and decoding the whole file raises no warning (a size mismatch would)
-          const decode = spawnSync("sox", ["-V2", file, "-n"], { encoding: "utf8" })
-          assert.strictEqual(decode.status, 0)
-          assert.strictEqual(decode.stderr, "")
+        for (let i = 0; i < 100; i++) {
+          assert.isTrue(samples.subarray(i * FRAME, (i + 1) * FRAME).every((s) => s === firsts[i]))
         }
       }))
+
+    it.effect.skipIf(!hasSox)(
+      "writes files that `sox --i` accepts (skipped without sox)",
+      () =>
+        Effect.gen(function*() {
+          const fs = yield* FileSystem.FileSystem
+          const path = yield* Path.Path
+          const { store, root, tmp } = yield* tempStore()
+          yield* record(store, "call-1", "remote", remoteSamples)
+          yield* record(store, "call-1", "agent", agentSamples)
+          const mixedFile = path.join(tmp, "mixed.wav")
+          yield* fs.writeFile(mixedFile, yield* collect(yield* store.read("call-1", "mixed"))).pipe(Effect.orDie)
+
+          const files = [[path.join(root, "call-1", "remote.wav"), 12000], [
+            path.join(root, "call-1", "agent.wav"),
+            8000
+          ], [mixedFile, 12000]] as const
+          for (const [file, samples] of files) {
+            const info = spawnSync("sox", ["--i", file], { encoding: "utf8" })
+            assert.strictEqual(info.status, 0, info.stderr)
+            assert.match(info.stdout, /Channels\s*: 1\n/)
+            assert.match(info.stdout, /Sample Rate\s*: 8000\n/)
+            assert.match(info.stdout, /Precision\s*: 16-bit\n/)
+            assert.match(info.stdout, /Sample Encoding: 16-bit Signed Integer PCM/)
+            assert.match(info.stdout, new RegExp(`= ${samples} samples`))
+            // and decoding the whole file raises no warning (a size mismatch would)
+            const decode = spawnSync("sox", ["-V2", file, "-n"], { encoding: "utf8" })
+            assert.strictEqual(decode.status, 0)
+            assert.strictEqual(decode.stderr, "")
+          }
+        })
+    )
   })
 })

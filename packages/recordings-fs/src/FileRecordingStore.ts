@@ -142,7 +142,9 @@ export const make = Effect.fnUntraced(function*(rootDir: string, options: Option
       const parsed = Wav.parseHeader(head)
       if (Result.isFailure(parsed)) return yield* Effect.die(parsed.failure)
       const h = parsed.success
-      if (h.formatTag !== 1 || h.channels !== 1 || h.bitsPerSample !== 16 || h.sampleRate !== Wav.defaultFormat.sampleRate) {
+      if (
+        h.formatTag !== 1 || h.channels !== 1 || h.bitsPerSample !== 16 || h.sampleRate !== Wav.defaultFormat.sampleRate
+      ) {
         return yield* Effect.die(new Error(`${file} is not 16-bit PCM mono at 8000 Hz`))
       }
       return Option.some({ path: file, dataOffset: h.dataOffset, samples: Wav.readableDataBytes(h, size) >> 1 })
@@ -163,7 +165,10 @@ export const make = Effect.fnUntraced(function*(rootDir: string, options: Option
   /** Bytes `[from, to)` of the mixed samples (offsets after the header). */
   const mixedSamples = (sides: ReadonlyArray<Side>, from: number, to: number): Stream.Stream<Uint8Array> =>
     Stream.unwrap(Effect.gen(function*() {
-      const files = yield* Effect.forEach(sides, (side) => Effect.map(fs.open(side.path, { flag: "r" }), (file) => ({ file, side })))
+      const files = yield* Effect.forEach(
+        sides,
+        (side) => Effect.map(fs.open(side.path, { flag: "r" }), (file) => ({ file, side }))
+      )
       return Stream.paginate(from, (position: number) =>
         Effect.gen(function*() {
           const chunkEnd = Math.min(to, position + chunkBytes)
@@ -182,22 +187,24 @@ export const make = Effect.fnUntraced(function*(rootDir: string, options: Option
         }))
     })).pipe(Stream.orDie)
 
-  const readMixed = Effect.fnUntraced(function*(callId: string, range?: { readonly start: number; readonly end: number }) {
-    const found = yield* Effect.forEach(["agent", "remote"] as const, (c) => inspect(channelPath(callId, c)))
-    const sides = found.flatMap(Option.toArray)
-    if (sides.length === 0) return yield* new RecordingNotFound({ callId, channel: "mixed" })
-    const dataBytes = 2 * Math.max(...sides.map((side) => side.samples))
-    const header = Wav.header(dataBytes)
-    const size = Wav.HEADER_BYTES + dataBytes
-    const { start, end } = byteSpan(size, range)
-    const headerPart = start < Wav.HEADER_BYTES
-      ? Stream.succeed(header.slice(start, Math.min(end, Wav.HEADER_BYTES)))
-      : Stream.empty
-    const from = Math.max(start, Wav.HEADER_BYTES) - Wav.HEADER_BYTES
-    const to = end - Wav.HEADER_BYTES
-    const bytes = to > from ? Stream.concat(headerPart, mixedSamples(sides, from, to)) : headerPart
-    return { size, bytes } satisfies RecordingRead
-  })
+  const readMixed = Effect.fnUntraced(
+    function*(callId: string, range?: { readonly start: number; readonly end: number }) {
+      const found = yield* Effect.forEach(["agent", "remote"] as const, (c) => inspect(channelPath(callId, c)))
+      const sides = found.flatMap(Option.toArray)
+      if (sides.length === 0) return yield* new RecordingNotFound({ callId, channel: "mixed" })
+      const dataBytes = 2 * Math.max(...sides.map((side) => side.samples))
+      const header = Wav.header(dataBytes)
+      const size = Wav.HEADER_BYTES + dataBytes
+      const { start, end } = byteSpan(size, range)
+      const headerPart = start < Wav.HEADER_BYTES
+        ? Stream.succeed(header.slice(start, Math.min(end, Wav.HEADER_BYTES)))
+        : Stream.empty
+      const from = Math.max(start, Wav.HEADER_BYTES) - Wav.HEADER_BYTES
+      const to = end - Wav.HEADER_BYTES
+      const bytes = to > from ? Stream.concat(headerPart, mixedSamples(sides, from, to)) : headerPart
+      return { size, bytes } satisfies RecordingRead
+    }
+  )
 
   const readChannel = Effect.fnUntraced(function*(
     callId: string,
@@ -270,7 +277,10 @@ export const make = Effect.fnUntraced(function*(rootDir: string, options: Option
  *
  * @category layers
  */
-export const layerNoDeps = (rootDir: string, options?: Options): Layer.Layer<RecordingStore, never, FileSystem.FileSystem | Path.Path> =>
+export const layerNoDeps = (
+  rootDir: string,
+  options?: Options
+): Layer.Layer<RecordingStore, never, FileSystem.FileSystem | Path.Path> =>
   Layer.effect(RecordingStore, make(rootDir, options))
 
 /**

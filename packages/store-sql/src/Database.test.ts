@@ -1,6 +1,6 @@
+import { PgClient } from "@effect/sql-pg"
 import { afterAll, assert, describe, it, layer } from "@effect/vitest"
 import { OrganizationRepository } from "@voice-agent/core/ports/OrganizationRepository"
-import { PgClient } from "@effect/sql-pg"
 import { ConfigProvider, Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { spawnSync } from "node:child_process"

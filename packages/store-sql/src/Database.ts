@@ -14,9 +14,9 @@
  *
  * @since 0.1.0
  */
-import { PGlite } from "@electric-sql/pglite"
 import { PgClient } from "@effect/sql-pg"
 import type { PgMigrator } from "@effect/sql-pg"
+import { PGlite } from "@electric-sql/pglite"
 import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql"

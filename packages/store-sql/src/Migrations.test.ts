@@ -1,5 +1,5 @@
-import { PGlite } from "@electric-sql/pglite"
 import { assert, describe, it } from "@effect/vitest"
+import { PGlite } from "@electric-sql/pglite"
 import { OrganizationRepository } from "@voice-agent/core/ports/OrganizationRepository"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
@@ -14,25 +14,29 @@ const freshPglite = Layer.unwrap(
 )
 
 describe("Migrations", () => {
-  it.effect("the latest migration applies to a database an older release left, keeping its data", () =>
-    Effect.gen(function*() {
-      const latest = Object.keys(Migrations.migrations).length
-      const older = yield* Migrations.runThrough(latest - 1)
-      assert.strictEqual(older.length, latest - 1)
-      const organization = yield* (yield* OrganizationRepository).create({
-        name: "from an older release",
-        outboundDialingEnabled: true,
-        smsRegistered: false,
-        billingIssue: false,
-        maxConcurrency: 3
-      })
-      const applied = yield* Migrations.run
-      assert.deepStrictEqual(applied.map(([id]) => id), [latest])
-      assert.deepStrictEqual(yield* Migrations.run, [])
-      const kept = yield* (yield* OrganizationRepository).get(organization.id)
-      assert.deepStrictEqual(kept, organization)
-      const sql = yield* SqlClient.SqlClient
-      const secrets = yield* sql<{ name: string }>`SELECT name FROM server_secrets ORDER BY name`
-      assert.deepStrictEqual(secrets.map((s) => s.name), ["cursor_key"])
-    }).pipe(Effect.provide(SqlOrganizationRepository.layer.pipe(Layer.provideMerge(freshPglite)))), { timeout: 60_000 })
+  it.effect(
+    "the latest migration applies to a database an older release left, keeping its data",
+    () =>
+      Effect.gen(function*() {
+        const latest = Object.keys(Migrations.migrations).length
+        const older = yield* Migrations.runThrough(latest - 1)
+        assert.strictEqual(older.length, latest - 1)
+        const organization = yield* (yield* OrganizationRepository).create({
+          name: "from an older release",
+          outboundDialingEnabled: true,
+          smsRegistered: false,
+          billingIssue: false,
+          maxConcurrency: 3
+        })
+        const applied = yield* Migrations.run
+        assert.deepStrictEqual(applied.map(([id]) => id), [latest])
+        assert.deepStrictEqual(yield* Migrations.run, [])
+        const kept = yield* (yield* OrganizationRepository).get(organization.id)
+        assert.deepStrictEqual(kept, organization)
+        const sql = yield* SqlClient.SqlClient
+        const secrets = yield* sql<{ name: string }>`SELECT name FROM server_secrets ORDER BY name`
+        assert.deepStrictEqual(secrets.map((s) => s.name), ["cursor_key"])
+      }).pipe(Effect.provide(SqlOrganizationRepository.layer.pipe(Layer.provideMerge(freshPglite)))),
+    { timeout: 60_000 }
+  )
 })

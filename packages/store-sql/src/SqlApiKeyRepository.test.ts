@@ -27,7 +27,9 @@ for (const backend of await TestDatabase.backends()) {
           const sql = yield* SqlClient.SqlClient
           const org = yield* Fixtures.organization()
           const issued = yield* keys.issue(org.id)
-          const rows = yield* sql<{ keyHash: string }>`SELECT key_hash AS "keyHash" FROM api_keys WHERE id = ${issued.id}`
+          const rows = yield* sql<
+            { keyHash: string }
+          >`SELECT key_hash AS "keyHash" FROM api_keys WHERE id = ${issued.id}`
           assert.deepStrictEqual(rows, [{ keyHash: hashApiKey(issued.apiKey) }])
           const leaks = yield* sql<{ n: number }>`
             SELECT count(*)::int AS "n" FROM api_keys

@@ -82,7 +82,9 @@ export const make = Effect.gen(function*() {
   return ApiKeyRepository.of({
     issue: Effect.fn("ApiKeyRepository.issue")(function*(organizationId: string) {
       const apiKey = generateApiKey()
-      const row = isUuid(organizationId) ? yield* insert({ organizationId, keyHash: hashApiKey(apiKey) }) : Option.none()
+      const row = isUuid(organizationId)
+        ? yield* insert({ organizationId, keyHash: hashApiKey(apiKey) })
+        : Option.none()
       if (Option.isNone(row)) return yield* new OrganizationNotFound({ organizationId })
       return { id: row.value.id, apiKey }
     }, orDieInfrastructure),

@@ -77,7 +77,10 @@ for (const backend of await TestDatabase.backends()) {
           assert.isTrue(Option.isNone(yield* campaigns.findByCode(org.id, b.code)))
           assert.isTrue(Option.isNone(yield* campaigns.findById(org.id, b.id)))
           assert.strictEqual((yield* Effect.flip(campaigns.softDelete(org.id, b.id)))._tag, "CampaignNotFound")
-          assert.strictEqual((yield* Effect.flip(campaigns.update(org.id, b.id, { enabled: false })))._tag, "CampaignNotFound")
+          assert.strictEqual(
+            (yield* Effect.flip(campaigns.update(org.id, b.id, { enabled: false })))._tag,
+            "CampaignNotFound"
+          )
         }))
 
       it.effect("updates only the supplied fields", () =>
@@ -118,9 +121,15 @@ for (const backend of await TestDatabase.backends()) {
           const a = yield* Fixtures.campaign(org.id, { name: "A" })
           yield* Fixtures.campaign(org.id, { name: "B" })
           const taken = yield* Effect.flip(campaigns.update(org.id, a.id, { name: "B" }))
-          assert.deepStrictEqual([taken._tag, taken._tag === "CampaignNameTaken" && taken.name], ["CampaignNameTaken", "B"])
+          assert.deepStrictEqual([taken._tag, taken._tag === "CampaignNameTaken" && taken.name], [
+            "CampaignNameTaken",
+            "B"
+          ])
           const missing = "00000000-0000-4000-8000-000000000003"
-          assert.strictEqual((yield* Effect.flip(campaigns.update(org.id, missing, { name: "C" })))._tag, "CampaignNotFound")
+          assert.strictEqual(
+            (yield* Effect.flip(campaigns.update(org.id, missing, { name: "C" })))._tag,
+            "CampaignNotFound"
+          )
           assert.strictEqual((yield* Effect.flip(campaigns.update(org.id, "junk", {})))._tag, "CampaignNotFound")
         }))
 

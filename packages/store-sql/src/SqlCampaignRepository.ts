@@ -8,8 +8,8 @@
  * @since 0.1.0
  */
 import { PgClient } from "@effect/sql-pg"
-import type { CampaignPatch, CampaignStatusCounts, NewCampaign } from "@voice-agent/core/Campaign"
 import { CallingWindow } from "@voice-agent/core/CallingWindow"
+import type { CampaignPatch, CampaignStatusCounts, NewCampaign } from "@voice-agent/core/Campaign"
 import { CampaignNameTaken, CampaignNotFound } from "@voice-agent/core/Errors"
 import { E164 } from "@voice-agent/core/PhoneNumber"
 import { CampaignRepository } from "@voice-agent/core/ports/CampaignRepository"

@@ -155,7 +155,11 @@ for (const backend of await TestDatabase.backends()) {
             const options = { allowDuplicates: true, now }
             yield* contacts.upload(campaign, [Fixtures.contact(Fixtures.e164(1))], options)
             assert.deepStrictEqual(
-              yield* contacts.upload(campaign, [Fixtures.contact(Fixtures.e164(1)), Fixtures.contact(Fixtures.e164(1))], options),
+              yield* contacts.upload(
+                campaign,
+                [Fixtures.contact(Fixtures.e164(1)), Fixtures.contact(Fixtures.e164(1))],
+                options
+              ),
               { created: 2 }
             )
             // Another campaign of the organization is no duplicate.
@@ -164,7 +168,9 @@ for (const backend of await TestDatabase.backends()) {
               { created: 1 }
             )
             yield* dnc.add(org.id, [Fixtures.e164(9)])
-            const rejected = yield* Effect.flip(contacts.upload(campaign, [Fixtures.contact(Fixtures.e164(9))], options))
+            const rejected = yield* Effect.flip(
+              contacts.upload(campaign, [Fixtures.contact(Fixtures.e164(9))], options)
+            )
             assert.deepStrictEqual(rejected.rejected, [{ phone_number: Fixtures.e164(9), reason: "do_not_call" }])
           }))
 
@@ -300,10 +306,13 @@ for (const backend of await TestDatabase.backends()) {
               }
             }
             const statuses = (yield* listAll({ organizationId: org.id }, 100)).map((c) => c.status)
-            assert.deepStrictEqual(statuses, expected(() => true).map((id) => {
-              const i = [...ids].find(([, v]) => v === id)![0]
-              return model(i).status
-            }))
+            assert.deepStrictEqual(
+              statuses,
+              expected(() => true).map((id) => {
+                const i = [...ids].find(([, v]) => v === id)![0]
+                return model(i).status
+              })
+            )
           }))
 
         it.effect("a malformed campaign id or cursor finds nothing", () =>
@@ -363,7 +372,11 @@ for (const backend of await TestDatabase.backends()) {
             const campaign = yield* Fixtures.campaign(org.id)
             const other = yield* Fixtures.campaign(org.id)
             const options = { allowDuplicates: false, now }
-            yield* contacts.upload(campaign, [Fixtures.contact(Fixtures.e164(1)), Fixtures.contact(Fixtures.e164(2))], options)
+            yield* contacts.upload(
+              campaign,
+              [Fixtures.contact(Fixtures.e164(1)), Fixtures.contact(Fixtures.e164(2))],
+              options
+            )
             const [idle] = yield* idsOf(campaign.id, Fixtures.e164(1))
             const [dialing] = yield* idsOf(campaign.id, Fixtures.e164(2))
             yield* setLease(dialing!)

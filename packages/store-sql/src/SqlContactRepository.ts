@@ -165,7 +165,9 @@ export const make = Effect.gen(function*() {
           SELECT ${campaign.id}, ${campaign.organizationId}, x.phone_number, 'TRYING', x.data,
                  x.outreach_modalities, 0, ${now}
           FROM ROWS FROM (
-                 jsonb_to_recordset(${sql.json(contacts)}) AS (phone_number text, data jsonb, outreach_modalities text[])
+                 jsonb_to_recordset(${
+        sql.json(contacts)
+      }) AS (phone_number text, data jsonb, outreach_modalities text[])
                ) WITH ORDINALITY AS x(phone_number, data, outreach_modalities, ord)
           ORDER BY x.ord
           RETURNING 1

@@ -56,14 +56,20 @@ for (const backend of await TestDatabase.backends()) {
           const listed = Fixtures.e164(10)
           const kept = Fixtures.e164(11)
           const options = { allowDuplicates: true, now }
-          yield* contacts.upload(first, [Fixtures.contact(listed), Fixtures.contact(listed), Fixtures.contact(kept)], options)
+          yield* contacts.upload(
+            first,
+            [Fixtures.contact(listed), Fixtures.contact(listed), Fixtures.contact(kept)],
+            options
+          )
           yield* contacts.upload(second, [Fixtures.contact(listed)], options)
           yield* contacts.upload(elsewhere, [Fixtures.contact(listed)], options)
           // One copy is being dialed (the dialer re-checks DNC itself), one is already COMPLETED.
           const copies = yield* sql<{ id: string }>`
             SELECT id::text AS "id" FROM contacts WHERE campaign_id = ${first.id} AND phone_number = ${listed} ORDER BY id`
           yield* sql`
-            UPDATE contacts SET dialing_worker = 'w1', dialing_lease_expires_at = ${now} WHERE id = ${copies[0]!.id}::bigint`
+            UPDATE contacts SET dialing_worker = 'w1', dialing_lease_expires_at = ${now} WHERE id = ${
+            copies[0]!.id
+          }::bigint`
           yield* sql`UPDATE contacts SET status = 'COMPLETED', next_attempt_at = NULL WHERE campaign_id = ${second.id}`
           yield* contacts.upload(second, [Fixtures.contact(listed)], options)
 

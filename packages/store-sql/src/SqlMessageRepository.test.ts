@@ -9,7 +9,10 @@ import * as TestDatabase from "./testing/TestDatabase.ts"
 const base = new Date("2026-03-02T17:00:00.000Z")
 const at = (seconds: number) => new Date(base.getTime() + seconds * 1000)
 
-const inbound = (organizationId: string, overrides?: Partial<Omit<MessageRecord, "id">>): Omit<MessageRecord, "id"> => ({
+const inbound = (
+  organizationId: string,
+  overrides?: Partial<Omit<MessageRecord, "id">>
+): Omit<MessageRecord, "id"> => ({
   organizationId,
   direction: "inbound",
   modality: "sms",

@@ -110,7 +110,10 @@ export const make = Effect.gen(function*() {
   }, orDieInfrastructure)
 
   return OrganizationRepository.of({
-    create: Effect.fn("OrganizationRepository.create")((settings: OrganizationSettings) => insert(settings), orDieInfrastructure),
+    create: Effect.fn("OrganizationRepository.create")(
+      (settings: OrganizationSettings) => insert(settings),
+      orDieInfrastructure
+    ),
     update: Effect.fn("OrganizationRepository.update")(function*(id: string, patch: Partial<OrganizationSettings>) {
       if (Object.values(patch).every((value) => value === undefined)) return yield* get(id)
       const updated = isUuid(id) ? yield* updateById({ id, patch }) : Option.none()

@@ -41,7 +41,9 @@ for (const backend of await TestDatabase.backends()) {
         Effect.gen(function*() {
           const numbers = yield* PhoneNumberRepository
           const missing = "00000000-0000-4000-8000-000000000002"
-          const error = yield* Effect.flip(numbers.add(missing, { phoneNumber: Fixtures.randomE164(), smsEnabled: true }))
+          const error = yield* Effect.flip(
+            numbers.add(missing, { phoneNumber: Fixtures.randomE164(), smsEnabled: true })
+          )
           assert.strictEqual(error._tag, "OrganizationNotFound")
         }))
 

@@ -17,7 +17,9 @@ export const make = Effect.gen(function*() {
   const cursorKey = yield* Effect.cached(
     sql<{ readonly value: Uint8Array }>`SELECT value FROM server_secrets WHERE name = 'cursor_key'`.pipe(
       Effect.flatMap(([row]) =>
-        row === undefined ? Effect.die("server_secrets has no cursor_key: migration 0002 did not run") : Effect.succeed(row.value)
+        row === undefined
+          ? Effect.die("server_secrets has no cursor_key: migration 0002 did not run")
+          : Effect.succeed(row.value)
       ),
       orDieInfrastructure
     )

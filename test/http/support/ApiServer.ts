@@ -13,14 +13,14 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, layer as layerSuite } from "@effect/vitest"
 import type { Vitest } from "@effect/vitest"
-import { Effect, Layer, Option, Redacted } from "effect"
-import { HttpRouter, HttpServer } from "effect/http"
 import * as SimCarrier from "@voice-agent/carrier-sim/SimCarrier"
-import * as HttpApp from "@voice-agent/http/HttpApp"
 import { AdminToken } from "@voice-agent/http/handlers/Admin"
+import * as HttpApp from "@voice-agent/http/HttpApp"
 import * as FileRecordingStore from "@voice-agent/recordings-fs/FileRecordingStore"
 import * as SqlStorage from "@voice-agent/store-sql/SqlStorage"
 import * as TestDatabase from "@voice-agent/store-sql/testing/TestDatabase"
+import { Effect, Layer, Option, Redacted } from "effect"
+import { HttpRouter, HttpServer } from "effect/http"
 import { randomBytes, randomInt } from "node:crypto"
 import * as fs from "node:fs"
 import * as http from "node:http"
@@ -159,8 +159,7 @@ export const request = (
       })
       req.on("error", (error) => resume(Effect.die(error)))
       req.end(payload)
-    })
-  )
+    }))
 
 /**
  * A request with an organization's API key.
@@ -180,10 +179,13 @@ export const api = (
  * @category constructors
  */
 export const admin = (method: string, path: string, json?: unknown, status?: number) =>
-  Effect.flatMap(request(method, path, { token: adminToken, json }), (reply) =>
-    status === undefined || reply.status === status
-      ? Effect.succeed(reply)
-      : Effect.die(new Error(`admin ${method} ${path}: expected ${status}, got ${reply.status} ${reply.text}`)))
+  Effect.flatMap(
+    request(method, path, { token: adminToken, json }),
+    (reply) =>
+      status === undefined || reply.status === status
+        ? Effect.succeed(reply)
+        : Effect.die(new Error(`admin ${method} ${path}: expected ${status}, got ${reply.status} ${reply.text}`))
+  )
 
 // US area codes only (no Canadian or Caribbean ones): delete-by-number requires a US number.
 const usAreaCodes = [201, 202, 203, 205, 206, 207, 208, 209, 210, 212, 213, 214, 215, 216, 217, 218, 219, 224, 225, 228]
@@ -274,10 +276,16 @@ export const addDnc = (organizationId: string, numbers: ReadonlyArray<string>) =
  */
 export const inboundMessage = (
   organizationId: string,
-  message: { readonly from_number: string; readonly to_number: string; readonly content: string; readonly received_at?: string }
-) => admin("POST", `/admin/v1/organizations/${organizationId}/inbound-messages`, message, 201).pipe(
-  Effect.map((reply) => reply.body)
-)
+  message: {
+    readonly from_number: string
+    readonly to_number: string
+    readonly content: string
+    readonly received_at?: string
+  }
+) =>
+  admin("POST", `/admin/v1/organizations/${organizationId}/inbound-messages`, message, 201).pipe(
+    Effect.map((reply) => reply.body)
+  )
 
 /**
  * A valid create-campaign body from the organization's number; `overrides` replace fields
@@ -303,10 +311,13 @@ export const campaignBody = (org: TestOrganization, overrides: Record<string, un
  * @category constructors
  */
 export const campaign = (org: TestOrganization, overrides: Record<string, unknown> = {}) =>
-  Effect.flatMap(api(org.key, "POST", "/v2/campaigns", { json: campaignBody(org, overrides) }), (reply) =>
-    reply.status === 201
-      ? Effect.succeed(reply.body)
-      : Effect.die(new Error(`create campaign: ${reply.status} ${reply.text}`)))
+  Effect.flatMap(
+    api(org.key, "POST", "/v2/campaigns", { json: campaignBody(org, overrides) }),
+    (reply) =>
+      reply.status === 201
+        ? Effect.succeed(reply.body)
+        : Effect.die(new Error(`create campaign: ${reply.status} ${reply.text}`))
+  )
 
 /**
  * Uploads contacts (terms accepted); must answer 200. Answers the number created.

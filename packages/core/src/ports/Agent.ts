@@ -32,7 +32,9 @@ export interface AgentSession {
   readonly remoteAudio: Stream.Stream<Int16Array>
   readonly sendAudio: (frame: Int16Array) => Effect.Effect<void>
   /** Records a turn; `offsetMs` counts from the moment the call was answered. */
-  readonly emitTurn: (turn: { readonly speaker: Speaker; readonly text: string; readonly offsetMs: number }) => Effect.Effect<void>
+  readonly emitTurn: (
+    turn: { readonly speaker: Speaker; readonly text: string; readonly offsetMs: number }
+  ) => Effect.Effect<void>
 }
 
 /**

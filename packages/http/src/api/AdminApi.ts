@@ -16,14 +16,21 @@
  *
  * @since 0.1.0
  */
-import { Effect, Result, Schema, SchemaIssue, SchemaTransformation } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, HttpApiSecurity, OpenApi } from "effect/http-api"
 import { MaxConcurrency } from "@voice-agent/core/Campaign"
 import { InboundMessage, MaxSmsLength } from "@voice-agent/core/Message"
 import { DefaultMaxConcurrency, PhoneNumberResource } from "@voice-agent/core/Organization"
 import type { Organization, OrganizationSettings } from "@voice-agent/core/Organization"
 import { E164, normalize } from "@voice-agent/core/PhoneNumber"
 import { fromMillis, parseIsoInstant, toIso } from "@voice-agent/core/Time"
+import { Effect, Result, Schema, SchemaIssue, SchemaTransformation } from "effect"
+import {
+  HttpApiEndpoint,
+  HttpApiGroup,
+  HttpApiMiddleware,
+  HttpApiSchema,
+  HttpApiSecurity,
+  OpenApi
+} from "effect/http-api"
 import { BadRequest, Conflict, NotFound, Unauthorized } from "./HttpErrors.ts"
 import { storableBody } from "./Storable.ts"
 

@@ -3,8 +3,6 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import {
   Campaign,
   CampaignStatus,
@@ -13,6 +11,8 @@ import {
   HasCallableContacts,
   UpdateCampaignRequest
 } from "@voice-agent/core/Campaign"
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { BadRequest, Conflict, Forbidden, NotFound } from "./HttpErrors.ts"
 import { Authorization, OutboundDialing } from "./Security.ts"
 import { storableBody } from "./Storable.ts"

@@ -3,8 +3,6 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import {
   ContactList,
   DeleteContactsResponse,
@@ -12,6 +10,8 @@ import {
   UploadContactsResponse,
   UploadRejectedResponse
 } from "@voice-agent/core/Contact"
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { BadRequest, Conflict, NotFound } from "./HttpErrors.ts"
 import { QueryBoolean } from "./Params.ts"
 import { Authorization, OutboundDialing } from "./Security.ts"

@@ -3,10 +3,10 @@
  *
  * @since 0.1.0
  */
+import { Conversation, ConversationList, RecordingChannel, TranscriptTurn } from "@voice-agent/core/Conversation"
+import { E164 } from "@voice-agent/core/PhoneNumber"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { ConversationList, Conversation, RecordingChannel, TranscriptTurn } from "@voice-agent/core/Conversation"
-import { E164 } from "@voice-agent/core/PhoneNumber"
 import { BadRequest, NotFound } from "./HttpErrors.ts"
 import { Authorization } from "./Security.ts"
 

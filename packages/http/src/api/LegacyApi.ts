@@ -6,15 +6,10 @@
  *
  * @since 0.1.0
  */
+import { Campaign, CampaignStatus, DeleteCampaignResponse, HasCallableContacts } from "@voice-agent/core/Campaign"
+import { ContactList, UploadContactsResponse } from "@voice-agent/core/Contact"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import {
-  Campaign,
-  CampaignStatus,
-  DeleteCampaignResponse,
-  HasCallableContacts
-} from "@voice-agent/core/Campaign"
-import { ContactList, UploadContactsResponse } from "@voice-agent/core/Contact"
 import { UpdateCampaignPayload } from "./CampaignsApi.ts"
 import { ContactListQuery, UploadContactsPayload, UploadQuery, UploadRejected } from "./ContactsApi.ts"
 import { BadRequest, Conflict, Forbidden, NotFound } from "./HttpErrors.ts"
@@ -27,7 +22,10 @@ const campaignId = { campaign_id: Schema.String }
  */
 export class LegacyApi extends HttpApiGroup.make("legacy")
   .add(
-    HttpApiEndpoint.get("list", "/v1/campaigns", { success: Schema.Array(Campaign) }).annotate(OpenApi.Deprecated, true),
+    HttpApiEndpoint.get("list", "/v1/campaigns", { success: Schema.Array(Campaign) }).annotate(
+      OpenApi.Deprecated,
+      true
+    ),
     HttpApiEndpoint.get("get", "/v1/campaigns/:campaign_id", {
       params: campaignId,
       success: Campaign,

@@ -3,11 +3,11 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { MessageList, Modality, SendSmsRequest, SendSmsResponse } from "@voice-agent/core/Message"
 import { PhoneNumberResource } from "@voice-agent/core/Organization"
 import { E164 } from "@voice-agent/core/PhoneNumber"
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { BadRequest, InternalServerError, NotFound } from "./HttpErrors.ts"
 import { Authorization, SmsSending } from "./Security.ts"
 import { storableBody } from "./Storable.ts"
@@ -53,5 +53,7 @@ export class MessagesApi extends HttpApiGroup.make("messages")
     })
   )
   .middleware(Authorization)
-  .annotateMerge(OpenApi.annotations({ title: "Messages", description: "Inbound messages and the organization's numbers" }))
+  .annotateMerge(
+    OpenApi.annotations({ title: "Messages", description: "Inbound messages and the organization's numbers" })
+  )
 {}

@@ -13,9 +13,9 @@
  *
  * @since 0.1.0
  */
+import type { Organization } from "@voice-agent/core/Organization"
 import { Context } from "effect"
 import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
-import type { Organization } from "@voice-agent/core/Organization"
 import { Forbidden, Unauthorized } from "./HttpErrors.ts"
 
 /**

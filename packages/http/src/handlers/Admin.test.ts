@@ -1,13 +1,13 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, it, layer } from "@effect/vitest"
-import { Clock, Effect, Layer, Option, Redacted } from "effect"
-import { HttpClient, HttpClientRequest, HttpRouter } from "effect/http"
-import type { HttpMethod } from "effect/http"
 import { Carrier } from "@voice-agent/core/ports/Carrier"
 import { MessageRepository } from "@voice-agent/core/ports/MessageRepository"
 import { RecordingStore } from "@voice-agent/core/ports/RecordingStore"
 import * as SqlStorage from "@voice-agent/store-sql/SqlStorage"
 import * as TestDatabase from "@voice-agent/store-sql/testing/TestDatabase"
+import { Clock, Effect, Layer, Option, Redacted } from "effect"
+import { HttpClient, HttpClientRequest, HttpRouter } from "effect/http"
+import type { HttpMethod } from "effect/http"
 import { randomInt } from "node:crypto"
 import * as HttpApp from "../HttpApp.ts"
 import { AdminToken, secretsEqual } from "./Admin.ts"
@@ -18,7 +18,11 @@ const server = (database: TestDatabase.Backend["layer"], token: Option.Option<st
   HttpRouter.serve(HttpApp.layer, { disableLogger: true, disableListenLog: true }).pipe(
     Layer.provideMerge(NodeHttpServer.layerTest),
     // The admin API uses neither the carrier nor recordings: stand-ins that fail if called.
-    Layer.provide([AdminToken.layer(Option.map(token, Redacted.make)), Layer.mock(Carrier, {}), Layer.mock(RecordingStore, {})]),
+    Layer.provide([
+      AdminToken.layer(Option.map(token, Redacted.make)),
+      Layer.mock(Carrier, {}),
+      Layer.mock(RecordingStore, {})
+    ]),
     Layer.provideMerge(SqlStorage.layer.pipe(Layer.provideMerge(database)))
   )
 
@@ -66,238 +70,254 @@ for (const backend of await TestDatabase.backends()) {
   describe.skipIf(backend.skip !== undefined)(`admin API on ${backend.name}`, () => {
     // A real server on a real clock (no TestClock): the admin API reads the time when a message
     // comes without `received_at`.
-    layer(server(backend.layer, Option.some(adminToken)), { timeout: "60 seconds", excludeTestServices: true })((it) => {
-      it.effect("creates an organization with the documented defaults", () =>
-        Effect.gen(function*() {
-          const created = yield* call("POST", "/admin/v1/organizations", { body: { name: "Acme" } })
-          assert.strictEqual(created.status, 201)
-          assert.deepStrictEqual(Object.keys(created.body).sort(), [
-            "billing_issue",
-            "created_datetime",
-            "id",
-            "max_concurrency",
-            "name",
-            "outbound_dialing_enabled",
-            "sms_registered"
-          ])
-          assert.include(created.body, {
-            name: "Acme",
-            outbound_dialing_enabled: true,
-            sms_registered: true,
-            billing_issue: false,
-            max_concurrency: 10
-          })
-          assert.isFalse(Number.isNaN(Date.parse(created.body.created_datetime)))
-        }))
-
-      it.effect("creates an organization with the given settings; null means the default", () =>
-        Effect.gen(function*() {
-          const created = yield* createOrganization({
-            outbound_dialing_enabled: false,
-            sms_registered: null,
-            billing_issue: true,
-            max_concurrency: 3
-          })
-          assert.strictEqual(created.status, 201)
-          assert.include(created.body, {
-            outbound_dialing_enabled: false,
-            sms_registered: true,
-            billing_issue: true,
-            max_concurrency: 3
-          })
-        }))
-
-      it.effect("rejects invalid organization bodies with FastAPI's 422", () =>
-        Effect.gen(function*() {
-          const missing = yield* call("POST", "/admin/v1/organizations", { body: {} })
-          assert.strictEqual(missing.status, 422)
-          assert.deepStrictEqual(missing.body.detail[0], { loc: ["body", "name"], msg: "Field required", type: "missing" })
-          const zero = yield* createOrganization({ max_concurrency: 0 })
-          assert.strictEqual(zero.status, 422)
-          assert.deepStrictEqual(zero.body.detail[0].loc, ["body", "max_concurrency"])
-        }))
-
-      it.effect("updates only the supplied fields; none is 400; an unknown organization is 404", () =>
-        Effect.gen(function*() {
-          const org = (yield* createOrganization()).body
-          const updated = yield* call("PATCH", `/admin/v1/organizations/${org.id}`, {
-            body: { billing_issue: true, max_concurrency: 2 }
-          })
-          assert.strictEqual(updated.status, 200)
-          assert.deepStrictEqual(updated.body, { ...org, billing_issue: true, max_concurrency: 2 })
-          const empty = yield* call("PATCH", `/admin/v1/organizations/${org.id}`, { body: {} })
-          assert.strictEqual(empty.status, 400)
-          assert.isString(empty.body.detail)
-          for (const id of [unknownOrg, "not-an-id"]) {
-            const missing = yield* call("PATCH", `/admin/v1/organizations/${id}`, { body: { name: "x" } })
-            assert.strictEqual(missing.status, 404)
-            assert.isString(missing.body.detail)
-          }
-        }))
-
-      it.effect("issues a key that works on the public API until it is revoked", () =>
-        Effect.gen(function*() {
-          const org = (yield* createOrganization()).body
-          const issued = yield* issueKey(org.id)
-          assert.strictEqual(issued.status, 201)
-          assert.deepStrictEqual(Object.keys(issued.body).sort(), ["api_key", "id"])
-          const apiKey: string = issued.body.api_key
-
-          assert.deepStrictEqual(yield* call("GET", "/v2/campaigns", { token: apiKey }), { status: 200, body: [] })
-          const revoked = yield* call("DELETE", `/admin/v1/organizations/${org.id}/api-keys/${issued.body.id}`)
-          assert.deepStrictEqual(revoked, { status: 200, body: { ok: true } })
-          const after = yield* call("GET", "/v2/campaigns", { token: apiKey })
-          assert.strictEqual(after.status, 401)
-          assert.isString(after.body.detail)
-
-          const again = yield* call("DELETE", `/admin/v1/organizations/${org.id}/api-keys/${issued.body.id}`)
-          assert.strictEqual(again.status, 404)
-          assert.strictEqual((yield* issueKey(unknownOrg)).status, 404)
-        }))
-
-      it.effect("revoking a key of another organization is 404 and leaves it working", () =>
-        Effect.gen(function*() {
-          const owner = (yield* createOrganization()).body
-          const other = (yield* createOrganization()).body
-          const issued = (yield* issueKey(owner.id)).body
-          const wrong = yield* call("DELETE", `/admin/v1/organizations/${other.id}/api-keys/${issued.id}`)
-          assert.strictEqual(wrong.status, 404)
-          assert.strictEqual((yield* call("GET", "/v2/campaigns", { token: issued.api_key })).status, 200)
-        }))
-
-      it.effect("adds a number normalized to E.164; a number owned by anyone is 409", () =>
-        Effect.gen(function*() {
-          const org = (yield* createOrganization()).body
-          const other = (yield* createOrganization()).body
-          const number = randomNumber()
-          const national = `(${number.slice(2, 5)}) ${number.slice(5, 8)}-${number.slice(8)}`
-          const added = yield* call("POST", `/admin/v1/organizations/${org.id}/phone-numbers`, {
-            body: { phone_number: national }
-          })
-          assert.deepStrictEqual(added, { status: 201, body: { phone_number: number, sms_enabled: true } })
-          for (const owner of [org, other]) {
-            const taken = yield* call("POST", `/admin/v1/organizations/${owner.id}/phone-numbers`, {
-              body: { phone_number: number, sms_enabled: false }
+    layer(server(backend.layer, Option.some(adminToken)), { timeout: "60 seconds", excludeTestServices: true })(
+      (it) => {
+        it.effect("creates an organization with the documented defaults", () =>
+          Effect.gen(function*() {
+            const created = yield* call("POST", "/admin/v1/organizations", { body: { name: "Acme" } })
+            assert.strictEqual(created.status, 201)
+            assert.deepStrictEqual(Object.keys(created.body).sort(), [
+              "billing_issue",
+              "created_datetime",
+              "id",
+              "max_concurrency",
+              "name",
+              "outbound_dialing_enabled",
+              "sms_registered"
+            ])
+            assert.include(created.body, {
+              name: "Acme",
+              outbound_dialing_enabled: true,
+              sms_registered: true,
+              billing_issue: false,
+              max_concurrency: 10
             })
-            assert.strictEqual(taken.status, 409)
-            assert.isString(taken.body.detail)
-          }
-          const noSms = yield* call("POST", `/admin/v1/organizations/${org.id}/phone-numbers`, {
-            body: { phone_number: randomNumber(), sms_enabled: false }
-          })
-          assert.strictEqual(noSms.body.sms_enabled, false)
-        }))
+            assert.isFalse(Number.isNaN(Date.parse(created.body.created_datetime)))
+          }))
 
-      it.effect("rejects a malformed number with 422 at its field, and an unknown organization with 404", () =>
-        Effect.gen(function*() {
-          const org = (yield* createOrganization()).body
-          const invalid = yield* call("POST", `/admin/v1/organizations/${org.id}/phone-numbers`, {
-            body: { phone_number: "not a number" }
-          })
-          assert.strictEqual(invalid.status, 422)
-          assert.deepStrictEqual(invalid.body.detail[0].loc, ["body", "phone_number"])
-          const unknown = yield* call("POST", `/admin/v1/organizations/${unknownOrg}/phone-numbers`, {
-            body: { phone_number: randomNumber() }
-          })
-          assert.strictEqual(unknown.status, 404)
-        }))
+        it.effect("creates an organization with the given settings; null means the default", () =>
+          Effect.gen(function*() {
+            const created = yield* createOrganization({
+              outbound_dialing_enabled: false,
+              sms_registered: null,
+              billing_issue: true,
+              max_concurrency: 3
+            })
+            assert.strictEqual(created.status, 201)
+            assert.include(created.body, {
+              outbound_dialing_enabled: false,
+              sms_registered: true,
+              billing_issue: true,
+              max_concurrency: 3
+            })
+          }))
 
-      it.effect("adds and removes Do-Not-Call entries", () =>
-        Effect.gen(function*() {
-          const org = (yield* createOrganization()).body
-          const dnc = `/admin/v1/organizations/${org.id}/dnc`
-          const add = yield* call("POST", dnc, { body: { phone_numbers: ["202-555-0111", "+12025550112", "2025550111"] } })
-          assert.deepStrictEqual(add, { status: 200, body: { added: 2 } })
-          assert.deepStrictEqual((yield* call("POST", dnc, { body: { phone_numbers: ["+12025550112"] } })).body, {
-            added: 0
-          })
-          const remove = yield* call("DELETE", `${dnc}?phone_number=${encodeURIComponent("(202) 555-0111")}`)
-          assert.deepStrictEqual(remove, { status: 200, body: { deleted: 1 } })
-          assert.deepStrictEqual((yield* call("DELETE", `${dnc}?phone_number=%2B12025550111`)).body, { deleted: 0 })
+        it.effect("rejects invalid organization bodies with FastAPI's 422", () =>
+          Effect.gen(function*() {
+            const missing = yield* call("POST", "/admin/v1/organizations", { body: {} })
+            assert.strictEqual(missing.status, 422)
+            assert.deepStrictEqual(missing.body.detail[0], {
+              loc: ["body", "name"],
+              msg: "Field required",
+              type: "missing"
+            })
+            const zero = yield* createOrganization({ max_concurrency: 0 })
+            assert.strictEqual(zero.status, 422)
+            assert.deepStrictEqual(zero.body.detail[0].loc, ["body", "max_concurrency"])
+          }))
 
-          assert.strictEqual((yield* call("DELETE", dnc)).status, 422)
-          assert.strictEqual((yield* call("POST", dnc, { body: { phone_numbers: [] } })).status, 422)
-          const unknown = `/admin/v1/organizations/${unknownOrg}/dnc`
-          assert.strictEqual((yield* call("POST", unknown, { body: { phone_numbers: ["+12025550111"] } })).status, 404)
-          assert.strictEqual((yield* call("DELETE", `${unknown}?phone_number=%2B12025550111`)).status, 404)
-        }))
+        it.effect("updates only the supplied fields; none is 400; an unknown organization is 404", () =>
+          Effect.gen(function*() {
+            const org = (yield* createOrganization()).body
+            const updated = yield* call("PATCH", `/admin/v1/organizations/${org.id}`, {
+              body: { billing_issue: true, max_concurrency: 2 }
+            })
+            assert.strictEqual(updated.status, 200)
+            assert.deepStrictEqual(updated.body, { ...org, billing_issue: true, max_concurrency: 2 })
+            const empty = yield* call("PATCH", `/admin/v1/organizations/${org.id}`, { body: {} })
+            assert.strictEqual(empty.status, 400)
+            assert.isString(empty.body.detail)
+            for (const id of [unknownOrg, "not-an-id"]) {
+              const missing = yield* call("PATCH", `/admin/v1/organizations/${id}`, { body: { name: "x" } })
+              assert.strictEqual(missing.status, 404)
+              assert.isString(missing.body.detail)
+            }
+          }))
 
-      it.effect("stores an inbound message to one of the organization's numbers", () =>
-        Effect.gen(function*() {
-          const org = (yield* createOrganization()).body
-          const number = randomNumber()
-          yield* call("POST", `/admin/v1/organizations/${org.id}/phone-numbers`, { body: { phone_number: number } })
-          const inbound = `/admin/v1/organizations/${org.id}/inbound-messages`
+        it.effect("issues a key that works on the public API until it is revoked", () =>
+          Effect.gen(function*() {
+            const org = (yield* createOrganization()).body
+            const issued = yield* issueKey(org.id)
+            assert.strictEqual(issued.status, 201)
+            assert.deepStrictEqual(Object.keys(issued.body).sort(), ["api_key", "id"])
+            const apiKey: string = issued.body.api_key
 
-          const received = yield* call("POST", inbound, {
-            body: {
-              from_number: "+1 (415) 555-0123",
+            assert.deepStrictEqual(yield* call("GET", "/v2/campaigns", { token: apiKey }), { status: 200, body: [] })
+            const revoked = yield* call("DELETE", `/admin/v1/organizations/${org.id}/api-keys/${issued.body.id}`)
+            assert.deepStrictEqual(revoked, { status: 200, body: { ok: true } })
+            const after = yield* call("GET", "/v2/campaigns", { token: apiKey })
+            assert.strictEqual(after.status, 401)
+            assert.isString(after.body.detail)
+
+            const again = yield* call("DELETE", `/admin/v1/organizations/${org.id}/api-keys/${issued.body.id}`)
+            assert.strictEqual(again.status, 404)
+            assert.strictEqual((yield* issueKey(unknownOrg)).status, 404)
+          }))
+
+        it.effect("revoking a key of another organization is 404 and leaves it working", () =>
+          Effect.gen(function*() {
+            const owner = (yield* createOrganization()).body
+            const other = (yield* createOrganization()).body
+            const issued = (yield* issueKey(owner.id)).body
+            const wrong = yield* call("DELETE", `/admin/v1/organizations/${other.id}/api-keys/${issued.id}`)
+            assert.strictEqual(wrong.status, 404)
+            assert.strictEqual((yield* call("GET", "/v2/campaigns", { token: issued.api_key })).status, 200)
+          }))
+
+        it.effect("adds a number normalized to E.164; a number owned by anyone is 409", () =>
+          Effect.gen(function*() {
+            const org = (yield* createOrganization()).body
+            const other = (yield* createOrganization()).body
+            const number = randomNumber()
+            const national = `(${number.slice(2, 5)}) ${number.slice(5, 8)}-${number.slice(8)}`
+            const added = yield* call("POST", `/admin/v1/organizations/${org.id}/phone-numbers`, {
+              body: { phone_number: national }
+            })
+            assert.deepStrictEqual(added, { status: 201, body: { phone_number: number, sms_enabled: true } })
+            for (const owner of [org, other]) {
+              const taken = yield* call("POST", `/admin/v1/organizations/${owner.id}/phone-numbers`, {
+                body: { phone_number: number, sms_enabled: false }
+              })
+              assert.strictEqual(taken.status, 409)
+              assert.isString(taken.body.detail)
+            }
+            const noSms = yield* call("POST", `/admin/v1/organizations/${org.id}/phone-numbers`, {
+              body: { phone_number: randomNumber(), sms_enabled: false }
+            })
+            assert.strictEqual(noSms.body.sms_enabled, false)
+          }))
+
+        it.effect("rejects a malformed number with 422 at its field, and an unknown organization with 404", () =>
+          Effect.gen(function*() {
+            const org = (yield* createOrganization()).body
+            const invalid = yield* call("POST", `/admin/v1/organizations/${org.id}/phone-numbers`, {
+              body: { phone_number: "not a number" }
+            })
+            assert.strictEqual(invalid.status, 422)
+            assert.deepStrictEqual(invalid.body.detail[0].loc, ["body", "phone_number"])
+            const unknown = yield* call("POST", `/admin/v1/organizations/${unknownOrg}/phone-numbers`, {
+              body: { phone_number: randomNumber() }
+            })
+            assert.strictEqual(unknown.status, 404)
+          }))
+
+        it.effect("adds and removes Do-Not-Call entries", () =>
+          Effect.gen(function*() {
+            const org = (yield* createOrganization()).body
+            const dnc = `/admin/v1/organizations/${org.id}/dnc`
+            const add = yield* call("POST", dnc, {
+              body: { phone_numbers: ["202-555-0111", "+12025550112", "2025550111"] }
+            })
+            assert.deepStrictEqual(add, { status: 200, body: { added: 2 } })
+            assert.deepStrictEqual((yield* call("POST", dnc, { body: { phone_numbers: ["+12025550112"] } })).body, {
+              added: 0
+            })
+            const remove = yield* call("DELETE", `${dnc}?phone_number=${encodeURIComponent("(202) 555-0111")}`)
+            assert.deepStrictEqual(remove, { status: 200, body: { deleted: 1 } })
+            assert.deepStrictEqual((yield* call("DELETE", `${dnc}?phone_number=%2B12025550111`)).body, { deleted: 0 })
+
+            assert.strictEqual((yield* call("DELETE", dnc)).status, 422)
+            assert.strictEqual((yield* call("POST", dnc, { body: { phone_numbers: [] } })).status, 422)
+            const unknown = `/admin/v1/organizations/${unknownOrg}/dnc`
+            assert.strictEqual(
+              (yield* call("POST", unknown, { body: { phone_numbers: ["+12025550111"] } })).status,
+              404
+            )
+            assert.strictEqual((yield* call("DELETE", `${unknown}?phone_number=%2B12025550111`)).status, 404)
+          }))
+
+        it.effect("stores an inbound message to one of the organization's numbers", () =>
+          Effect.gen(function*() {
+            const org = (yield* createOrganization()).body
+            const number = randomNumber()
+            yield* call("POST", `/admin/v1/organizations/${org.id}/phone-numbers`, { body: { phone_number: number } })
+            const inbound = `/admin/v1/organizations/${org.id}/inbound-messages`
+
+            const received = yield* call("POST", inbound, {
+              body: {
+                from_number: "+1 (415) 555-0123",
+                to_number: number,
+                content: "STOP",
+                received_at: "2026-11-21T05:10:00.123456+01:00"
+              }
+            })
+            assert.strictEqual(received.status, 201)
+            assert.deepStrictEqual({ ...received.body, id: "" }, {
+              id: "",
+              from_number: "+14155550123",
               to_number: number,
               content: "STOP",
-              received_at: "2026-11-21T05:10:00.123456+01:00"
+              received_at: "2026-11-21T04:10:00.123Z",
+              modality: "sms",
+              direction: "inbound"
+            })
+
+            // Without received_at: the server's Clock at receipt.
+            const before = yield* Clock.currentTimeMillis
+            const now = yield* call("POST", inbound, {
+              body: { from_number: "+14155550123", to_number: number, content: "hi" }
+            })
+            const after = yield* Clock.currentTimeMillis
+            assert.strictEqual(now.status, 201)
+            const receivedAt = Date.parse(now.body.received_at)
+            assert.isTrue(before <= receivedAt && receivedAt <= after, now.body.received_at)
+
+            const stored = yield* MessageRepository.use((messages) =>
+              messages.listInbound({ organizationId: org.id, toNumber: number, limit: 10 })
+            )
+            // Oldest first.
+            assert.deepStrictEqual(stored.messages.map((m) => [m.id, m.status, m.direction]), [
+              [received.body.id, "received", "inbound"],
+              [now.body.id, "received", "inbound"]
+            ])
+          }))
+
+        it.effect("refuses an inbound message to a number the organization does not own", () =>
+          Effect.gen(function*() {
+            const org = (yield* createOrganization()).body
+            const body = { from_number: "+14155550123", to_number: randomNumber(), content: "hi" }
+            const refused = yield* call("POST", `/admin/v1/organizations/${org.id}/inbound-messages`, { body })
+            assert.strictEqual(refused.status, 400)
+            assert.isString(refused.body.detail)
+            const unknown = yield* call("POST", `/admin/v1/organizations/${unknownOrg}/inbound-messages`, { body })
+            assert.strictEqual(unknown.status, 404)
+            const badDate = yield* call("POST", `/admin/v1/organizations/${org.id}/inbound-messages`, {
+              body: { ...body, received_at: "yesterday" }
+            })
+            assert.strictEqual(badDate.status, 422)
+            assert.deepStrictEqual(badDate.body.detail[0].loc, ["body", "received_at"])
+          }))
+
+        it.effect("answers 401 {detail} to a missing or wrong admin token, before validating the body", () =>
+          Effect.gen(function*() {
+            for (const token of [null, "wrong", `${adminToken}x`, ""]) {
+              const reply = yield* call("POST", "/admin/v1/organizations", { token, body: { name: 42 } })
+              assert.strictEqual(reply.status, 401)
+              assert.isString(reply.body.detail)
             }
-          })
-          assert.strictEqual(received.status, 201)
-          assert.deepStrictEqual({ ...received.body, id: "" }, {
-            id: "",
-            from_number: "+14155550123",
-            to_number: number,
-            content: "STOP",
-            received_at: "2026-11-21T04:10:00.123Z",
-            modality: "sms",
-            direction: "inbound"
-          })
+          }))
 
-          // Without received_at: the server's Clock at receipt.
-          const before = yield* Clock.currentTimeMillis
-          const now = yield* call("POST", inbound, { body: { from_number: "+14155550123", to_number: number, content: "hi" } })
-          const after = yield* Clock.currentTimeMillis
-          assert.strictEqual(now.status, 201)
-          const receivedAt = Date.parse(now.body.received_at)
-          assert.isTrue(before <= receivedAt && receivedAt <= after, now.body.received_at)
-
-          const stored = yield* MessageRepository.use((messages) =>
-            messages.listInbound({ organizationId: org.id, toNumber: number, limit: 10 })
-          )
-          // Oldest first.
-          assert.deepStrictEqual(stored.messages.map((m) => [m.id, m.status, m.direction]), [
-            [received.body.id, "received", "inbound"],
-            [now.body.id, "received", "inbound"]
-          ])
-        }))
-
-      it.effect("refuses an inbound message to a number the organization does not own", () =>
-        Effect.gen(function*() {
-          const org = (yield* createOrganization()).body
-          const body = { from_number: "+14155550123", to_number: randomNumber(), content: "hi" }
-          const refused = yield* call("POST", `/admin/v1/organizations/${org.id}/inbound-messages`, { body })
-          assert.strictEqual(refused.status, 400)
-          assert.isString(refused.body.detail)
-          const unknown = yield* call("POST", `/admin/v1/organizations/${unknownOrg}/inbound-messages`, { body })
-          assert.strictEqual(unknown.status, 404)
-          const badDate = yield* call("POST", `/admin/v1/organizations/${org.id}/inbound-messages`, {
-            body: { ...body, received_at: "yesterday" }
-          })
-          assert.strictEqual(badDate.status, 422)
-          assert.deepStrictEqual(badDate.body.detail[0].loc, ["body", "received_at"])
-        }))
-
-      it.effect("answers 401 {detail} to a missing or wrong admin token, before validating the body", () =>
-        Effect.gen(function*() {
-          for (const token of [null, "wrong", `${adminToken}x`, ""]) {
-            const reply = yield* call("POST", "/admin/v1/organizations", { token, body: { name: 42 } })
-            assert.strictEqual(reply.status, 401)
-            assert.isString(reply.body.detail)
-          }
-        }))
-
-      it.effect("does not accept an organization's API key as the admin token", () =>
-        Effect.gen(function*() {
-          const org = (yield* createOrganization()).body
-          const key = (yield* issueKey(org.id)).body.api_key
-          assert.strictEqual((yield* call("POST", "/admin/v1/organizations", { token: key, body: { name: "x" } })).status, 401)
-        }))
-    })
+        it.effect("does not accept an organization's API key as the admin token", () =>
+          Effect.gen(function*() {
+            const org = (yield* createOrganization()).body
+            const key = (yield* issueKey(org.id)).body.api_key
+            assert.strictEqual(
+              (yield* call("POST", "/admin/v1/organizations", { token: key, body: { name: "x" } })).status,
+              401
+            )
+          }))
+      }
+    )
   })
 }
 

@@ -7,8 +7,6 @@
  *
  * @since 0.1.0
  */
-import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
 import { NoFieldsToUpdate } from "@voice-agent/core/Errors"
 import type { OrganizationNotFound } from "@voice-agent/core/Errors"
 import { toInboundMessage } from "@voice-agent/core/Message"
@@ -20,12 +18,14 @@ import { MessageRepository } from "@voice-agent/core/ports/MessageRepository"
 import { OrganizationRepository } from "@voice-agent/core/ports/OrganizationRepository"
 import { PhoneNumberRepository } from "@voice-agent/core/ports/PhoneNumberRepository"
 import { nowDate } from "@voice-agent/core/Time"
+import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
 import { createHash, timingSafeEqual } from "node:crypto"
 import { AdminAuthorization, organizationDefaults, toOrganizationResource } from "../api/AdminApi.ts"
 import { Api } from "../api/Api.ts"
 import { BadRequest, NotFound, Unauthorized } from "../api/HttpErrors.ts"
-import { FastApiValidationLive } from "./Validation.ts"
 import { mapDomainErrors } from "./ErrorMapping.ts"
+import { FastApiValidationLive } from "./Validation.ts"
 
 /**
  * The admin token; `None` disables the admin API (every route answers 404).
@@ -116,8 +116,8 @@ export const AdminHandlersNoDeps = HttpApiBuilder.group(
         const patch = toSettings(payload)
         const updated: Effect.Effect<Organization, NoFieldsToUpdate | OrganizationNotFound> =
           Object.keys(patch).length === 0
-          ? Effect.fail(new NoFieldsToUpdate())
-          : organizations.update(params.org_id, patch)
+            ? Effect.fail(new NoFieldsToUpdate())
+            : organizations.update(params.org_id, patch)
         return updated.pipe(Effect.map(toOrganizationResource), mapDomainErrors)
       },
       createApiKey: ({ params }) =>

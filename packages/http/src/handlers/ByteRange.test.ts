@@ -1,4 +1,4 @@
-import { describe, it, assert } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import { parseRange } from "./ByteRange.ts"
 
 describe("parseRange", () => {

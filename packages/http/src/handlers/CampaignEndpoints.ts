@@ -4,10 +4,10 @@
  *
  * @since 0.1.0
  */
-import { Effect } from "effect"
 import type { UpdateCampaignRequest } from "@voice-agent/core/Campaign"
 import { toCampaign } from "@voice-agent/core/Campaign"
 import { CampaignService } from "@voice-agent/core/CampaignService"
+import { Effect } from "effect"
 import { CurrentOrganization } from "../api/Security.ts"
 import { mapDomainErrors } from "./ErrorMapping.ts"
 
@@ -28,8 +28,10 @@ export const make = Effect.gen(function*() {
 
   /** The organization's campaign named by `ref` (404 when there is none). */
   const find = (ref: string, kind: CampaignRefKind) =>
-    Effect.flatMap(CurrentOrganization, (organization) =>
-      service.get(organization, ref, { byInternalId: kind === "id" }))
+    Effect.flatMap(
+      CurrentOrganization,
+      (organization) => service.get(organization, ref, { byInternalId: kind === "id" })
+    )
 
   return {
     find,

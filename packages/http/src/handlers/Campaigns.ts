@@ -6,9 +6,9 @@
 import { Effect, Layer } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../api/Api.ts"
-import { FastApiValidationLive } from "./Validation.ts"
 import * as CampaignEndpoints from "./CampaignEndpoints.ts"
 import { AuthorizationLive, OutboundDialingLive } from "./Security.ts"
+import { FastApiValidationLive } from "./Validation.ts"
 
 /**
  * @category layers

@@ -4,13 +4,13 @@
  *
  * @since 0.1.0
  */
-import { Effect } from "effect"
 import type { CampaignRecord } from "@voice-agent/core/Campaign"
 import type { ContactData, UploadContactsRequest } from "@voice-agent/core/Contact"
 import { toContact } from "@voice-agent/core/Contact"
-import type { ContactStatus } from "@voice-agent/core/ContactState"
 import { ContactService } from "@voice-agent/core/ContactService"
+import type { ContactStatus } from "@voice-agent/core/ContactState"
 import { InvalidCursor, InvalidParameter, TermsNotAccepted } from "@voice-agent/core/Errors"
+import { Effect } from "effect"
 import { UploadRejected } from "../api/ContactsApi.ts"
 import { isTruthyQueryValue } from "../api/Params.ts"
 import { CurrentOrganization } from "../api/Security.ts"
@@ -30,7 +30,10 @@ const parseStatuses = (raw: string | ReadonlyArray<string> | undefined) => {
   return bad === undefined
     ? Effect.succeed(values as ReadonlyArray<ContactStatus>)
     : Effect.fail(
-      new InvalidParameter({ parameter: "status", message: `must be one of ${statuses.join(", ")}, got ${JSON.stringify(bad)}` })
+      new InvalidParameter({
+        parameter: "status",
+        message: `must be one of ${statuses.join(", ")}, got ${JSON.stringify(bad)}`
+      })
     )
 }
 
@@ -120,7 +123,10 @@ export const make = Effect.gen(function*() {
     upload: (
       ref: string,
       kind: CampaignRefKind,
-      query: { readonly accepted_terms_of_service?: string | undefined; readonly allow_duplicates?: boolean | undefined },
+      query: {
+        readonly accepted_terms_of_service?: string | undefined
+        readonly allow_duplicates?: boolean | undefined
+      },
       payload: UploadContactsRequest
     ) =>
       Effect.gen(function*() {
@@ -139,7 +145,11 @@ export const make = Effect.gen(function*() {
     deleteByPhoneNumber: (ref: string, phoneNumber: string) =>
       Effect.gen(function*() {
         yield* service.checkDialableUs(phoneNumber)
-        const deleted = yield* withCampaign(ref, "code", (campaign) => service.deleteByPhoneNumber(campaign, phoneNumber))
+        const deleted = yield* withCampaign(
+          ref,
+          "code",
+          (campaign) => service.deleteByPhoneNumber(campaign, phoneNumber)
+        )
         return { deleted }
       }).pipe(mapDomainErrors),
     deleteById: (ref: string, contactId: string) =>

@@ -6,9 +6,9 @@
 import { Effect, Layer } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../api/Api.ts"
-import { FastApiValidationLive } from "./Validation.ts"
 import * as ContactEndpoints from "./ContactEndpoints.ts"
 import { AuthorizationLive, OutboundDialingLive } from "./Security.ts"
+import { FastApiValidationLive } from "./Validation.ts"
 
 /**
  * @category layers
@@ -21,7 +21,8 @@ export const ContactsHandlersNoDeps = HttpApiBuilder.group(
     return handlers.handleAll({
       upload: ({ params, query, payload }) => contacts.upload(params.campaign_code, "code", query, payload),
       list: ({ query }) => contacts.list({ ...query, campaignRef: query.campaign_code }, "code"),
-      deleteByPhoneNumber: ({ params, query }) => contacts.deleteByPhoneNumber(params.campaign_code, query.phone_number),
+      deleteByPhoneNumber: ({ params, query }) =>
+        contacts.deleteByPhoneNumber(params.campaign_code, query.phone_number),
       deleteById: ({ params }) => contacts.deleteById(params.campaign_code, params.contact_id)
     })
   })

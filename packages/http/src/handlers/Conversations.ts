@@ -4,22 +4,22 @@
  *
  * @since 0.1.0
  */
-import { Effect, Layer } from "effect"
-import { HttpServerResponse } from "effect/http"
-import { HttpApiBuilder } from "effect/http-api"
 import type { RecordingChannel } from "@voice-agent/core/Conversation"
 import { toConversation, toTranscriptTurn } from "@voice-agent/core/Conversation"
 import { ConversationService } from "@voice-agent/core/ConversationService"
 import { InvalidCursor, InvalidParameter } from "@voice-agent/core/Errors"
 import { fromMillis } from "@voice-agent/core/Time"
+import { Effect, Layer } from "effect"
+import { HttpServerResponse } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../api/Api.ts"
 import { CurrentOrganization } from "../api/Security.ts"
-import { FastApiValidationLive } from "./Validation.ts"
 import { parseRange } from "./ByteRange.ts"
 import { CursorCodec } from "./Cursor.ts"
 import { mapDomainErrors } from "./ErrorMapping.ts"
 import { parseInstant, parseLimit } from "./QueryParams.ts"
 import { AuthorizationLive } from "./Security.ts"
+import { FastApiValidationLive } from "./Validation.ts"
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
@@ -38,7 +38,10 @@ const recording = (
       case "Full":
         return HttpServerResponse.stream(whole.bytes, { contentType: "audio/wav", contentLength: whole.size, headers })
       case "Unsatisfiable":
-        return HttpServerResponse.empty({ status: 416, headers: { ...headers, "content-range": `bytes */${whole.size}` } })
+        return HttpServerResponse.empty({
+          status: 416,
+          headers: { ...headers, "content-range": `bytes */${whole.size}` }
+        })
       case "Partial": {
         const part = yield* service.recording(organization.id, callId, channel, range)
         return HttpServerResponse.stream(part.bytes, {
@@ -61,56 +64,56 @@ export const ConversationsHandlersNoDeps = HttpApiBuilder.group(
     const service = yield* ConversationService
     const cursors = yield* CursorCodec
     return handlers.handleAll({
-    list: ({ query }) =>
-      Effect.gen(function*() {
-        const organization = yield* CurrentOrganization
-        const dateFrom = yield* parseInstant(query.date_from, "date_from")
-        const dateTo = yield* parseInstant(query.date_to, "date_to")
-        const limit = yield* parseLimit(query.limit, { min: 1, max: 100, fallback: 50 })
-        if (query.campaign_id !== undefined && !uuidPattern.test(query.campaign_id)) {
-          return yield* new InvalidParameter({ parameter: "campaign_id", message: "not a campaign id" })
-        }
-        let after: { startedAt: Date; id: string } | undefined
-        if (query.after !== undefined) {
-          const position = yield* cursors.decode("conversations", organization.id, query.after)
-          if (typeof position.t !== "number" || typeof position.id !== "string" || !uuidPattern.test(position.id)) {
-            return yield* new InvalidCursor()
+      list: ({ query }) =>
+        Effect.gen(function*() {
+          const organization = yield* CurrentOrganization
+          const dateFrom = yield* parseInstant(query.date_from, "date_from")
+          const dateTo = yield* parseInstant(query.date_to, "date_to")
+          const limit = yield* parseLimit(query.limit, { min: 1, max: 100, fallback: 50 })
+          if (query.campaign_id !== undefined && !uuidPattern.test(query.campaign_id)) {
+            return yield* new InvalidParameter({ parameter: "campaign_id", message: "not a campaign id" })
           }
-          after = { startedAt: fromMillis(position.t), id: position.id }
-        }
-        const page = yield* service.list({
-          organizationId: organization.id,
-          fromNumber: query.from_number,
-          toNumber: query.to_number,
-          direction: query.direction === "all" ? undefined : query.direction,
-          dateFrom,
-          dateTo,
-          campaignId: query.campaign_id?.toLowerCase(),
-          limit,
-          after
-        })
-        const last = page.conversations.at(-1)
-        return {
-          conversations: page.conversations.map(toConversation),
-          next_cursor: page.hasMore && last !== undefined
-            ? cursors.encode("conversations", organization.id, { t: last.startedAt.getTime(), id: last.id })
-            : null,
-          has_more: page.hasMore
-        }
-      }).pipe(mapDomainErrors),
-    get: ({ params }) =>
-      Effect.gen(function*() {
-        const organization = yield* CurrentOrganization
-        return toConversation(yield* service.get(organization.id, params.call_id))
-      }).pipe(mapDomainErrors),
-    transcript: ({ params }) =>
-      Effect.gen(function*() {
-        const organization = yield* CurrentOrganization
-        const turns = yield* service.transcript(organization.id, params.call_id)
-        return turns.map(toTranscriptTurn)
-      }).pipe(mapDomainErrors),
-    recording: ({ params, headers }) => recording(service, params.call_id, "mixed", headers.range),
-    channelRecording: ({ params, headers }) => recording(service, params.call_id, params.channel_name, headers.range)
+          let after: { startedAt: Date; id: string } | undefined
+          if (query.after !== undefined) {
+            const position = yield* cursors.decode("conversations", organization.id, query.after)
+            if (typeof position.t !== "number" || typeof position.id !== "string" || !uuidPattern.test(position.id)) {
+              return yield* new InvalidCursor()
+            }
+            after = { startedAt: fromMillis(position.t), id: position.id }
+          }
+          const page = yield* service.list({
+            organizationId: organization.id,
+            fromNumber: query.from_number,
+            toNumber: query.to_number,
+            direction: query.direction === "all" ? undefined : query.direction,
+            dateFrom,
+            dateTo,
+            campaignId: query.campaign_id?.toLowerCase(),
+            limit,
+            after
+          })
+          const last = page.conversations.at(-1)
+          return {
+            conversations: page.conversations.map(toConversation),
+            next_cursor: page.hasMore && last !== undefined
+              ? cursors.encode("conversations", organization.id, { t: last.startedAt.getTime(), id: last.id })
+              : null,
+            has_more: page.hasMore
+          }
+        }).pipe(mapDomainErrors),
+      get: ({ params }) =>
+        Effect.gen(function*() {
+          const organization = yield* CurrentOrganization
+          return toConversation(yield* service.get(organization.id, params.call_id))
+        }).pipe(mapDomainErrors),
+      transcript: ({ params }) =>
+        Effect.gen(function*() {
+          const organization = yield* CurrentOrganization
+          const turns = yield* service.transcript(organization.id, params.call_id)
+          return turns.map(toTranscriptTurn)
+        }).pipe(mapDomainErrors),
+      recording: ({ params, headers }) => recording(service, params.call_id, "mixed", headers.range),
+      channelRecording: ({ params, headers }) => recording(service, params.call_id, params.channel_name, headers.range)
     })
   })
 )

@@ -6,10 +6,10 @@
  *
  * @since 0.1.0
  */
-import { createHmac, timingSafeEqual } from "node:crypto"
-import { Context, Effect, Layer } from "effect"
 import { InvalidCursor } from "@voice-agent/core/Errors"
 import { ServerSecrets } from "@voice-agent/core/ports/ServerSecrets"
+import { Context, Effect, Layer } from "effect"
+import { createHmac, timingSafeEqual } from "node:crypto"
 
 /**
  * @category models
@@ -42,7 +42,9 @@ export class CursorCodec extends Context.Service<CursorCodec, {
         },
         decode: (kind, organizationId, cursor) => {
           const [payload, signature, ...rest] = cursor.split(".")
-          if (payload === undefined || signature === undefined || rest.length > 0) return Effect.fail(new InvalidCursor())
+          if (payload === undefined || signature === undefined || rest.length > 0) {
+            return Effect.fail(new InvalidCursor())
+          }
           const given = Buffer.from(signature, "base64url")
           const expected = tag(kind, organizationId, payload)
           // Canonical encoding only: base64 ignores the last character's spare bits (and stray

@@ -10,8 +10,8 @@
  * @since 0.1.0
  */
 import { ByteSize, Effect, Layer } from "effect"
-import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerResponse } from "effect/http"
 import type { Types } from "effect"
+import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerResponse } from "effect/http"
 
 /**
  * @category constructors
@@ -40,7 +40,9 @@ const textOf = (response: HttpServerResponse.HttpServerResponse): string | undef
  *
  * @category encoding
  */
-export const withDetailBody = (response: HttpServerResponse.HttpServerResponse): HttpServerResponse.HttpServerResponse => {
+export const withDetailBody = (
+  response: HttpServerResponse.HttpServerResponse
+): HttpServerResponse.HttpServerResponse => {
   if (response.status < 400) return response
   const body = response.body
   const isJson = body._tag === "Uint8Array" && body.contentType.includes("json")
@@ -76,7 +78,11 @@ export const ErrorBodiesLive = HttpRouter.middleware(
  *
  * @category layers
  */
-export const NotFoundLive = HttpRouter.add("*", "/*", HttpServerResponse.jsonUnsafe({ detail: "Not Found" }, { status: 404 }))
+export const NotFoundLive = HttpRouter.add(
+  "*",
+  "/*",
+  HttpServerResponse.jsonUnsafe({ detail: "Not Found" }, { status: 404 })
+)
 
 /**
  * @category layers

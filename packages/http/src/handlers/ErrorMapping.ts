@@ -6,8 +6,8 @@
  *
  * @since 0.1.0
  */
-import { Effect } from "effect"
 import type * as Errors from "@voice-agent/core/Errors"
+import { Effect } from "effect"
 import { BadRequest, Conflict, Forbidden, NotFound } from "../api/HttpErrors.ts"
 
 /**

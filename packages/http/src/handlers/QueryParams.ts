@@ -4,9 +4,9 @@
  *
  * @since 0.1.0
  */
-import { Effect } from "effect"
 import { InvalidParameter } from "@voice-agent/core/Errors"
 import { fromMillis, parseIsoInstant } from "@voice-agent/core/Time"
+import { Effect } from "effect"
 
 /**
  * An integer in `min..max`, `fallback` when absent.
@@ -42,6 +42,8 @@ export const parseInstant = (
   if (raw === undefined) return Effect.succeed(undefined)
   const ms = parseIsoInstant(raw)
   return ms === undefined
-    ? Effect.fail(new InvalidParameter({ parameter, message: `expected an ISO 8601 timestamp, got ${JSON.stringify(raw)}` }))
+    ? Effect.fail(
+      new InvalidParameter({ parameter, message: `expected an ISO 8601 timestamp, got ${JSON.stringify(raw)}` })
+    )
     : Effect.succeed(fromMillis(ms))
 }

@@ -3,8 +3,8 @@
  *
  * @since 0.1.0
  */
-import { Effect, Layer, Option, Redacted } from "effect"
 import { ApiKeyRepository } from "@voice-agent/core/ports/ApiKeyRepository"
+import { Effect, Layer, Option, Redacted } from "effect"
 import { Forbidden, Unauthorized } from "../api/HttpErrors.ts"
 import { Authorization, CurrentOrganization, OutboundDialing, SmsSending } from "../api/Security.ts"
 

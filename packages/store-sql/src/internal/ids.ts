@@ -10,8 +10,7 @@ const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 export const isUuid = (s: string): boolean => uuidPattern.test(s)
 
 /** A positive integer that fits a PostgreSQL `bigint` (contact ids). */
-export const isBigintId = (s: string): boolean =>
-  /^[1-9]\d{0,18}$/.test(s) && BigInt(s) <= 9_223_372_036_854_775_807n
+export const isBigintId = (s: string): boolean => /^[1-9]\d{0,18}$/.test(s) && BigInt(s) <= 9_223_372_036_854_775_807n
 
 /** A string PostgreSQL `text` can hold: no NUL character (nothing stored contains one). */
 export const isStorableText = (s: string): boolean => !s.includes("\u0000")

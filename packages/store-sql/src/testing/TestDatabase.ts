@@ -30,8 +30,8 @@
  *
  * @since 0.1.0
  */
-import { PGlite } from "@electric-sql/pglite"
 import { PgClient } from "@effect/sql-pg"
+import { PGlite } from "@electric-sql/pglite"
 import { Cause, Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { createHash, randomBytes } from "node:crypto"
