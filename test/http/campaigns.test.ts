@@ -344,7 +344,7 @@ await eachBackend("v2 campaigns", (it) => {
         { concurrency: "unbounded" }
       )
       assert.deepStrictEqual(
-        creates.map((r) => r.status).sort(),
+        creates.map((r) => r.status).sort((x, y) => x - y),
         [201, 409, 409, 409],
         creates.map((r) => r.text).join(" | ")
       )
@@ -354,7 +354,7 @@ await eachBackend("v2 campaigns", (it) => {
         [a, b].map((c) => api(org.key, "PATCH", `/v2/campaigns/${c.campaign_code}`, { json: { name: target } })),
         { concurrency: "unbounded" }
       )
-      assert.deepStrictEqual(renames.map((r) => r.status).sort(), [200, 409])
+      assert.deepStrictEqual(renames.map((r) => r.status).sort((x, y) => x - y), [200, 409])
       const names = (yield* api(org.key, "GET", "/v2/campaigns")).body.map((c: any) => c.name)
       assert.strictEqual(names.filter((n: string) => n === name).length, 1)
       assert.strictEqual(names.filter((n: string) => n === target).length, 1)

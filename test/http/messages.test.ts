@@ -195,7 +195,7 @@ await eachBackend("messages", (it) => {
       while (pages++ < 20) {
         const page = yield* api(org.key, "GET", `${base}&limit=3${start === undefined ? "" : `&start=${q(start)}`}`)
         assert.strictEqual(page.status, 200, page.text)
-        const received = page.body.messages.map((m: any) => m.received_at)
+        const received: Array<string> = page.body.messages.map((m: any) => m.received_at)
         assert.deepStrictEqual(received, [...received].sort(), "oldest first")
         if (start !== undefined) {
           assert.strictEqual(page.body.messages[0].received_at, start, "the boundary comes again")

@@ -134,7 +134,7 @@ await eachBackend("openapi", (it) => {
       assert.deepStrictEqual(validation.required, ["detail"])
       assert.strictEqual(validation.properties.detail.type, "array")
       const item = resolve(spec, validation.properties.detail.items)
-      assert.deepStrictEqual([...item.required].sort(), ["loc", "msg", "type"])
+      assert.deepStrictEqual([...(item.required as Array<string>)].sort(), ["loc", "msg", "type"])
       assert.strictEqual(item.properties.loc.type, "array")
       assert.strictEqual(item.properties.msg.type, "string")
       assert.strictEqual(item.properties.type.type, "string")
@@ -159,7 +159,11 @@ await eachBackend("openapi", (it) => {
       assert.include(variants, "#/components/schemas/UploadRejectedResponse")
       assert.include(variants, "#/components/schemas/ErrorResponse")
       const rejected = spec.components.schemas.UploadRejectedResponse
-      assert.deepStrictEqual([...rejected.required].sort(), ["created", "rejected", "rejected_entries"])
+      assert.deepStrictEqual([...(rejected.required as Array<string>)].sort(), [
+        "created",
+        "rejected",
+        "rejected_entries"
+      ])
     }))
 
   it.effect("the documented resource schemas carry their documented fields", () =>
@@ -206,7 +210,7 @@ await eachBackend("openapi", (it) => {
       ])
       assert.deepStrictEqual(fields("SendSMSResponse"), ["status"])
       const send = resolve(spec, spec.paths["/v1/send-sms"].post.requestBody.content["application/json"].schema)
-      assert.deepStrictEqual([...send.required].sort(), ["from_number", "message", "to_number"])
+      assert.deepStrictEqual([...(send.required as Array<string>)].sort(), ["from_number", "message", "to_number"])
       const recording = spec.paths["/v1/conversations/{call_id}/recording"].get.responses["200"].content
       assert.property(recording, "audio/wav")
     }))

@@ -69,12 +69,12 @@ export const serve = (args: ReadonlyArray<string>, env?: Record<string, string>)
     const stdout: Array<string> = []
     const stderr: Array<string> = []
     const ready = yield* Deferred.make<string, Error>()
-    createInterface({ input: child.stdout! }).on("line", (line) => {
+    createInterface({ input: child.stdout }).on("line", (line) => {
       stdout.push(line)
       const match = readyPattern.exec(line)
       if (match?.[1] !== undefined) Deferred.doneUnsafe(ready, Effect.succeed(match[1].replace(/[)"',]+$/, "")))
     })
-    createInterface({ input: child.stderr! }).on("line", (line) => stderr.push(line))
+    createInterface({ input: child.stderr }).on("line", (line) => stderr.push(line))
     child.once("exit", (code, signal) =>
       Deferred.doneUnsafe(
         ready,

@@ -59,7 +59,7 @@ describe("CallingWindow", () => {
       ["monday"]
     ]
     for (const input of bad) {
-      it(`rejects ${String(JSON.stringify(input))}`, () => {
+      it(`rejects ${JSON.stringify(input)}`, () => {
         const result = CallingWindow.parseDay(input)
         assert.isTrue(Result.isFailure(result) && result.failure.startsWith("Invalid day"))
       })
@@ -125,7 +125,7 @@ describe("CallingWindow", () => {
       undefined
     ]
     for (const input of bad) {
-      it(`rejects ${String(JSON.stringify(input))}`, () => {
+      it(`rejects ${JSON.stringify(input)}`, () => {
         const result = CallingWindow.parseTime(input)
         assert.isTrue(Result.isFailure(result) && result.failure.startsWith("Invalid time"))
       })

@@ -19,8 +19,8 @@ import type {
   UpdateCampaignRequest
 } from "./Campaign.ts"
 import { CampaignDefaults } from "./Campaign.ts"
+import type { CampaignNameTaken } from "./Errors.ts"
 import {
-  CampaignNameTaken,
   CampaignNotFound,
   ConcurrencyLimitExceeded,
   InvalidParameter,

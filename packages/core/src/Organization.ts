@@ -8,7 +8,7 @@
  * @since 0.1.0
  */
 import { Schema } from "effect"
-import { E164 } from "./PhoneNumber.ts"
+import type { E164 } from "./PhoneNumber.ts"
 
 /**
  * The organization-wide cap on simultaneous calls when none is set (CONTRACT §4).

@@ -97,8 +97,8 @@ const parse = (input: string, defaultRegion: CountryCode): Result.Result<Parsed,
     const reason = validatePhoneNumberLength(text, { defaultCountry: defaultRegion }) ?? "INVALID_LENGTH"
     return Result.fail(`Invalid phone number ${quoted}: ${lengthMessages[reason] ?? "not a phone number"}`)
   }
-  const nationalNumber = number.nationalNumber as string
-  const countryCallingCode = number.countryCallingCode as string
+  const nationalNumber = number.nationalNumber
+  const countryCallingCode = number.countryCallingCode
   if (countryCallingCode === "1" && !nanpStructure.test(nationalNumber)) {
     return Result.fail(
       `Invalid phone number ${quoted}: a +1 number needs a 3-digit area code and exchange that start with 2-9`

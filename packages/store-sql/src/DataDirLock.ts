@@ -18,7 +18,8 @@
  *
  * @since 0.1.0
  */
-import { Effect, Schema, Scope } from "effect"
+import type { Scope } from "effect"
+import { Effect, Schema } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 

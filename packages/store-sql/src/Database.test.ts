@@ -27,7 +27,7 @@ afterAll(() => {
 })
 
 /** A pid that belonged to a process that has exited. */
-const deadPid = (): number => spawnSync(process.execPath, ["-e", ""]).pid!
+const deadPid = (): number => spawnSync(process.execPath, ["-e", ""]).pid
 
 const lockFile = (dataDir: string) => path.join(dataDir, DataDirLock.lockFileName)
 

@@ -79,7 +79,7 @@ export const migrated = <E>(client: Layer.Layer<Database, E>): Layer.Layer<Datab
  * @category layers
  */
 export const layerPostgres = (
-  url: Redacted.Redacted<string>,
+  url: Redacted.Redacted,
   options?: { readonly maxConnections?: number | undefined }
 ): Layer.Layer<Database, DatabaseError> =>
   migrated(PgClient.layer({ url, maxConnections: options?.maxConnections ?? 10 }))

@@ -295,7 +295,7 @@ for (const backend of await TestDatabase.backends()) {
                   attemptedAfter: minutes(0),
                   attemptedBefore: minutes(8)
                 },
-                (i) => i < 20 && model(i).status !== "FAILED" && i % 2 === 0 && i <= 8
+                (i) => model(i).status !== "FAILED" && i % 2 === 0 && i <= 8
               ],
               [{ organizationId: other.id, campaignId: a.id }, () => false]
             ]

@@ -146,7 +146,7 @@ export const request = (
           const bytes = Buffer.concat(chunks)
           const text = bytes.toString("utf8")
           let body: unknown = undefined
-          if (String(res.headers["content-type"] ?? "").includes("json") && text !== "") {
+          if ((res.headers["content-type"] ?? "").includes("json") && text !== "") {
             try {
               body = JSON.parse(text)
             } catch {

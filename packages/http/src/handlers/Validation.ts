@@ -7,8 +7,8 @@
  * @since 0.1.0
  */
 import { Effect, SchemaIssue } from "effect"
-import { HttpApiError, HttpApiMiddleware } from "effect/http-api"
-import type { HttpApiEndpoint } from "effect/http-api"
+import { HttpApiMiddleware } from "effect/http-api"
+import type { HttpApiEndpoint, HttpApiError } from "effect/http-api"
 import { FastApiValidation, HTTPValidationError } from "../api/Validation.ts"
 
 type Item = { loc: Array<string | number>; msg: string; type: string }
@@ -75,7 +75,8 @@ const collect = (issue: SchemaIssue.Issue, path: ReadonlyArray<PropertyKey>, out
       out.push({ loc, msg, type: msg === "Expected a valid JSON body" ? "json_invalid" : "value_error" })
       return
     }
-    default:
+    case "Forbidden":
+    case "OneOf":
       out.push({ loc, msg: messageOf(issue), type: "value_error" })
   }
 }
@@ -88,7 +89,11 @@ const slotOf = (kind: HttpApiError.HttpApiSchemaError["kind"], endpoint: HttpApi
       return "query"
     case "Headers":
       return "header"
-    default: // "Payload": GET/HEAD/OPTIONS/DELETE payloads come from the query string
+    case "ResponseHeaders":
+      return "header"
+    case "Body":
+      return "body"
+    case "Payload": // GET/HEAD/OPTIONS/DELETE payloads come from the query string
       return ["GET", "HEAD", "OPTIONS", "DELETE"].includes(endpoint.method) ? "query" : "body"
   }
 }
