@@ -33,73 +33,51 @@ export type DomainError =
   | Errors.InvalidParameter
 
 /**
+ * @category models
+ */
+export type HttpError = BadRequest | Forbidden | NotFound | Conflict
+
+/**
+ * One entry per domain error: a tag added to {@link DomainError} without its entry here (or an
+ * entry left behind) does not compile, so no domain failure can fall through to a 500.
+ */
+const httpErrors: { readonly [Tag in DomainError["_tag"]]: (error: Extract<DomainError, { _tag: Tag }>) => HttpError } =
+  {
+    OrganizationNotFound: (error) => new NotFound({ detail: `Organization ${error.organizationId} not found` }),
+    ApiKeyNotFound: (error) => new NotFound({ detail: `API key ${error.keyId} not found` }),
+    PhoneNumberTaken: (error) => new Conflict({ detail: `Phone number ${error.phoneNumber} is already registered` }),
+    PhoneNumberNotOwned: (error) =>
+      new Forbidden({
+        detail: `Phone number not owned by this account: ${error.phoneNumbers.join(", ")}`
+      }),
+    InvalidPhoneNumber: (error) =>
+      new BadRequest({ detail: `Invalid phone number ${JSON.stringify(error.phoneNumber)}: ${error.message}` }),
+    SmsNotEnabled: (error) => new BadRequest({ detail: `Phone number ${error.phoneNumber} is not enabled for SMS` }),
+    CampaignNotFound: (error) => new NotFound({ detail: `Campaign ${error.campaignRef} not found` }),
+    CampaignNameTaken: (error) =>
+      new Conflict({ detail: `A campaign named ${JSON.stringify(error.name)} already exists` }),
+    ConcurrencyLimitExceeded: (error) =>
+      new BadRequest({
+        detail: `max_concurrency ${error.requested} exceeds the organization limit of ${error.limit}`
+      }),
+    NoFieldsToUpdate: () => new BadRequest({ detail: "No fields supplied to update" }),
+    TermsNotAccepted: () => new BadRequest({ detail: "accepted_terms_of_service must be true" }),
+    ContactNotFound: (error) => new NotFound({ detail: `Contact ${error.contactRef} not found in this campaign` }),
+    ContactBusy: () => new Conflict({ detail: "The contact is being dialed or is mid-call" }),
+    ConversationNotFound: (error) => new NotFound({ detail: `Conversation ${error.callId} not found` }),
+    RecordingNotFound: (error) => new NotFound({ detail: `No ${error.channel} recording for call ${error.callId}` }),
+    InvalidCursor: () => new BadRequest({ detail: "Invalid cursor" }),
+    InvalidParameter: (error) => new BadRequest({ detail: `Invalid ${error.parameter}: ${error.message}` })
+  }
+
+/**
  * @category encoding
  */
-export const toHttpError = (error: DomainError): BadRequest | Forbidden | NotFound | Conflict => {
-  switch (error._tag) {
-    case "OrganizationNotFound":
-      return new NotFound({ detail: `Organization ${error.organizationId} not found` })
-    case "ApiKeyNotFound":
-      return new NotFound({ detail: `API key ${error.keyId} not found` })
-    case "PhoneNumberTaken":
-      return new Conflict({ detail: `Phone number ${error.phoneNumber} is already registered` })
-    case "PhoneNumberNotOwned":
-      return new Forbidden({
-        detail: `Phone number not owned by this account: ${error.phoneNumbers.join(", ")}`
-      })
-    case "InvalidPhoneNumber":
-      return new BadRequest({ detail: `Invalid phone number ${JSON.stringify(error.phoneNumber)}: ${error.message}` })
-    case "SmsNotEnabled":
-      return new BadRequest({ detail: `Phone number ${error.phoneNumber} is not enabled for SMS` })
-    case "CampaignNotFound":
-      return new NotFound({ detail: `Campaign ${error.campaignRef} not found` })
-    case "CampaignNameTaken":
-      return new Conflict({ detail: `A campaign named ${JSON.stringify(error.name)} already exists` })
-    case "ConcurrencyLimitExceeded":
-      return new BadRequest({
-        detail: `max_concurrency ${error.requested} exceeds the organization limit of ${error.limit}`
-      })
-    case "NoFieldsToUpdate":
-      return new BadRequest({ detail: "No fields supplied to update" })
-    case "TermsNotAccepted":
-      return new BadRequest({ detail: "accepted_terms_of_service must be true" })
-    case "ContactNotFound":
-      return new NotFound({ detail: `Contact ${error.contactRef} not found in this campaign` })
-    case "ContactBusy":
-      return new Conflict({ detail: "The contact is being dialed or is mid-call" })
-    case "ConversationNotFound":
-      return new NotFound({ detail: `Conversation ${error.callId} not found` })
-    case "RecordingNotFound":
-      return new NotFound({ detail: `No ${error.channel} recording for call ${error.callId}` })
-    case "InvalidCursor":
-      return new BadRequest({ detail: "Invalid cursor" })
-    case "InvalidParameter":
-      return new BadRequest({ detail: `Invalid ${error.parameter}: ${error.message}` })
-  }
-}
-
-const domainTags: ReadonlySet<string> = new Set<DomainError["_tag"]>([
-  "OrganizationNotFound",
-  "ApiKeyNotFound",
-  "PhoneNumberTaken",
-  "PhoneNumberNotOwned",
-  "InvalidPhoneNumber",
-  "SmsNotEnabled",
-  "CampaignNotFound",
-  "CampaignNameTaken",
-  "ConcurrencyLimitExceeded",
-  "NoFieldsToUpdate",
-  "TermsNotAccepted",
-  "ContactNotFound",
-  "ContactBusy",
-  "ConversationNotFound",
-  "RecordingNotFound",
-  "InvalidCursor",
-  "InvalidParameter"
-])
+export const toHttpError = (error: DomainError): HttpError =>
+  (httpErrors[error._tag] as (error: DomainError) => HttpError)(error)
 
 const isDomainError = (e: unknown): e is DomainError =>
-  typeof e === "object" && e !== null && "_tag" in e && typeof e._tag === "string" && domainTags.has(e._tag)
+  typeof e === "object" && e !== null && "_tag" in e && typeof e._tag === "string" && Object.hasOwn(httpErrors, e._tag)
 
 /**
  * Maps every domain failure of an effect to its HTTP error; other failures (already HTTP
@@ -109,5 +87,5 @@ const isDomainError = (e: unknown): e is DomainError =>
  */
 export const mapDomainErrors = <A, E, R>(
   effect: Effect.Effect<A, E, R>
-): Effect.Effect<A, Exclude<E, DomainError> | BadRequest | Forbidden | NotFound | Conflict, R> =>
+): Effect.Effect<A, Exclude<E, DomainError> | HttpError, R> =>
   Effect.mapError(effect, (e) => (isDomainError(e) ? toHttpError(e) : (e as Exclude<E, DomainError>)))
