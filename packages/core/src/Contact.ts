@@ -10,6 +10,7 @@
 import { Schema } from "effect"
 import { ContactStatus } from "./ContactState.ts"
 import { RejectedEntry } from "./Errors.ts"
+import { PageFields } from "./Page.ts"
 import type { E164 } from "./PhoneNumber.ts"
 
 /**
@@ -153,8 +154,7 @@ export const toContact = (record: ContactRecord): Contact => ({
  */
 export const ContactList = Schema.Struct({
   contacts: Schema.Array(Contact),
-  next_cursor: Schema.NullOr(Schema.String),
-  has_more: Schema.Boolean
+  ...PageFields
 }).annotate({ identifier: "ContactList" })
 
 /**

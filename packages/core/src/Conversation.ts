@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import { Schema } from "effect"
+import { PageFields } from "./Page.ts"
 import { toIso } from "./Time.ts"
 
 /**
@@ -151,6 +152,5 @@ export const toTranscriptTurn = (turn: TranscriptTurnRecord): typeof TranscriptT
  */
 export const ConversationList = Schema.Struct({
   conversations: Schema.Array(Conversation),
-  next_cursor: Schema.NullOr(Schema.String),
-  has_more: Schema.Boolean
+  ...PageFields
 }).annotate({ identifier: "ConversationList" })

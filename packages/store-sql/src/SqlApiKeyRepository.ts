@@ -10,10 +10,10 @@
  */
 import { ApiKeyNotFound, OrganizationNotFound } from "@voice-agent/core/Errors"
 import { ApiKeyRepository } from "@voice-agent/core/ports/ApiKeyRepository"
+import { isUuid } from "@voice-agent/core/Uuid"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
-import { isUuid } from "./internal/ids.ts"
 import { orDieInfrastructure } from "./internal/sqlErrors.ts"
 import { organizationColumns, OrganizationRow } from "./SqlOrganizationRepository.ts"
 

@@ -13,11 +13,12 @@ import type { CampaignPatch, CampaignStatusCounts, NewCampaign } from "@voice-ag
 import { CampaignNameTaken, CampaignNotFound } from "@voice-agent/core/Errors"
 import { E164 } from "@voice-agent/core/PhoneNumber"
 import { CampaignRepository } from "@voice-agent/core/ports/CampaignRepository"
+import { isUuid } from "@voice-agent/core/Uuid"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlSchema } from "effect/sql"
 import type { Statement } from "effect/sql"
 import { randomBytes } from "node:crypto"
-import { isStorableText, isUuid } from "./internal/ids.ts"
+import { isStorableText } from "./internal/ids.ts"
 import { isUniqueViolation, orDieInfrastructure } from "./internal/sqlErrors.ts"
 
 /**

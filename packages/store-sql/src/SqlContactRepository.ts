@@ -23,10 +23,12 @@ import type { E164 as E164Type } from "@voice-agent/core/PhoneNumber"
 import { E164 } from "@voice-agent/core/PhoneNumber"
 import type { ContactQuery } from "@voice-agent/core/ports/ContactRepository"
 import { ContactRepository } from "@voice-agent/core/ports/ContactRepository"
+import { isUuid } from "@voice-agent/core/Uuid"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlSchema } from "effect/sql"
 import type { SqlClient, Statement } from "effect/sql"
-import { isBigintId, isUuid } from "./internal/ids.ts"
+import { beingDialed, notBeingDialed } from "./internal/beingDialed.ts"
+import { isBigintId } from "./internal/ids.ts"
 import { orDieInfrastructure } from "./internal/sqlErrors.ts"
 
 /**
@@ -62,7 +64,7 @@ export const contactColumns = (sql: SqlClient.SqlClient, alias: string): Stateme
       `${alias}.status AS "status", ${alias}.data AS "data", ${alias}.outreach_modalities AS "outreachModalities", ` +
       `${alias}.attempts AS "attempts", ${alias}.next_attempt_at AS "nextAttemptAt", ` +
       `${alias}.last_attempted_at AS "lastAttemptedAt", ` +
-      `${alias}.dialing_lease_expires_at IS NOT NULL AS "dialing", ${alias}.created_at AS "createdAt"`
+      `${beingDialed(alias)} AS "dialing", ${alias}.created_at AS "createdAt"`
   )
 
 const Campaign = Schema.Struct({ id: Schema.String, organizationId: Schema.String })
@@ -218,7 +220,7 @@ export const make = Effect.gen(function*() {
     Result: Copy,
     execute: ({ campaignId, phoneNumber }) =>
       sql`
-        SELECT id::text AS "id", dialing_lease_expires_at IS NOT NULL AS "dialing" FROM contacts
+        SELECT id::text AS "id", ${sql.literal(beingDialed())} AS "dialing" FROM contacts
         WHERE campaign_id = ${campaignId} AND phone_number = ${phoneNumber}
         ORDER BY id
         FOR UPDATE`
@@ -229,7 +231,7 @@ export const make = Effect.gen(function*() {
     Result: Copy,
     execute: ({ campaignId, contactId }) =>
       sql`
-        SELECT id::text AS "id", dialing_lease_expires_at IS NOT NULL AS "dialing" FROM contacts
+        SELECT id::text AS "id", ${sql.literal(beingDialed())} AS "dialing" FROM contacts
         WHERE id = ${contactId}::bigint AND campaign_id = ${campaignId}
         FOR UPDATE`
   })
@@ -255,7 +257,7 @@ export const make = Effect.gen(function*() {
         SELECT c.id::text AS "id" FROM contacts c
         WHERE c.campaign_id = ${campaignId}
           AND c.status = 'TRYING'
-          AND c.dialing_lease_expires_at IS NULL
+          AND ${sql.literal(notBeingDialed("c"))}
           AND c.next_attempt_at <= ${now}
           AND c.attempts < ${maxAttempts}
           AND NOT EXISTS (

@@ -10,10 +10,11 @@ import type { ConversationRecord, TranscriptTurnRecord } from "@voice-agent/core
 import { Direction, Speaker, TerminationReason } from "@voice-agent/core/Conversation"
 import type { ConversationQuery } from "@voice-agent/core/ports/ConversationRepository"
 import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
+import { isUuid } from "@voice-agent/core/Uuid"
 import { Effect, Layer, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import type { Statement } from "effect/sql"
-import { isStorableText, isUuid } from "./internal/ids.ts"
+import { isStorableText } from "./internal/ids.ts"
 import { orDieInfrastructure } from "./internal/sqlErrors.ts"
 
 const conversationFields = {

@@ -7,9 +7,10 @@
 import type { E164 as E164Type } from "@voice-agent/core/PhoneNumber"
 import { E164 } from "@voice-agent/core/PhoneNumber"
 import { DncRepository } from "@voice-agent/core/ports/DncRepository"
+import { isUuid } from "@voice-agent/core/Uuid"
 import { Effect, Layer, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
-import { isUuid } from "./internal/ids.ts"
+import { notBeingDialed } from "./internal/beingDialed.ts"
 import { orDieInfrastructure } from "./internal/sqlErrors.ts"
 
 const Numbers = Schema.Struct({ organizationId: Schema.String, phoneNumbers: Schema.Array(Schema.String) })
@@ -47,7 +48,7 @@ export const make = Effect.gen(function*() {
           UPDATE contacts SET status = 'FAILED', next_attempt_at = NULL
           WHERE organization_id = ${organizationId}
             AND status = 'TRYING'
-            AND dialing_lease_expires_at IS NULL
+            AND ${sql.literal(notBeingDialed())}
             AND phone_number = ANY(${phoneNumbers}::text[])
           RETURNING 1
         )

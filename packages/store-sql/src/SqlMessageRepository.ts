@@ -8,10 +8,10 @@ import type { MessageRecord } from "@voice-agent/core/Message"
 import { Modality } from "@voice-agent/core/Message"
 import type { InboundMessageQuery } from "@voice-agent/core/ports/MessageRepository"
 import { MessageRepository } from "@voice-agent/core/ports/MessageRepository"
+import { isUuid } from "@voice-agent/core/Uuid"
 import { Effect, Layer, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import type { Statement } from "effect/sql"
-import { isUuid } from "./internal/ids.ts"
 import { orDieInfrastructure } from "./internal/sqlErrors.ts"
 
 const messageFields = {

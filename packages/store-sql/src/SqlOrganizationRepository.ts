@@ -9,10 +9,10 @@
 import { OrganizationNotFound } from "@voice-agent/core/Errors"
 import type { OrganizationSettings } from "@voice-agent/core/Organization"
 import { OrganizationRepository } from "@voice-agent/core/ports/OrganizationRepository"
+import { isUuid } from "@voice-agent/core/Uuid"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import type { Statement } from "effect/sql"
-import { isUuid } from "./internal/ids.ts"
 import { orDieInfrastructure } from "./internal/sqlErrors.ts"
 
 /**

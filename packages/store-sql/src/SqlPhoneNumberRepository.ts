@@ -7,9 +7,9 @@ import { OrganizationNotFound, PhoneNumberTaken } from "@voice-agent/core/Errors
 import type { E164 as E164Type } from "@voice-agent/core/PhoneNumber"
 import { E164 } from "@voice-agent/core/PhoneNumber"
 import { PhoneNumberRepository } from "@voice-agent/core/ports/PhoneNumberRepository"
+import { isUuid } from "@voice-agent/core/Uuid"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
-import { isUuid } from "./internal/ids.ts"
 import { isUniqueViolation, orDieInfrastructure } from "./internal/sqlErrors.ts"
 
 const OwnedRow = Schema.Struct({

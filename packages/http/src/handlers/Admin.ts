@@ -32,11 +32,11 @@ import { FastApiValidationLive } from "./Validation.ts"
  *
  * @category services
  */
-export class AdminToken extends Context.Service<AdminToken, Option.Option<Redacted.Redacted<string>>>()(
+export class AdminToken extends Context.Service<AdminToken, Option.Option<Redacted.Redacted>>()(
   "@voice-agent/http/handlers/Admin/AdminToken"
 ) {
   /** A fixed token, or `None` to disable the admin API. An empty token counts as none. */
-  static readonly layer = (token: Option.Option<Redacted.Redacted<string>>): Layer.Layer<AdminToken> =>
+  static readonly layer = (token: Option.Option<Redacted.Redacted>): Layer.Layer<AdminToken> =>
     Layer.succeed(AdminToken, Option.filter(token, (t) => Redacted.value(t) !== ""))
 
   /** From `VOICE_AGENT_ADMIN_TOKEN` (unset or empty: disabled). */

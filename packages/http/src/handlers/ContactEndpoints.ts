@@ -8,9 +8,10 @@ import type { CampaignRecord } from "@voice-agent/core/Campaign"
 import type { ContactData, UploadContactsRequest } from "@voice-agent/core/Contact"
 import { toContact } from "@voice-agent/core/Contact"
 import { ContactService } from "@voice-agent/core/ContactService"
-import type { ContactStatus } from "@voice-agent/core/ContactState"
+import { ContactStatus, ContactStatuses } from "@voice-agent/core/ContactState"
 import { InvalidCursor, InvalidParameter, TermsNotAccepted } from "@voice-agent/core/Errors"
-import { Effect } from "effect"
+import { pageInfo } from "@voice-agent/core/Page"
+import { Effect, Schema } from "effect"
 import { UploadRejected } from "../api/ContactsApi.ts"
 import { isTruthyQueryValue } from "../api/Params.ts"
 import { CurrentOrganization } from "../api/Security.ts"
@@ -21,18 +22,18 @@ import { CursorCodec } from "./Cursor.ts"
 import { mapDomainErrors } from "./ErrorMapping.ts"
 import { parseInstant, parseLimit } from "./QueryParams.ts"
 
-const statuses: ReadonlyArray<string> = ["TRYING", "COMPLETED", "PARTIALLY_COMPLETED", "FAILED"]
+const isContactStatus = Schema.is(ContactStatus)
 
 const parseStatuses = (raw: string | ReadonlyArray<string> | undefined) => {
   if (raw === undefined) return Effect.succeed(undefined)
   const values = typeof raw === "string" ? [raw] : raw
-  const bad = values.find((v) => !statuses.includes(v))
+  const bad = values.find((v) => !isContactStatus(v))
   return bad === undefined
     ? Effect.succeed(values as ReadonlyArray<ContactStatus>)
     : Effect.fail(
       new InvalidParameter({
         parameter: "status",
-        message: `must be one of ${statuses.join(", ")}, got ${JSON.stringify(bad)}`
+        message: `must be one of ${ContactStatuses.join(", ")}, got ${JSON.stringify(bad)}`
       })
     )
 }
@@ -110,13 +111,13 @@ export const make = Effect.gen(function*() {
           limit,
           afterId
         })
-        const last = page.contacts.at(-1)
         return {
           contacts: page.contacts.map(toContact),
-          next_cursor: page.hasMore && last !== undefined
-            ? cursors.encode("contacts", organization.id, { id: last.id })
-            : null,
-          has_more: page.hasMore
+          ...pageInfo(
+            page.contacts,
+            page.hasMore,
+            (last) => cursors.encode("contacts", organization.id, { id: last.id })
+          )
         }
       }).pipe(mapDomainErrors),
     /** `POST …/contacts`: terms (400), campaign (404), then the all-or-nothing upload. */

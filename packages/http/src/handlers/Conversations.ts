@@ -8,7 +8,9 @@ import type { RecordingChannel } from "@voice-agent/core/Conversation"
 import { toConversation, toTranscriptTurn } from "@voice-agent/core/Conversation"
 import { ConversationService } from "@voice-agent/core/ConversationService"
 import { InvalidCursor, InvalidParameter } from "@voice-agent/core/Errors"
+import { pageInfo } from "@voice-agent/core/Page"
 import { fromMillis } from "@voice-agent/core/Time"
+import { isUuid } from "@voice-agent/core/Uuid"
 import { Effect, Layer } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
@@ -20,8 +22,6 @@ import { mapDomainErrors } from "./ErrorMapping.ts"
 import { parseInstant, parseLimit } from "./QueryParams.ts"
 import { AuthorizationLive } from "./Security.ts"
 import { FastApiValidationLive } from "./Validation.ts"
-
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 const recording = (
   service: ConversationService["Service"],
@@ -70,13 +70,13 @@ export const ConversationsHandlersNoDeps = HttpApiBuilder.group(
           const dateFrom = yield* parseInstant(query.date_from, "date_from")
           const dateTo = yield* parseInstant(query.date_to, "date_to")
           const limit = yield* parseLimit(query.limit, { min: 1, max: 100, fallback: 50 })
-          if (query.campaign_id !== undefined && !uuidPattern.test(query.campaign_id)) {
+          if (query.campaign_id !== undefined && !isUuid(query.campaign_id)) {
             return yield* new InvalidParameter({ parameter: "campaign_id", message: "not a campaign id" })
           }
           let after: { startedAt: Date; id: string } | undefined
           if (query.after !== undefined) {
             const position = yield* cursors.decode("conversations", organization.id, query.after)
-            if (typeof position.t !== "number" || typeof position.id !== "string" || !uuidPattern.test(position.id)) {
+            if (typeof position.t !== "number" || typeof position.id !== "string" || !isUuid(position.id)) {
               return yield* new InvalidCursor()
             }
             after = { startedAt: fromMillis(position.t), id: position.id }
@@ -92,13 +92,13 @@ export const ConversationsHandlersNoDeps = HttpApiBuilder.group(
             limit,
             after
           })
-          const last = page.conversations.at(-1)
           return {
             conversations: page.conversations.map(toConversation),
-            next_cursor: page.hasMore && last !== undefined
-              ? cursors.encode("conversations", organization.id, { t: last.startedAt.getTime(), id: last.id })
-              : null,
-            has_more: page.hasMore
+            ...pageInfo(
+              page.conversations,
+              page.hasMore,
+              (last) => cursors.encode("conversations", organization.id, { t: last.startedAt.getTime(), id: last.id })
+            )
           }
         }).pipe(mapDomainErrors),
       get: ({ params }) =>

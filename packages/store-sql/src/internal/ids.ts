@@ -1,13 +1,9 @@
 /**
  * Format checks for identifiers that reach SQL from outside (paths, cursors), so that a
  * malformed one finds nothing instead of reaching PostgreSQL as an invalid `uuid` or `bigint`
- * or as `text` with a NUL character (each of which would be an error, not an empty answer).
+ * or as `text` with a NUL character (each of which would be an error, not an empty answer). UUIDs
+ * are checked by `@voice-agent/core/Uuid`.
  */
-
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
-/** A UUID in its canonical hyphenated form (any version). */
-export const isUuid = (s: string): boolean => uuidPattern.test(s)
 
 /** A positive integer that fits a PostgreSQL `bigint` (contact ids). */
 export const isBigintId = (s: string): boolean => /^[1-9]\d{0,18}$/.test(s) && BigInt(s) <= 9_223_372_036_854_775_807n
