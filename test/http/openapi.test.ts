@@ -2,10 +2,13 @@
  * The machine-readable description (API.md "Versioning" 4, issue 3): `GET /openapi.json` is
  * OpenAPI 3.1 with version label `master`, every documented path and method, bearer security,
  * FastAPI's 422 HTTPValidationError and the ErrorResponse body, the admin API under its own tag,
- * the deprecated v1 paths marked deprecated; `/docs` is an HTML page. Served by the real app on
- * both backends (the document does not depend on storage, the server does).
+ * the deprecated v1 paths marked deprecated; `/docs` is an HTML page whose "Test Request" uses
+ * the bearer scheme. The document lints clean (no error, no warning) with Redocly's recommended
+ * rules, as a user running `redocly lint` on it would see. Served by the real app on both
+ * backends (the document does not depend on storage, the server does).
  */
 import { assert } from "@effect/vitest"
+import { createConfig, lintFromString } from "@redocly/openapi-core"
 import { Effect } from "effect"
 import { api, eachBackend } from "./support/ApiServer.ts"
 
@@ -101,6 +104,37 @@ await eachBackend("openapi", (it) => {
         )
         .sort()
       assert.deepStrictEqual(actual, expected)
+    }))
+
+  it.effect("lints clean with Redocly's recommended rules: no error, no warning", () =>
+    Effect.gen(function*() {
+      const reply = yield* api(null, "GET", "/openapi.json")
+      // Built in: no redocly.yaml is read and nothing is downloaded.
+      const config = yield* Effect.promise(() => createConfig({ extends: ["recommended"] }))
+      const problems = yield* Effect.promise(() =>
+        lintFromString({ source: reply.text, absoluteRef: "openapi.json", config })
+      )
+      const report = problems.map((problem) =>
+        `${problem.severity} ${problem.ruleId} at ${problem.location[0]?.pointer ?? "#/"}: ${problem.message}`
+      )
+      assert.deepStrictEqual(report, [], `redocly lint (recommended):\n${report.join("\n")}`)
+    }))
+
+  it.effect("every operation has a summary; one relative server; MIT license", () =>
+    Effect.gen(function*() {
+      const spec = (yield* api(null, "GET", "/openapi.json")).body
+      for (const [method, path] of [...documented.public, ...documented.deprecated, ...documented.admin]) {
+        assert.isString(spec.paths[path][method].summary, `${method} ${path}`)
+      }
+      assert.strictEqual(spec.paths["/v1/send-sms"].post.summary, "Send an SMS")
+      assert.strictEqual(spec.paths["/v1/campaigns"].get.summary, "List campaigns (v1)")
+      assert.deepStrictEqual(spec.servers.map((server: any) => server.url), ["/"])
+      assert.deepStrictEqual(spec.info.license, { name: "MIT", identifier: "MIT" })
+      // The one-member union `modality` is documented as its member (same accepted values).
+      const sms = { type: "string", enum: ["sms"] }
+      assert.deepStrictEqual(spec.components.schemas.InboundMessage.properties.modality, sms)
+      const modality = spec.paths["/v1/messages"].get.parameters.find((p: any) => p.name === "modality")
+      assert.deepStrictEqual(modality.schema, sms)
     }))
 
   it.effect("public operations need the bearer scheme and document the Errors table's statuses", () =>
@@ -251,5 +285,20 @@ await eachBackend("openapi", (it) => {
       assert.strictEqual(docs.status, 200)
       assert.match(String(docs.headers["content-type"]), /^text\/html/)
       assert.match(docs.text, /<html/i)
+    }))
+
+  it.effect("/docs preselects the bearer API key scheme, so 'Test Request' sends the key", () =>
+    Effect.gen(function*() {
+      const docs = yield* api(null, "GET", "/docs")
+      // The page spreads its Scalar configuration into createApiReference before `content`.
+      const config = /createApiReference\([^,]*,\s*\{\s*\.\.\.(\{.*?\}),\s*content:/s.exec(docs.text)?.[1]
+      assert(config !== undefined, "Scalar configuration not found in /docs")
+      const scalar = JSON.parse(config)
+      assert.deepStrictEqual(scalar.authentication, { preferredSecurityScheme: "bearer" })
+      // That name is the document's bearer scheme, the one the public operations require.
+      const spec = (yield* api(null, "GET", "/openapi.json")).body
+      assert.strictEqual(spec.components.securitySchemes.bearer.type, "http")
+      assert.match(spec.components.securitySchemes.bearer.scheme, /^bearer$/i)
+      assert.deepStrictEqual(spec.paths["/v2/campaigns"].get.security, [{ bearer: [] }])
     }))
 })

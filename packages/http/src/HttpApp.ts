@@ -58,7 +58,12 @@ export const apiLayer = HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json"
  *
  * @category layers
  */
-export const docsLayer = HttpApiScalar.layer(Api, { path: "/docs" })
+export const docsLayer = HttpApiScalar.layer(Api, {
+  path: "/docs",
+  // Preselects the API key scheme (api/Security.ts `Authorization`), so "Test Request" sends
+  // `Authorization: Bearer <key>` as soon as a key is entered.
+  scalar: { authentication: { preferredSecurityScheme: "bearer" } }
+})
 
 /**
  * @category layers

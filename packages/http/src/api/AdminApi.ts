@@ -214,47 +214,47 @@ export class AdminApi extends HttpApiGroup.make("admin")
     HttpApiEndpoint.post("createOrganization", "/admin/v1/organizations", {
       payload: storableBody(CreateOrganizationRequest),
       success: OrganizationResource.pipe(HttpApiSchema.status(201))
-    }),
+    }).annotate(OpenApi.Summary, "Create an organization"),
     HttpApiEndpoint.patch("updateOrganization", "/admin/v1/organizations/:org_id", {
       params: orgId,
       payload: storableBody(UpdateOrganizationRequest),
       success: OrganizationResource,
       error: [BadRequest, NotFound]
-    }),
+    }).annotate(OpenApi.Summary, "Update an organization"),
     HttpApiEndpoint.post("createApiKey", "/admin/v1/organizations/:org_id/api-keys", {
       params: orgId,
       success: IssuedApiKeyResource.pipe(HttpApiSchema.status(201)),
       error: NotFound
-    }),
+    }).annotate(OpenApi.Summary, "Issue an API key"),
     HttpApiEndpoint.delete("revokeApiKey", "/admin/v1/organizations/:org_id/api-keys/:key_id", {
       params: { ...orgId, key_id: Schema.String },
       success: Schema.Struct({ ok: Schema.Literal(true) }),
       error: NotFound
-    }),
+    }).annotate(OpenApi.Summary, "Revoke an API key"),
     HttpApiEndpoint.post("addPhoneNumber", "/admin/v1/organizations/:org_id/phone-numbers", {
       params: orgId,
       payload: AddPhoneNumberRequest,
       success: PhoneNumberResource.pipe(HttpApiSchema.status(201)),
       error: [NotFound, Conflict]
-    }),
+    }).annotate(OpenApi.Summary, "Add a phone number"),
     HttpApiEndpoint.post("addDnc", "/admin/v1/organizations/:org_id/dnc", {
       params: orgId,
       payload: AddDncRequest,
       success: Schema.Struct({ added: Schema.Int }),
       error: NotFound
-    }),
+    }).annotate(OpenApi.Summary, "Add Do-Not-Call numbers"),
     HttpApiEndpoint.delete("removeDnc", "/admin/v1/organizations/:org_id/dnc", {
       params: orgId,
       query: { phone_number: NormalizedPhoneNumber },
       success: Schema.Struct({ deleted: Schema.Int }),
       error: NotFound
-    }),
+    }).annotate(OpenApi.Summary, "Remove a Do-Not-Call number"),
     HttpApiEndpoint.post("createInboundMessage", "/admin/v1/organizations/:org_id/inbound-messages", {
       params: orgId,
       payload: storableBody(InboundMessageRequest),
       success: InboundMessage.pipe(HttpApiSchema.status(201)),
       error: [BadRequest, NotFound]
-    })
+    }).annotate(OpenApi.Summary, "Simulate an inbound message")
   )
   .middleware(AdminAuthorization)
   .annotateMerge(OpenApi.annotations({

@@ -35,36 +35,36 @@ export class CampaignsApi extends HttpApiGroup.make("campaigns")
       payload: storableBody(CreateCampaignRequest),
       success: Campaign.pipe(HttpApiSchema.status(201)),
       error: [BadRequest, Forbidden, Conflict]
-    }),
+    }).annotate(OpenApi.Summary, "Create a campaign"),
     HttpApiEndpoint.get("list", "/v2/campaigns", {
       success: Schema.Array(Campaign)
-    }),
+    }).annotate(OpenApi.Summary, "List campaigns"),
     HttpApiEndpoint.get("get", "/v2/campaigns/:campaign_code", {
       params: campaignCode,
       success: Campaign,
       error: NotFound
-    }),
+    }).annotate(OpenApi.Summary, "Get a campaign"),
     HttpApiEndpoint.patch("update", "/v2/campaigns/:campaign_code", {
       params: campaignCode,
       payload: UpdateCampaignPayload,
       success: Campaign,
       error: [BadRequest, Forbidden, NotFound, Conflict]
-    }),
+    }).annotate(OpenApi.Summary, "Update a campaign"),
     HttpApiEndpoint.delete("delete", "/v2/campaigns/:campaign_code", {
       params: campaignCode,
       success: DeleteCampaignResponse,
       error: NotFound
-    }),
+    }).annotate(OpenApi.Summary, "Delete a campaign"),
     HttpApiEndpoint.get("status", "/v2/campaigns/:campaign_code/status", {
       params: campaignCode,
       success: CampaignStatus,
       error: NotFound
-    }),
+    }).annotate(OpenApi.Summary, "Campaign status"),
     HttpApiEndpoint.get("hasCallableContacts", "/v2/campaigns/:campaign_code/has-callable-contacts", {
       params: campaignCode,
       success: HasCallableContacts,
       error: NotFound
-    })
+    }).annotate(OpenApi.Summary, "Callable contacts")
   )
   .middleware(OutboundDialing)
   .middleware(Authorization)

@@ -69,23 +69,23 @@ export class ContactsApi extends HttpApiGroup.make("contacts")
       payload: UploadContactsPayload,
       success: UploadContactsResponse,
       error: [BadRequest, UploadRejected, NotFound]
-    }),
+    }).annotate(OpenApi.Summary, "Upload contacts"),
     HttpApiEndpoint.get("list", "/v2/contacts", {
       query: { campaign_code: Schema.optional(Schema.String), ...ContactListQuery },
       success: ContactList,
       error: [BadRequest, NotFound]
-    }),
+    }).annotate(OpenApi.Summary, "List contacts"),
     HttpApiEndpoint.delete("deleteByPhoneNumber", "/v2/campaigns/:campaign_code/contacts", {
       params: { campaign_code: Schema.String },
       query: { phone_number: Schema.String },
       success: DeleteContactsResponse,
       error: [BadRequest, NotFound, Conflict]
-    }),
+    }).annotate(OpenApi.Summary, "Delete contacts by phone number"),
     HttpApiEndpoint.delete("deleteById", "/v2/campaigns/:campaign_code/contacts/:contact_id", {
       params: { campaign_code: Schema.String, contact_id: Schema.String },
       success: DeleteContactsResponse,
       error: [NotFound, Conflict]
-    })
+    }).annotate(OpenApi.Summary, "Delete one contact")
   )
   .middleware(OutboundDialing)
   .middleware(Authorization)

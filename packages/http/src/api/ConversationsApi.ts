@@ -36,29 +36,29 @@ export class ConversationsApi extends HttpApiGroup.make("conversations")
       },
       success: ConversationList,
       error: BadRequest
-    }),
+    }).annotate(OpenApi.Summary, "List conversations"),
     HttpApiEndpoint.get("get", "/v1/conversations/:call_id", {
       params: callId,
       success: Conversation,
       error: NotFound
-    }),
+    }).annotate(OpenApi.Summary, "Get conversation details"),
     HttpApiEndpoint.get("transcript", "/v1/conversations/:call_id/transcript", {
       params: callId,
       success: Schema.Array(TranscriptTurn),
       error: NotFound
-    }),
+    }).annotate(OpenApi.Summary, "Transcript"),
     HttpApiEndpoint.get("recording", "/v1/conversations/:call_id/recording", {
       params: callId,
       headers: rangeHeader,
       success: Wav,
       error: NotFound
-    }),
+    }).annotate(OpenApi.Summary, "Recording"),
     HttpApiEndpoint.get("channelRecording", "/v1/conversations/:call_id/channels/:channel_name/recording", {
       params: { call_id: Schema.String, channel_name: RecordingChannel },
       headers: rangeHeader,
       success: Wav,
       error: NotFound
-    })
+    }).annotate(OpenApi.Summary, "Channel recording")
   )
   .middleware(Authorization)
   .annotateMerge(OpenApi.annotations({ title: "Conversations", description: "Call records, transcripts, recordings" }))

@@ -17,53 +17,55 @@ import { Authorization, OutboundDialing } from "./Security.ts"
 
 const campaignId = { campaign_id: Schema.String }
 
+/** The v2 twin's summary, marked as the deprecated v1 path. */
+const deprecated = (summary: string) => OpenApi.annotations({ summary: `${summary} (v1)`, deprecated: true })
+
 /**
  * @category models
  */
 export class LegacyApi extends HttpApiGroup.make("legacy")
   .add(
-    HttpApiEndpoint.get("list", "/v1/campaigns", { success: Schema.Array(Campaign) }).annotate(
-      OpenApi.Deprecated,
-      true
+    HttpApiEndpoint.get("list", "/v1/campaigns", { success: Schema.Array(Campaign) }).annotateMerge(
+      deprecated("List campaigns")
     ),
     HttpApiEndpoint.get("get", "/v1/campaigns/:campaign_id", {
       params: campaignId,
       success: Campaign,
       error: NotFound
-    }).annotate(OpenApi.Deprecated, true),
+    }).annotateMerge(deprecated("Get a campaign by id")),
     HttpApiEndpoint.patch("update", "/v1/campaigns/:campaign_id", {
       params: campaignId,
       payload: UpdateCampaignPayload,
       success: Campaign,
       error: [BadRequest, Forbidden, NotFound, Conflict]
-    }).annotate(OpenApi.Deprecated, true),
+    }).annotateMerge(deprecated("Update a campaign by id")),
     HttpApiEndpoint.delete("delete", "/v1/campaigns/:campaign_id", {
       params: campaignId,
       success: DeleteCampaignResponse,
       error: NotFound
-    }).annotate(OpenApi.Deprecated, true),
+    }).annotateMerge(deprecated("Delete a campaign by id")),
     HttpApiEndpoint.get("status", "/v1/campaigns/:campaign_id/status", {
       params: campaignId,
       success: CampaignStatus,
       error: NotFound
-    }).annotate(OpenApi.Deprecated, true),
+    }).annotateMerge(deprecated("Campaign status by id")),
     HttpApiEndpoint.get("hasCallableContacts", "/v1/campaigns/:campaign_id/has-callable-contacts", {
       params: campaignId,
       success: HasCallableContacts,
       error: NotFound
-    }).annotate(OpenApi.Deprecated, true),
+    }).annotateMerge(deprecated("Callable contacts by id")),
     HttpApiEndpoint.post("upload", "/v1/campaigns/:campaign_id/contacts", {
       params: campaignId,
       query: UploadQuery,
       payload: UploadContactsPayload,
       success: UploadContactsResponse,
       error: [BadRequest, UploadRejected, NotFound]
-    }).annotate(OpenApi.Deprecated, true),
+    }).annotateMerge(deprecated("Upload contacts by campaign id")),
     HttpApiEndpoint.get("listContacts", "/v1/contacts", {
       query: { campaign_id: Schema.optional(Schema.String), ...ContactListQuery },
       success: ContactList,
       error: [BadRequest, NotFound]
-    }).annotate(OpenApi.Deprecated, true)
+    }).annotateMerge(deprecated("List contacts by campaign id"))
   )
   .middleware(OutboundDialing)
   .middleware(Authorization)

@@ -23,7 +23,7 @@ export class SendSmsApi extends HttpApiGroup.make("sms")
       payload: storableBody(SendSmsRequest),
       success: SendSmsResponse.pipe(HttpApiSchema.status(201)),
       error: [BadRequest, InternalServerError]
-    })
+    }).annotate(OpenApi.Summary, "Send an SMS")
   )
   .middleware(SmsSending)
   .middleware(Authorization)
@@ -47,10 +47,10 @@ export class MessagesApi extends HttpApiGroup.make("messages")
       },
       success: MessageList,
       error: [BadRequest, NotFound]
-    }),
+    }).annotate(OpenApi.Summary, "List inbound messages"),
     HttpApiEndpoint.get("phoneNumbers", "/v1/phone-numbers", {
       success: Schema.Array(PhoneNumberResource)
-    })
+    }).annotate(OpenApi.Summary, "List the organization's phone numbers")
   )
   .middleware(Authorization)
   .annotateMerge(
