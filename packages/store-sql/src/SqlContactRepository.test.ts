@@ -197,7 +197,8 @@ for (const backend of await TestDatabase.backends()) {
             }
           }))
 
-        it.effect("10,000 contacts in one upload, well within a request timeout", () =>
+        // How long these take is measured by `npm run bench` (test/bench/run.ts), not asserted here.
+        it.effect("10,000 contacts in one upload are all created; the same again are all rejected as duplicates", () =>
           Effect.gen(function*() {
             const contacts = yield* ContactRepository
             const campaigns = yield* CampaignRepository
@@ -208,19 +209,12 @@ for (const backend of await TestDatabase.backends()) {
               data: { name: `Contact ${i}`, index: i, tags: ["a", "b"] },
               outreachModalities: ["sms"]
             }))
-            const started = performance.now()
-            const result = yield* contacts.upload(campaign, batch, { allowDuplicates: false, now })
-            const uploadMs = performance.now() - started
-            assert.deepStrictEqual(result, { created: 10_000 })
-            const again = performance.now()
+            assert.deepStrictEqual(yield* contacts.upload(campaign, batch, { allowDuplicates: false, now }), {
+              created: 10_000
+            })
             const rejected = yield* Effect.flip(contacts.upload(campaign, batch, { allowDuplicates: false, now }))
-            const rejectMs = performance.now() - again
             assert.strictEqual(rejected.rejected.length, 10_000)
-            console.log(
-              `[${backend.name}] upload of 10,000 contacts: ${uploadMs.toFixed(0)} ms; ` +
-                `rejected as duplicates: ${rejectMs.toFixed(0)} ms`
-            )
-            assert.isBelow(uploadMs, 2_500)
+            assert.isTrue(rejected.rejected.every((r) => r.reason === "duplicate"))
             assert.strictEqual((yield* campaigns.statusCounts(campaign.id)).TRYING, 10_000)
           }))
       })
