@@ -12,10 +12,18 @@ import * as SqlStorage from "@voice-agent/store-sql/SqlStorage"
 import * as TestDatabase from "@voice-agent/store-sql/testing/TestDatabase"
 import { Effect, Layer, Option } from "effect"
 import { HttpRouter } from "effect/http"
-import { mkdtempSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
 import { program } from "./program.ts"
+
+// Recordings go to a temporary directory made when the server starts and removed when it stops.
+const Recordings = Layer.unwrap(
+  Effect.acquireRelease(
+    Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "va-example-"))),
+    (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+  ).pipe(Effect.map(FileRecordingStore.layer))
+)
 
 // A real server on an ephemeral port; the client goes through real HTTP.
 const Server = HttpRouter.serve(HttpApp.layer, { disableLogger: true, disableListenLog: true }).pipe(
@@ -23,7 +31,7 @@ const Server = HttpRouter.serve(HttpApp.layer, { disableLogger: true, disableLis
   Layer.provide([
     AdminToken.layer(Option.none()),
     SimCarrier.layer,
-    FileRecordingStore.layer(mkdtempSync(join(tmpdir(), "va-example-")))
+    Recordings
   ]),
   Layer.provideMerge(SqlStorage.layer.pipe(Layer.provideMerge(TestDatabase.pglite)))
 )
