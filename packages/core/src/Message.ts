@@ -17,7 +17,7 @@ export const MaxSmsLength = 1600
 /**
  * @category schemas
  */
-export const Modality = Schema.Literals(["sms"])
+export const Modality = Schema.Literal("sms")
 
 /**
  * @category models

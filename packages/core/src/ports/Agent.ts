@@ -1,6 +1,7 @@
 /**
- * Port for the conversational agent that runs one answered call. The default is a scripted
- * agent; others (a remote worker over WebSocket, a speech-to-speech model) plug in here.
+ * Port for the conversational agent that runs one answered call. Nothing implements it yet (the
+ * media issue builds the first); a scripted agent, a remote worker over WebSocket or a
+ * speech-to-speech model will plug in here.
  *
  * Audio frames are 16-bit PCM at 8 kHz, 20 ms (160 samples) per frame, plain `Int16Array`s.
  *

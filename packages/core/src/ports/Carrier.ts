@@ -1,6 +1,6 @@
 /**
  * Port to the telephone network: place and end calls, observe their progress, send SMS.
- * Implemented by carrier-sim (default) and carrier-twilio. Audio does not pass through this
+ * Implemented by carrier-sim (the default; carrier-twilio is planned). Audio does not pass through this
  * port: an answered call's media arrives on the daemon's media WebSocket.
  *
  * @since 0.1.0
