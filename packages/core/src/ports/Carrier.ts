@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { Context, Schema } from "effect"
-import type { Effect, Stream } from "effect"
+import type { Effect } from "effect"
 
 /**
  * Why the carrier refused or failed a request. `retryable` tells the dialer whether to try
@@ -29,36 +29,26 @@ export class CarrierError extends Schema.TaggedError<CarrierError>()("CarrierErr
 export interface PlaceCallRequest {
   readonly from: string
   readonly to: string
-  /** Our id for the call; the carrier's own id comes back in the answer. */
-  readonly conversationId: string
+  /**
+   * Our id for the call (the conversation's `call_id`): the carrier reports the call's
+   * progress under it through `CallEvents`, and `hangUp` takes it.
+   */
+  readonly callId: string
   /** WebSocket URL the carrier streams the answered call's audio to. */
   readonly mediaUrl: string
 }
 
 /**
- * Progress of a placed call as the carrier reports it.
+ * The telephone network. A carrier publishes the progress of each call it placed to
+ * `CallEvents` (under our call id), from wherever its reports arrive.
  *
- * @category models
- */
-export type CallEvent =
-  | { readonly _tag: "Ringing"; readonly callId: string; readonly at: number }
-  | { readonly _tag: "Answered"; readonly callId: string; readonly at: number }
-  | {
-    readonly _tag: "Completed"
-    readonly callId: string
-    readonly at: number
-    /** How it ended when never answered; answered calls end with `answered`. */
-    readonly outcome: "answered" | "busy" | "no-answer" | "failed"
-  }
-
-/**
  * @category services
  */
 export class Carrier extends Context.Service<Carrier, {
-  readonly placeCall: (request: PlaceCallRequest) => Effect.Effect<{ readonly callId: string }, CarrierError>
+  /** Asks the carrier to place the call; answers the carrier's own id for it. */
+  readonly placeCall: (request: PlaceCallRequest) => Effect.Effect<{ readonly carrierCallId: string }, CarrierError>
+  /** Ends a call we placed (by our call id); a call already ended is no error. */
   readonly hangUp: (callId: string) => Effect.Effect<void, CarrierError>
-  /** Every call event of this carrier, as they happen. */
-  readonly events: Stream.Stream<CallEvent>
   readonly sendSms: (message: {
     readonly from: string
     readonly to: string

@@ -1,0 +1,54 @@
+/**
+ * Port for the progress of placed calls, as carriers report it, delivered to the daemon that
+ * holds the call. A carrier's report may reach any daemon (a Twilio status callback lands
+ * where the load balancer sends it) and may arrive before `placeCall` has returned, so reports
+ * are recorded through the database and read back by the call's owner: the dialer subscribes
+ * to its call id before it asks the carrier, and gets every event of that call, whenever and
+ * wherever it was published.
+ *
+ * Calls are keyed by our call id (the conversation's `call_id`), which the dialer hands the
+ * carrier with the call and carriers echo in their reports; the carrier's own id is not used
+ * as a key. Each kind of event is recorded once per call: a repeated report (a webhook
+ * delivered twice) changes nothing.
+ *
+ * @since 0.1.0
+ */
+import { Context } from "effect"
+import type { Effect, Scope, Stream } from "effect"
+
+/**
+ * How a placed call ended, as the carrier saw it: the person (or machine) hung up, we hung
+ * up, or it was never answered (`busy`, `no-answer`, `failed`).
+ *
+ * @category models
+ */
+export type CallEndReason = "remote-hangup" | "local-hangup" | "busy" | "no-answer" | "failed"
+
+/**
+ * Progress of one placed call. Instants are epoch milliseconds. `answeredBy` is the carrier's
+ * answering-machine detection (`human` when it has none).
+ *
+ * @category models
+ */
+export type CallEvent =
+  | { readonly _tag: "Ringing"; readonly at: number }
+  | { readonly _tag: "Answered"; readonly at: number; readonly answeredBy: "human" | "machine" }
+  | { readonly _tag: "Ended"; readonly at: number; readonly reason: CallEndReason }
+
+/**
+ * @category models
+ */
+export type CallEventKind = CallEvent["_tag"]
+
+/**
+ * @category services
+ */
+export class CallEvents extends Context.Service<CallEvents, {
+  /** Records an event of the call `callId`; a second event of the same kind is ignored. */
+  readonly publish: (callId: string, event: CallEvent) => Effect.Effect<void>
+  /**
+   * The events of `callId` in the order Ringing, Answered, Ended (each at most once): those
+   * already recorded, then the rest as they are published. The stream ends after `Ended`.
+   */
+  readonly subscribe: (callId: string) => Effect.Effect<Stream.Stream<CallEvent>, never, Scope.Scope>
+}>()("@voice-agent/core/ports/CallEvents") {}
