@@ -1,0 +1,170 @@
+/**
+ * One claimed contact, from the claim to the end of its call: the DNC re-check and the
+ * conversation record (`DialerRepository.startCall`), the carrier's `placeCall`, the call's
+ * progress (`CallEvents`, subscribed before the carrier is asked, so no event is missed), the
+ * stand-in agent's hang-ups (CallProgress), and the end (`endCall`, one transaction for the
+ * conversation and the contact's next state). Every path ends the claim: a claim never outlives
+ * its attempt except when the process dies, and then its lease expires and any dialer recovers it.
+ *
+ * @since 0.1.0
+ */
+import type { ClaimedContact } from "@voice-agent/core/ports/DialerRepository"
+import { DialerRepository } from "@voice-agent/core/ports/DialerRepository"
+import { Carrier } from "@voice-agent/core/ports/Carrier"
+import { CallEvents } from "@voice-agent/core/ports/CallEvents"
+import type { CallEndReason } from "@voice-agent/core/ports/CallEvents"
+import { DialerWakeup } from "@voice-agent/core/ports/DialerWakeup"
+import { Clock, Effect, Fiber, Option, Ref, Result, Stream } from "effect"
+import type { Scope } from "effect"
+import { randomUUID } from "node:crypto"
+import type { HangUpCause } from "./CallProgress.ts"
+import { ending } from "./CallProgress.ts"
+import type { DialerSettings } from "./DialerSettings.ts"
+
+/** After our hang-up, how long the carrier gets to report the end before we record it ourselves. */
+const endReportGraceMs = 10_000
+
+type Phase = "claimed" | "placing" | "following" | "done"
+
+interface Progress {
+  readonly answered: { readonly at: number; readonly by: "human" | "machine" } | null
+  readonly ended: { readonly at: number; readonly reason: CallEndReason } | null
+}
+
+/**
+ * Runs the attempt for `claim`. `stopping` turns a claim that has not been dialed yet into a
+ * release (`shutdown`); an interruption while the call lives hangs it up and records it as
+ * `agent-failure`.
+ *
+ * @category constructors
+ */
+export const run = (
+  claim: ClaimedContact,
+  settings: DialerSettings,
+  stopping: Ref.Ref<boolean>
+): Effect.Effect<void, never, DialerRepository | Carrier | CallEvents | DialerWakeup> =>
+  Effect.gen(function*() {
+    const repository = yield* DialerRepository
+    const carrier = yield* Carrier
+    const callEvents = yield* CallEvents
+    const wakeup = yield* DialerWakeup
+    const { worker } = settings
+    const { contactId } = claim
+    const phase = yield* Ref.make<Phase>("claimed")
+    const progress = yield* Ref.make<Progress>({ answered: null, ended: null })
+    const hangUpCause = yield* Ref.make<HangUpCause | null>(null)
+    const callId = randomUUID()
+    let conversationId: string | undefined
+
+    const finish = (endedAt: number, reason: CallEndReason) =>
+      Effect.gen(function*() {
+        const { answered } = yield* Ref.get(progress)
+        const cause = yield* Ref.get(hangUpCause)
+        const end = ending(answered, reason, endedAt, cause, settings.standIn)
+        yield* repository.endCall({
+          contactId,
+          worker,
+          conversationId: conversationId!,
+          outcome: end.outcome,
+          endedBy: end.endedBy,
+          answeredAt: answered?.at ?? null,
+          endedAt
+        })
+        yield* Ref.set(phase, "done")
+        yield* Effect.logInfo(`Call ${callId} to ${claim.phoneNumber} ended: ${end.outcome}`)
+        yield* wakeup.notify
+      })
+
+    const hangUp = (cause: HangUpCause) =>
+      Ref.update(hangUpCause, (current) => current ?? cause).pipe(
+        Effect.andThen(carrier.hangUp(callId)),
+        Effect.catch((error) => Effect.logWarning(`Hang-up of call ${callId} failed: ${error.message}`))
+      )
+
+    const onInterrupted = Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      switch (yield* Ref.get(phase)) {
+        case "claimed":
+          return yield* repository.release({ contactId, worker, reason: "shutdown", now })
+        case "placing":
+        case "following": {
+          yield* hangUp("stopping")
+          const { ended } = yield* Ref.get(progress)
+          return yield* finish(ended?.at ?? now, ended?.reason ?? "local-hangup")
+        }
+        case "done":
+          return
+      }
+    })
+
+    const attempt = Effect.gen(function*() {
+      if (yield* Ref.get(stopping)) {
+        yield* Ref.set(phase, "done")
+        return yield* repository.release({
+          contactId,
+          worker,
+          reason: "shutdown",
+          now: yield* Clock.currentTimeMillis
+        })
+      }
+      const start = yield* repository.startCall({ contactId, worker, callId, now: yield* Clock.currentTimeMillis })
+      if (start._tag === "NotPlaced") {
+        yield* Ref.set(phase, "done")
+        return yield* Effect.logInfo(`Contact ${contactId} not called: ${start.reason}`)
+      }
+      conversationId = start.conversationId
+      yield* Ref.set(phase, "placing")
+      yield* Effect.scoped(follow(start.from))
+    })
+
+    const follow = (from: string): Effect.Effect<void, never, Scope.Scope> =>
+      Effect.gen(function*() {
+        const events = yield* callEvents.subscribe(callId)
+        const placed = yield* Effect.result(
+          carrier.placeCall({ from, to: claim.phoneNumber, callId, mediaUrl: settings.mediaUrl(callId) })
+        )
+        if (Result.isFailure(placed)) {
+          const error = placed.failure
+          const now = yield* Clock.currentTimeMillis
+          yield* Effect.logInfo(`Carrier refused call ${callId} to ${claim.phoneNumber}: ${error.reason}`)
+          if (!error.isRetryable) return yield* finish(now, "failed")
+          yield* repository.release({ contactId, worker, reason: "carrier-retryable", now, conversationId })
+          return yield* Ref.set(phase, "done")
+        }
+        yield* Ref.set(phase, "following")
+        const ringTimer = yield* Effect.forkScoped(
+          Effect.sleep(settings.ringTimeoutMs).pipe(Effect.andThen(hangUp("timeout")))
+        )
+        const followed = Stream.runForEach(events, (event) => {
+          switch (event._tag) {
+            case "Ringing":
+              return Effect.void
+            case "Answered":
+              return Effect.gen(function*() {
+                yield* Fiber.interrupt(ringTimer)
+                yield* Ref.update(progress, (p) => ({ ...p, answered: { at: event.at, by: event.answeredBy } }))
+                if (event.answeredBy === "machine") return yield* hangUp("machine")
+                yield* Effect.forkScoped(
+                  Effect.sleep(settings.standIn.hangUpAfterMs).pipe(Effect.andThen(hangUp("script-done")))
+                )
+                yield* Effect.forkScoped(Effect.sleep(settings.maxCallMs).pipe(Effect.andThen(hangUp("timeout"))))
+              })
+            case "Ended":
+              return Ref.update(progress, (p) => ({ ...p, ended: { at: event.at, reason: event.reason } }))
+          }
+        })
+        const limit = settings.ringTimeoutMs + settings.maxCallMs + endReportGraceMs
+        const completed = yield* Effect.timeoutOption(followed, limit)
+        const { ended } = yield* Ref.get(progress)
+        if (Option.isNone(completed) || ended === null) {
+          yield* hangUp("timeout")
+          return yield* finish(yield* Clock.currentTimeMillis, "local-hangup")
+        }
+        yield* finish(ended.at, ended.reason)
+      })
+
+    yield* attempt.pipe(Effect.onInterrupt(() => onInterrupted))
+  }).pipe(
+    Effect.annotateLogs({ contact: claim.contactId }),
+    Effect.catchCause((cause) => Effect.logError("Call attempt failed; its lease will expire and be recovered", cause))
+  )

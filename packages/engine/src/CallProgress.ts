@@ -1,0 +1,80 @@
+/**
+ * How a placed call ended, from its carrier events: the outcome the contact's state machine
+ * takes and who hung up. Pure.
+ *
+ * Until calls carry audio and an agent (issue 8), the engine stands in for the agent with a
+ * scripted conversation of {@link StandIn} `scriptMs` from the answer (docs/DIALER.md, "Answered
+ * calls before media"): the person hanging up after it is `completed`, before it `cut-short`;
+ * the stand-in hangs up on a person who never does at `hangUpAfterMs`, and on an answering
+ * machine at once (`voicemail`). A hang-up of ours for any other reason (the daemon stopping)
+ * is `agent-failure`.
+ *
+ * @since 0.1.0
+ */
+import type { CallOutcome } from "@voice-agent/core/ContactState"
+import type { CallEndReason } from "@voice-agent/core/ports/CallEvents"
+
+/**
+ * The stand-in agent's timings, in milliseconds from the answer.
+ *
+ * @category models
+ */
+export interface StandIn {
+  readonly scriptMs: number
+  readonly hangUpAfterMs: number
+}
+
+/**
+ * @category constructors
+ */
+export const standIn: StandIn = { scriptMs: 2_000, hangUpAfterMs: 8_000 }
+
+/**
+ * Why our side hung up, when it did: the stand-in's script ended, an answering machine picked
+ * up, the call rang or lasted too long (`timeout`), or the daemon is stopping.
+ *
+ * @category models
+ */
+export type HangUpCause = "script-done" | "machine" | "timeout" | "stopping"
+
+/**
+ * @category models
+ */
+export interface CallEnding {
+  readonly outcome: CallOutcome
+  readonly endedBy: "remote" | "agent"
+}
+
+/**
+ * The outcome of a call that ended with `reason` at `endedAt`, answered at `answered` (or
+ * never), after our own hang-up for `hangUpCause` (if any).
+ *
+ * @category constructors
+ */
+export const ending = (
+  answered: { readonly at: number; readonly by: "human" | "machine" } | null,
+  reason: CallEndReason,
+  endedAt: number,
+  hangUpCause: HangUpCause | null,
+  timings: StandIn = standIn
+): CallEnding => {
+  if (answered === null) {
+    switch (reason) {
+      case "busy":
+      case "failed":
+      case "no-answer":
+        return { outcome: reason, endedBy: "remote" }
+      case "remote-hangup":
+        return { outcome: "no-answer", endedBy: "remote" }
+      case "local-hangup":
+        return { outcome: hangUpCause === "stopping" ? "agent-failure" : "no-answer", endedBy: "agent" }
+    }
+  }
+  if (answered.by === "machine") {
+    return { outcome: "voicemail", endedBy: reason === "local-hangup" ? "agent" : "remote" }
+  }
+  if (reason === "local-hangup") {
+    return { outcome: hangUpCause === "script-done" ? "completed" : "agent-failure", endedBy: "agent" }
+  }
+  return { outcome: endedAt - answered.at >= timings.scriptMs ? "completed" : "cut-short", endedBy: "remote" }
+}
