@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
-import { outcomeFor } from "./SimOutcome.ts"
+import { conversationMs, outcomeFor } from "./SimOutcome.ts"
 
-describe("outcomeFor", () => {
-  it("follows CONTRACT §6's table of last four digits", () => {
+describe("SimOutcome", () => {
+  it("outcomeFor follows CONTRACT §6's table of last four digits", () => {
     const cases: Array<[string, string]> = [
       ["+12025550100", "conversation"],
       ["+12025550139", "conversation"],
@@ -21,5 +21,13 @@ describe("outcomeFor", () => {
       ["+442079460958", "conversation"]
     ]
     for (const [n, expected] of cases) assert.strictEqual(outcomeFor(n), expected, n)
+  })
+
+  it("conversation lengths are 3 to 6 s, the same for the same number", () => {
+    const lengths = Array.from({ length: 200 }, (_, i) => conversationMs(`+1202555${String(i).padStart(4, "0")}`))
+    for (const ms of lengths) assert.isTrue(ms >= 3_000 && ms <= 6_000 && ms % 100 === 0, String(ms))
+    assert.strictEqual(Math.min(...lengths), 3_000)
+    assert.strictEqual(Math.max(...lengths), 6_000)
+    assert.strictEqual(conversationMs("+12025550123"), conversationMs("+12025550123"))
   })
 })
