@@ -8,11 +8,11 @@
  *
  * @since 0.1.0
  */
-import type { ClaimedContact } from "@voice-agent/core/ports/DialerRepository"
-import { DialerRepository } from "@voice-agent/core/ports/DialerRepository"
-import { Carrier } from "@voice-agent/core/ports/Carrier"
 import { CallEvents } from "@voice-agent/core/ports/CallEvents"
 import type { CallEndReason } from "@voice-agent/core/ports/CallEvents"
+import { Carrier } from "@voice-agent/core/ports/Carrier"
+import type { ClaimedContact } from "@voice-agent/core/ports/DialerRepository"
+import { DialerRepository } from "@voice-agent/core/ports/DialerRepository"
 import { DialerWakeup } from "@voice-agent/core/ports/DialerWakeup"
 import { Clock, Effect, Fiber, Option, Ref, Result, Stream } from "effect"
 import type { Scope } from "effect"

@@ -63,7 +63,9 @@ export const run = (
       Effect.gen(function*() {
         yield* Ref.set(stopping, true)
         const inFlight = yield* FiberSet.size(calls)
-        if (inFlight > 0) yield* Effect.logInfo(`Stopping: waiting up to ${settings.drainMs} ms for ${inFlight} call(s)`)
+        if (inFlight > 0) {
+          yield* Effect.logInfo(`Stopping: waiting up to ${settings.drainMs} ms for ${inFlight} call(s)`)
+        }
         yield* FiberSet.awaitEmpty(calls).pipe(Effect.timeoutOption(settings.drainMs))
       })
     )
@@ -101,9 +103,7 @@ export const run = (
       if (due === undefined || due <= now) return settings.safetyPollMs
       return Math.min(due - now, settings.safetyPollMs)
     }).pipe(
-      Effect.catchCause((cause) =>
-        Effect.logError("Dial loop tick failed; trying again", cause).pipe(Effect.as(1_000))
-      )
+      Effect.catchCause((cause) => Effect.logError("Dial loop tick failed; trying again", cause).pipe(Effect.as(1_000)))
     )
 
     yield* Effect.forkScoped(

@@ -10,12 +10,12 @@ import type { CallingSchedule } from "@voice-agent/core/CallingSchedule"
 import type { ContactData } from "@voice-agent/core/Contact"
 import * as ContactState from "@voice-agent/core/ContactState"
 import type { TerminationReason } from "@voice-agent/core/Conversation"
+import type { E164 } from "@voice-agent/core/PhoneNumber"
 import type { CallEvent } from "@voice-agent/core/ports/CallEvents"
 import { CallEvents } from "@voice-agent/core/ports/CallEvents"
 import type { ClaimedContact } from "@voice-agent/core/ports/DialerRepository"
 import { DialerRepository } from "@voice-agent/core/ports/DialerRepository"
 import { DialerWakeup } from "@voice-agent/core/ports/DialerWakeup"
-import type { E164 } from "@voice-agent/core/PhoneNumber"
 import { Effect, Layer, Option, PubSub, Stream } from "effect"
 
 /**
