@@ -18,7 +18,11 @@ const serve = Command.make(
       Flag.withDefault(8080)
     ),
     host: Flag.String("host").pipe(Flag.withDescription("Interface to listen on"), Flag.withDefault("127.0.0.1")),
-    dataDir: dataDirFlag
+    dataDir: dataDirFlag,
+    dialer: Flag.Boolean("dialer").pipe(
+      Flag.withDescription("Run the dialer in this process too (default on; --no-dialer serves the API alone)"),
+      Flag.withDefault(true)
+    )
   },
   Effect.fn("cli.serve")(function*(options) {
     // LOG_LEVEL, or the global --log-level flag when given (it sets the minimum level here).
@@ -29,14 +33,26 @@ const serve = Command.make(
       return yield* Server.serve(options, log)
     }))
   })
-).pipe(Command.withDescription("Run the HTTP API (and, later, the dialer and media endpoint) in one process"))
+).pipe(Command.withDescription("Run the HTTP API and the dialer in one process"))
+
+const dial = Command.make(
+  "dial",
+  { dataDir: dataDirFlag },
+  Effect.fn("cli.dial")(function*(options) {
+    return yield* Failures.forUser(Effect.gen(function*() {
+      const log: Logging.LogSettings = { ...(yield* Logging.settings), level: yield* References.MinimumLogLevel }
+      const Server = yield* Effect.promise(() => import("./Server.ts"))
+      return yield* Server.dial(options, log)
+    }))
+  })
+).pipe(Command.withDescription("Run the dialer alone (no HTTP API), e.g. beside `serve --no-dialer` on one PostgreSQL"))
 
 /**
  * @category constructors
  */
 export const root = Command.make("voice-agent").pipe(
   Command.withDescription("voice-agent: a self-hostable voice-agent engine"),
-  Command.withSubcommands([serve, ...adminCommands])
+  Command.withSubcommands([serve, dial, ...adminCommands])
 )
 
 /**

@@ -15,6 +15,7 @@ import { Clock, Effect, Layer } from "effect"
 import { HttpRouter } from "effect/http"
 import { createServer } from "node:http"
 import * as Carrier from "./Carrier.ts"
+import * as Dialer from "./Dialer.ts"
 import { DemoSeed } from "./DemoSeed.ts"
 import * as Logging from "./Logging.ts"
 import * as Ready from "./Ready.ts"
@@ -28,6 +29,8 @@ export interface ServeOptions {
   readonly port: number
   readonly host: string
   readonly dataDir: string
+  /** Run the dial loop in this process too (the default); `--no-dialer` serves the API alone. */
+  readonly dialer: boolean
 }
 
 /**
@@ -61,10 +64,20 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
         gracefulShutdownTimeout: `${shutdownTimeoutSeconds} seconds`
       }))
     )
+  const worker = Dialer.workerId()
+  const dialer = options.dialer
+    ? Dialer.layer(worker, `ws://${options.host}:${options.port}`).pipe(
+      Layer.tap(() => Effect.logInfo(`Dialer ${worker} running`))
+    )
+    : Dialer.none.pipe(Layer.tap(() => Effect.logInfo("Dialer off (--no-dialer): this process serves the API only")))
+  // Build order: storage, then the carrier over it, then the API and the dialer. Release runs in
+  // reverse: the dialer stops claiming and drains its calls before the database closes.
   return Ready.layer(log, shutdownTimeoutSeconds).pipe(
     Layer.provide(http),
-    Layer.provide(DemoSeed.layer.pipe(Layer.provideMerge(storage))),
-    Layer.provide([AdminToken.layerConfig, Carrier.layerConfig, Recordings.layer(options.dataDir)])
+    Layer.provide(dialer),
+    Layer.provide([AdminToken.layerConfig, Recordings.layer(options.dataDir)]),
+    Layer.provideMerge(Carrier.layerConfig),
+    Layer.provideMerge(DemoSeed.layer.pipe(Layer.provideMerge(storage)))
   )
 }
 
@@ -78,3 +91,22 @@ export const serve = (options: ServeOptions, log: Logging.LogSettings) =>
     Effect.onInterrupt(() => Effect.logInfo("Stopped")),
     Effect.provide(Logging.layer(log))
   )
+
+/**
+ * `voice-agent dial`: the dial loop alone (storage, carrier, dialer; no HTTP), until
+ * interrupted. Several may run on one PostgreSQL beside `serve --no-dialer` processes.
+ *
+ * @category constructors
+ */
+export const dial = (options: { readonly dataDir: string }, log: Logging.LogSettings) => {
+  const worker = Dialer.workerId()
+  const program = Dialer.layer(worker, "ws://127.0.0.1").pipe(
+    Layer.tap(() => Effect.logInfo(`Dialer ${worker} running (no HTTP API in this process)`)),
+    Layer.provide(Carrier.layerConfig),
+    Layer.provide(Storage.layer(options.dataDir))
+  )
+  return Layer.launch(program).pipe(
+    Effect.onInterrupt(() => Effect.logInfo("Stopped")),
+    Effect.provide(Logging.layer(log))
+  )
+}
