@@ -10,6 +10,7 @@
  */
 import { Schema } from "effect"
 import { CalendarDate } from "./CalendarDate.ts"
+import type { CallingSchedule } from "./CallingSchedule.ts"
 import { CallingWindow, CallingWindowInput, recommendedRangeWarning } from "./CallingWindow.ts"
 import type { E164 } from "./PhoneNumber.ts"
 import { toIso } from "./Time.ts"
@@ -67,6 +68,18 @@ export interface CampaignRecord {
   readonly enabled: boolean
   readonly createdAt: Date
 }
+
+/**
+ * The campaign's windows, zone and dates, as the scheduling math reads them.
+ *
+ * @category constructors
+ */
+export const callingSchedule = (record: CampaignRecord): CallingSchedule => ({
+  windows: record.callingWindows,
+  timeZone: record.timeZone,
+  startDate: record.startDate,
+  endDate: record.endDate
+})
 
 /**
  * The fields a new campaign is stored with (validated, normalized, defaults applied).

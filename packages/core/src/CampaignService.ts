@@ -7,6 +7,9 @@
  * concurrency over the cap), then 404 (no such campaign), then 403 (an origin number the
  * organization does not own), then 409 (name taken).
  *
+ * Creating or changing a campaign (any PATCH, a resume included) wakes the dial loops
+ * (DialerWakeup) once the change is stored, so new windows, dates or limits apply at once.
+ *
  * @since 0.1.0
  */
 import { Context, Effect, Layer, Option, Result } from "effect"
@@ -18,7 +21,7 @@ import type {
   CreateCampaignRequest,
   UpdateCampaignRequest
 } from "./Campaign.ts"
-import { CampaignDefaults } from "./Campaign.ts"
+import { callingSchedule, CampaignDefaults } from "./Campaign.ts"
 import type { CampaignNameTaken } from "./Errors.ts"
 import {
   CampaignNotFound,
@@ -32,6 +35,7 @@ import type { Organization } from "./Organization.ts"
 import * as PhoneNumber from "./PhoneNumber.ts"
 import { CampaignRepository } from "./ports/CampaignRepository.ts"
 import { ContactRepository } from "./ports/ContactRepository.ts"
+import { DialerWakeup } from "./ports/DialerWakeup.ts"
 import { PhoneNumberRepository } from "./ports/PhoneNumberRepository.ts"
 import { fromMillis, nowMillis } from "./Time.ts"
 
@@ -83,6 +87,7 @@ export class CampaignService extends Context.Service<CampaignService, {
       const campaigns = yield* CampaignRepository
       const contacts = yield* ContactRepository
       const numbers = yield* PhoneNumberRepository
+      const wakeup = yield* DialerWakeup
 
       const normalizeOrigins = Effect.fnUntraced(function*(raw: ReadonlyArray<string>) {
         const normalized: Array<PhoneNumber.E164> = []
@@ -130,7 +135,7 @@ export class CampaignService extends Context.Service<CampaignService, {
           const origins = yield* normalizeOrigins(request.origin_phone_numbers)
           yield* checkConcurrency(organization, request.max_concurrency ?? undefined)
           yield* checkOwned(organization, origins)
-          return yield* campaigns.create(organization.id, {
+          const created = yield* campaigns.create(organization.id, {
             name: request.name,
             originPhoneNumbers: origins,
             startDate: request.start_date,
@@ -142,6 +147,8 @@ export class CampaignService extends Context.Service<CampaignService, {
             timeZone: request.timezone ?? CampaignDefaults.timeZone,
             description: request.description ?? null
           })
+          yield* wakeup.notify
+          return created
         }),
         list: Effect.fn("CampaignService.list")((organization) => campaigns.list(organization.id)),
         get,
@@ -173,7 +180,10 @@ export class CampaignService extends Context.Service<CampaignService, {
           if (request.max_concurrency !== undefined) patch.maxConcurrency = request.max_concurrency
           if (request.timezone !== undefined) patch.timeZone = request.timezone
           if (request.description !== undefined) patch.description = request.description
-          return yield* campaigns.update(organization.id, campaign.id, patch)
+          const updated = yield* campaigns.update(organization.id, campaign.id, patch)
+          // Resumed, or windows, dates or limits changed: contacts may be callable now.
+          yield* wakeup.notify
+          return updated
         }),
         remove: Effect.fn("CampaignService.remove")((organization, campaign) =>
           campaigns.softDelete(organization.id, campaign.id)
@@ -182,13 +192,7 @@ export class CampaignService extends Context.Service<CampaignService, {
         hasCallableContacts: Effect.fn("CampaignService.hasCallableContacts")(function*(campaign) {
           if (!campaign.enabled) return false
           const now = yield* nowMillis
-          const open = isOpenAt({
-            windows: campaign.callingWindows,
-            timeZone: campaign.timeZone,
-            startDate: campaign.startDate,
-            endDate: campaign.endDate
-          }, now)
-          if (!open) return false
+          if (!isOpenAt(callingSchedule(campaign), now)) return false
           return yield* contacts.hasCallable(campaign.id, { maxAttempts: campaign.maxAttempts, now: fromMillis(now) })
         })
       })

@@ -17,10 +17,12 @@
  *
  * @since 0.1.0
  */
+import { Schema } from "effect"
 import type { CallingSchedule } from "./CallingSchedule.ts"
 import { isOpenAt, localDate, nextOpenAt } from "./CallingSchedule.ts"
 import type { CampaignDialing, ContactDialState } from "./ContactState.ts"
 import { isCallable } from "./ContactState.ts"
+import { fromMillis, toIso } from "./Time.ts"
 
 /**
  * Every reason of CONTRACT §7, in the order `blocked_by` lists them.
@@ -42,9 +44,14 @@ export const BlockedReasons = [
 ] as const
 
 /**
+ * @category schemas
+ */
+export const BlockedReason = Schema.Literals(BlockedReasons).annotate({ identifier: "BlockedReason" })
+
+/**
  * @category models
  */
-export type BlockedReason = (typeof BlockedReasons)[number]
+export type BlockedReason = typeof BlockedReason.Type
 
 /**
  * Calls in progress and the caps they count against.
@@ -132,3 +139,38 @@ export const wouldClaim = (
   isCallable(state, campaign, isOnDnc, now) &&
   load.campaignActive < load.campaignMax &&
   load.organizationActive < load.organizationMax
+
+/**
+ * The body of `GET /v2/campaigns/{campaign_code}/contacts/{contact_id}/eligibility`
+ * (CONTRACT §7).
+ *
+ * @category schemas
+ */
+export const ContactEligibility = Schema.Struct({
+  callable: Schema.Boolean.annotate({ description: "Whether the dialer would call the contact now" }),
+  next_eligible_at: Schema.NullOr(Schema.String).annotate({
+    description: "The earliest instant (ISO 8601, UTC) the contact would be callable if nothing changes; " +
+      "null when never (campaign paused, final status, attempts exhausted, DNC, after end_date) or while a call " +
+      "is in progress"
+  }),
+  blocked_by: Schema.Array(BlockedReason).annotate({
+    description: "Every reason that applies now; empty exactly when callable is true"
+  })
+}).annotate({
+  identifier: "ContactEligibility",
+  description: "Why a contact is or is not callable now, and when it will be"
+})
+
+/**
+ * @category models
+ */
+export type ContactEligibility = typeof ContactEligibility.Type
+
+/**
+ * @category encoding
+ */
+export const toContactEligibility = (eligibility: Eligibility): ContactEligibility => ({
+  callable: eligibility.callable,
+  next_eligible_at: eligibility.nextEligibleAt === null ? null : toIso(fromMillis(eligibility.nextEligibleAt)),
+  blocked_by: eligibility.blockedBy
+})

@@ -1,5 +1,6 @@
 /**
- * The contact endpoints of API.md: upload, list, delete by phone number, delete by id.
+ * The contact endpoints of API.md: upload, list, delete by phone number, delete by id; and our
+ * extension, the eligibility explainer (CONTRACT §7).
  *
  * @since 0.1.0
  */
@@ -10,6 +11,7 @@ import {
   UploadContactsResponse,
   UploadRejectedResponse
 } from "@voice-agent/core/Contact"
+import { ContactEligibility } from "@voice-agent/core/Eligibility"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { BadRequest, Conflict, NotFound } from "./HttpErrors.ts"
@@ -85,7 +87,18 @@ export class ContactsApi extends HttpApiGroup.make("contacts")
       params: { campaign_code: Schema.String, contact_id: Schema.String },
       success: DeleteContactsResponse,
       error: [NotFound, Conflict]
-    }).annotate(OpenApi.Summary, "Delete one contact")
+    }).annotate(OpenApi.Summary, "Delete one contact"),
+    HttpApiEndpoint.get("eligibility", "/v2/campaigns/:campaign_code/contacts/:contact_id/eligibility", {
+      params: { campaign_code: Schema.String, contact_id: Schema.String },
+      success: ContactEligibility,
+      error: NotFound
+    })
+      .annotate(OpenApi.Summary, "Explain a contact's eligibility")
+      .annotate(
+        OpenApi.Description,
+        "Why the contact is or is not callable now (blocked_by), and the earliest instant it will be if nothing " +
+          "changes (next_eligible_at). An extension of this engine."
+      )
   )
   .middleware(OutboundDialing)
   .middleware(Authorization)

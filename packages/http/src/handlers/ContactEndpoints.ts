@@ -9,6 +9,7 @@ import type { ContactData, UploadContactsRequest } from "@voice-agent/core/Conta
 import { toContact } from "@voice-agent/core/Contact"
 import { ContactService } from "@voice-agent/core/ContactService"
 import { ContactStatus, ContactStatuses } from "@voice-agent/core/ContactState"
+import { toContactEligibility } from "@voice-agent/core/Eligibility"
 import { InvalidCursor, InvalidParameter, TermsNotAccepted } from "@voice-agent/core/Errors"
 import { pageInfo } from "@voice-agent/core/Page"
 import { Effect, Schema } from "effect"
@@ -156,6 +157,12 @@ export const make = Effect.gen(function*() {
     deleteById: (ref: string, contactId: string) =>
       withCampaign(ref, "code", (campaign) => service.deleteById(campaign, contactId)).pipe(
         Effect.as({ deleted: 1 }),
+        mapDomainErrors
+      ),
+    /** `GET …/contacts/{contact_id}/eligibility` (CONTRACT §7): 404 for the campaign, then the contact. */
+    eligibility: (ref: string, contactId: string) =>
+      withCampaign(ref, "code", (campaign) => service.eligibility(campaign, contactId)).pipe(
+        Effect.map(toContactEligibility),
         mapDomainErrors
       )
   }

@@ -23,7 +23,8 @@ export const ContactsHandlersNoDeps = HttpApiBuilder.group(
       list: ({ query }) => contacts.list({ ...query, campaignRef: query.campaign_code }, "code"),
       deleteByPhoneNumber: ({ params, query }) =>
         contacts.deleteByPhoneNumber(params.campaign_code, query.phone_number),
-      deleteById: ({ params }) => contacts.deleteById(params.campaign_code, params.contact_id)
+      deleteById: ({ params }) => contacts.deleteById(params.campaign_code, params.contact_id),
+      eligibility: ({ params }) => contacts.eligibility(params.campaign_code, params.contact_id)
     })
   })
 )
