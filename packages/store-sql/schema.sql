@@ -6,6 +6,14 @@ CREATE TABLE public.api_keys (
     revoked_at timestamp with time zone
 );
 
+CREATE TABLE public.call_events (
+    call_id text NOT NULL,
+    kind text NOT NULL,
+    at timestamp with time zone NOT NULL,
+    data jsonb DEFAULT '{}'::jsonb NOT NULL,
+    CONSTRAINT call_events_kind_check CHECK ((kind = ANY (ARRAY['Ringing'::text, 'Answered'::text, 'Ended'::text])))
+);
+
 CREATE TABLE public.campaigns (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
     code text NOT NULL,
@@ -23,6 +31,7 @@ CREATE TABLE public.campaigns (
     enabled boolean DEFAULT true NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     deleted_at timestamp with time zone,
+    dials bigint DEFAULT 0 NOT NULL,
     CONSTRAINT campaigns_max_attempts_check CHECK ((max_attempts >= 1)),
     CONSTRAINT campaigns_max_concurrency_check CHECK ((max_concurrency >= 1)),
     CONSTRAINT campaigns_retry_delay_s_check CHECK ((retry_delay_s >= 0))
@@ -42,7 +51,10 @@ CREATE TABLE public.contacts (
     dialing_worker text,
     dialing_lease_expires_at timestamp with time zone,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
+    dialing_conversation_id uuid,
     CONSTRAINT contacts_check CHECK (((status <> 'TRYING'::text) OR (next_attempt_at IS NOT NULL))),
+    CONSTRAINT contacts_conversation_under_lease CHECK (((dialing_conversation_id IS NULL) OR (dialing_lease_expires_at IS NOT NULL))),
+    CONSTRAINT contacts_lease_whole CHECK (((dialing_worker IS NULL) = (dialing_lease_expires_at IS NULL))),
     CONSTRAINT contacts_status_check CHECK ((status = ANY (ARRAY['TRYING'::text, 'COMPLETED'::text, 'PARTIALLY_COMPLETED'::text, 'FAILED'::text])))
 );
 
@@ -136,6 +148,9 @@ ALTER TABLE ONLY public.api_keys
 ALTER TABLE ONLY public.api_keys
     ADD CONSTRAINT api_keys_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY public.call_events
+    ADD CONSTRAINT call_events_pkey PRIMARY KEY (call_id, kind);
+
 ALTER TABLE ONLY public.campaigns
     ADD CONSTRAINT campaigns_code_key UNIQUE (code);
 
@@ -189,6 +204,12 @@ CREATE INDEX contacts_callable ON public.contacts USING btree (campaign_id, next
 CREATE INDEX contacts_data ON public.contacts USING gin (data jsonb_path_ops);
 
 CREATE INDEX contacts_dialing_lease ON public.contacts USING btree (dialing_lease_expires_at) WHERE (dialing_lease_expires_at IS NOT NULL);
+
+CREATE INDEX contacts_leases_by_campaign ON public.contacts USING btree (campaign_id, dialing_lease_expires_at) WHERE (dialing_lease_expires_at IS NOT NULL);
+
+CREATE INDEX contacts_leases_by_organization ON public.contacts USING btree (organization_id, dialing_lease_expires_at) WHERE (dialing_lease_expires_at IS NOT NULL);
+
+CREATE INDEX contacts_leases_by_worker ON public.contacts USING btree (dialing_worker) WHERE (dialing_worker IS NOT NULL);
 
 CREATE INDEX contacts_trying_by_number ON public.contacts USING btree (organization_id, phone_number) WHERE (status = 'TRYING'::text);
 

@@ -91,11 +91,11 @@ export class ContactService extends Context.Service<ContactService, {
         list: Effect.fn("ContactService.list")((query) => contacts.list(query)),
         deleteByPhoneNumber: Effect.fn("ContactService.deleteByPhoneNumber")(function*(campaign, phoneNumber) {
           const normalized = yield* checkDialableUs(phoneNumber)
-          return yield* contacts.deleteByPhoneNumber(campaign.id, normalized)
+          return yield* contacts.deleteByPhoneNumber(campaign.id, normalized, yield* nowMillis)
         }),
-        deleteById: Effect.fn("ContactService.deleteById")((campaign, contactId) =>
-          contacts.deleteById(campaign.id, contactId)
-        ),
+        deleteById: Effect.fn("ContactService.deleteById")(function*(campaign, contactId) {
+          return yield* contacts.deleteById(campaign.id, contactId, yield* nowMillis)
+        }),
         eligibility: Effect.fn("ContactService.eligibility")(function*(campaign, contactId) {
           const now = yield* nowMillis
           const inspection = yield* dialer.inspect(campaign.id, contactId, now)

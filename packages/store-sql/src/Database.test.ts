@@ -42,7 +42,11 @@ for (const backend of backends) {
           const sql = yield* SqlClient.SqlClient
           const applied = yield* sql<{ id: number; name: string }>`
             SELECT migration_id AS "id", name AS "name" FROM effect_sql_migrations ORDER BY migration_id`
-          assert.deepStrictEqual(applied, [{ id: 1, name: "initial" }, { id: 2, name: "server_secrets" }])
+          assert.deepStrictEqual(applied, [
+            { id: 1, name: "initial" },
+            { id: 2, name: "server_secrets" },
+            { id: 3, name: "dialer" }
+          ])
           assert.deepStrictEqual(yield* Migrations.run, [])
           assert.deepStrictEqual(yield* Migrations.run, [])
           const indexes = yield* sql<{ name: string }>`
@@ -55,6 +59,9 @@ for (const backend of backends) {
             "contacts_callable",
             "contacts_data",
             "contacts_dialing_lease",
+            "contacts_leases_by_campaign",
+            "contacts_leases_by_organization",
+            "contacts_leases_by_worker",
             "contacts_pkey",
             "contacts_trying_by_number"
           ])

@@ -15,6 +15,7 @@ import { Effect, Layer } from "effect"
 import type { SqlClient, SqlError } from "effect/sql"
 import initial from "./migrations/0001_initial.ts"
 import serverSecrets from "./migrations/0002_server_secrets.ts"
+import dialer from "./migrations/0003_dialer.ts"
 
 /**
  * Every migration, by `<id>_<name>`.
@@ -23,7 +24,8 @@ import serverSecrets from "./migrations/0002_server_secrets.ts"
  */
 export const migrations = {
   "0001_initial": initial,
-  "0002_server_secrets": serverSecrets
+  "0002_server_secrets": serverSecrets,
+  "0003_dialer": dialer
 }
 
 /**

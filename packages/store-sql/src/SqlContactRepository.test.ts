@@ -12,6 +12,7 @@ import * as Fixtures from "./testing/Fixtures.ts"
 import * as TestDatabase from "./testing/TestDatabase.ts"
 
 const now = new Date("2026-03-02T17:00:00.000Z")
+const nowMs = now.getTime()
 const minutes = (n: number) => new Date(now.getTime() + n * 60_000)
 
 /** Pages through a list query with `limit`, checking every page but the last is full. */
@@ -334,11 +335,11 @@ for (const backend of await TestDatabase.backends()) {
             yield* contacts.upload(campaign, [Fixtures.contact(number), Fixtures.contact(number)], options)
             yield* contacts.upload(campaign, [Fixtures.contact(Fixtures.e164(2))], options)
             yield* contacts.upload(other, [Fixtures.contact(number)], options)
-            assert.strictEqual(yield* contacts.deleteByPhoneNumber(campaign.id, number), 2)
+            assert.strictEqual(yield* contacts.deleteByPhoneNumber(campaign.id, number, nowMs), 2)
             assert.deepStrictEqual(yield* idsOf(campaign.id, number), [])
             assert.strictEqual((yield* idsOf(other.id, number)).length, 1)
             assert.strictEqual((yield* idsOf(campaign.id, Fixtures.e164(2))).length, 1)
-            const again = yield* Effect.flip(contacts.deleteByPhoneNumber(campaign.id, number))
+            const again = yield* Effect.flip(contacts.deleteByPhoneNumber(campaign.id, number, nowMs))
             assert.strictEqual(again._tag, "ContactNotFound")
           }))
 
@@ -354,7 +355,7 @@ for (const backend of await TestDatabase.backends()) {
             })
             const [first, second] = yield* idsOf(campaign.id, number)
             yield* setLease(second!)
-            const busy = yield* Effect.flip(contacts.deleteByPhoneNumber(campaign.id, number))
+            const busy = yield* Effect.flip(contacts.deleteByPhoneNumber(campaign.id, number, nowMs))
             assert.deepStrictEqual(busy._tag === "ContactBusy" && busy.contactIds, [second!])
             assert.deepStrictEqual(yield* idsOf(campaign.id, number), [first!, second!])
           }))
@@ -374,17 +375,72 @@ for (const backend of await TestDatabase.backends()) {
             const [idle] = yield* idsOf(campaign.id, Fixtures.e164(1))
             const [dialing] = yield* idsOf(campaign.id, Fixtures.e164(2))
             yield* setLease(dialing!)
-            const busy = yield* Effect.flip(contacts.deleteById(campaign.id, dialing!))
+            const busy = yield* Effect.flip(contacts.deleteById(campaign.id, dialing!, nowMs))
             assert.strictEqual(busy._tag, "ContactBusy")
-            const foreign = yield* Effect.flip(contacts.deleteById(other.id, idle!))
+            const foreign = yield* Effect.flip(contacts.deleteById(other.id, idle!, nowMs))
             assert.strictEqual(foreign._tag, "ContactNotFound")
             for (const junk of ["abc", "0", "-1", "99999999999999999999", "1.5", ""]) {
-              assert.strictEqual((yield* Effect.flip(contacts.deleteById(campaign.id, junk)))._tag, "ContactNotFound")
+              assert.strictEqual(
+                (yield* Effect.flip(contacts.deleteById(campaign.id, junk, nowMs)))._tag,
+                "ContactNotFound"
+              )
             }
-            yield* contacts.deleteById(campaign.id, idle!)
+            yield* contacts.deleteById(campaign.id, idle!, nowMs)
             assert.deepStrictEqual(yield* idsOf(campaign.id, Fixtures.e164(1)), [])
             assert.deepStrictEqual(yield* idsOf(campaign.id, Fixtures.e164(2)), [dialing!])
-            assert.strictEqual((yield* Effect.flip(contacts.deleteById(campaign.id, idle!)))._tag, "ContactNotFound")
+            assert.strictEqual(
+              (yield* Effect.flip(contacts.deleteById(campaign.id, idle!, nowMs)))._tag,
+              "ContactNotFound"
+            )
+          }))
+
+        it.effect("a contact whose lease expired is deleted, and the call it carried closed with bot-failure", () =>
+          Effect.gen(function*() {
+            const contacts = yield* ContactRepository
+            const sql = yield* SqlClient.SqlClient
+            const org = yield* Fixtures.organization()
+            const campaign = yield* Fixtures.campaign(org.id)
+            const number = Fixtures.e164(1)
+            yield* contacts.upload(campaign, [Fixtures.contact(number), Fixtures.contact(number)], {
+              allowDuplicates: true,
+              now
+            })
+            const [inCall, claimed] = yield* idsOf(campaign.id, number)
+            const [conversation] = yield* sql<{ id: string }>`
+              INSERT INTO conversations (call_id, organization_id, campaign_id, contact_id, direction, from_number,
+                                         to_number, started_at, answered_at)
+              VALUES (${`call-${inCall!}`}, ${org.id}, ${campaign.id}, ${inCall!}::bigint, 'outbound', ${campaign
+              .originPhoneNumbers[0]!}, ${number}, ${minutes(-3)}, ${minutes(-2)})
+              RETURNING id::text AS "id"`
+            // Expired one minute ago, with a call; expiring exactly now (expired), claimed only.
+            yield* sql`
+              UPDATE contacts SET dialing_worker = 'dead-worker', dialing_lease_expires_at = ${minutes(-1)},
+                                  dialing_conversation_id = ${conversation!.id}
+              WHERE id = ${inCall!}::bigint`
+            yield* sql`
+              UPDATE contacts SET dialing_worker = 'dead-worker', dialing_lease_expires_at = ${now}
+              WHERE id = ${claimed!}::bigint`
+            assert.strictEqual(yield* contacts.deleteByPhoneNumber(campaign.id, number, nowMs), 2)
+            assert.deepStrictEqual(yield* idsOf(campaign.id, number), [])
+            const closed = yield* sql<{ endedAt: Date; durationSec: number; terminationReason: string }>`
+              SELECT ended_at AS "endedAt", duration_sec AS "durationSec", termination_reason AS "terminationReason"
+              FROM conversations WHERE id = ${conversation!.id}`
+            assert.deepStrictEqual(closed, [{ endedAt: now, durationSec: 120, terminationReason: "bot-failure" }])
+          }))
+
+        it.effect("a lease is judged by the given instant: live until it expires", () =>
+          Effect.gen(function*() {
+            const contacts = yield* ContactRepository
+            const org = yield* Fixtures.organization()
+            const campaign = yield* Fixtures.campaign(org.id)
+            yield* contacts.upload(campaign, [Fixtures.contact(Fixtures.e164(1))], { allowDuplicates: false, now })
+            const [id] = yield* idsOf(campaign.id, Fixtures.e164(1))
+            yield* setLease(id!)
+            const leaseEnd = minutes(5).getTime()
+            const busy = yield* Effect.flip(contacts.deleteById(campaign.id, id!, leaseEnd - 1))
+            assert.strictEqual(busy._tag, "ContactBusy")
+            yield* contacts.deleteById(campaign.id, id!, leaseEnd)
+            assert.deepStrictEqual(yield* idsOf(campaign.id, Fixtures.e164(1)), [])
           }))
       })
 

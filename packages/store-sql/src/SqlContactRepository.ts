@@ -9,7 +9,10 @@
  * Locking, in short: an upload locks its campaign row (`FOR NO KEY UPDATE`), so uploads to
  * one campaign run one after another and the second sees the first's numbers; deletions lock
  * the matching contact rows (`FOR UPDATE`), which the dialer's `SKIP LOCKED` claim passes
- * over, so a contact cannot start dialing between the busy check and the delete.
+ * over and its per-contact statements wait for, so a contact cannot start dialing between the
+ * busy check and the delete. A delete is refused only for a live lease (internal/beingDialed);
+ * a contact whose lease expired is deleted, and its call's conversation closed with
+ * `bot-failure`, as recovery would have done.
  *
  * @since 0.1.0
  */
@@ -23,13 +26,16 @@ import type { E164 as E164Type } from "@voice-agent/core/PhoneNumber"
 import { E164 } from "@voice-agent/core/PhoneNumber"
 import type { ContactQuery } from "@voice-agent/core/ports/ContactRepository"
 import { ContactRepository } from "@voice-agent/core/ports/ContactRepository"
+import { fromMillis } from "@voice-agent/core/Time"
 import { isUuid } from "@voice-agent/core/Uuid"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlSchema } from "effect/sql"
 import type { SqlClient, Statement } from "effect/sql"
-import { beingDialed, notBeingDialed } from "./internal/beingDialed.ts"
+import { beingDialed, holdsLease } from "./internal/beingDialed.ts"
+import { callableContact } from "./internal/callable.ts"
 import { isBigintId } from "./internal/ids.ts"
 import { orDieInfrastructure } from "./internal/sqlErrors.ts"
+import { closeLostConversations } from "./sql/closeLostConversations.ts"
 
 /**
  * A decoded contact row (the port's ContactRecord).
@@ -52,8 +58,9 @@ export const ContactRow = Schema.Struct({
 })
 
 /**
- * The column list of {@link ContactRow}, qualified by a table alias. A contact is being
- * dialed iff it holds a lease.
+ * The column list of {@link ContactRow}, qualified by a table alias. `dialing` is true while
+ * the contact holds a lease, live or expired (a list has no `now` to judge it by; an expired
+ * lease is recovered within the dialer's safety poll).
  *
  * @category constructors
  */
@@ -64,7 +71,7 @@ export const contactColumns = (sql: SqlClient.SqlClient, alias: string): Stateme
       `${alias}.status AS "status", ${alias}.data AS "data", ${alias}.outreach_modalities AS "outreachModalities", ` +
       `${alias}.attempts AS "attempts", ${alias}.next_attempt_at AS "nextAttemptAt", ` +
       `${alias}.last_attempted_at AS "lastAttemptedAt", ` +
-      `${beingDialed(alias)} AS "dialing", ${alias}.created_at AS "createdAt"`
+      `${holdsLease(alias)} AS "dialing", ${alias}.created_at AS "createdAt"`
   )
 
 const Campaign = Schema.Struct({ id: Schema.String, organizationId: Schema.String })
@@ -73,7 +80,7 @@ const Conflict = Schema.Struct({
   phoneNumber: Schema.String,
   reason: Schema.Literals(["do_not_call", "duplicate"])
 })
-const Copy = Schema.Struct({ id: Schema.String, dialing: Schema.Boolean })
+const Copy = Schema.Struct({ id: Schema.String, busy: Schema.Boolean, conversationId: Schema.NullOr(Schema.String) })
 
 /**
  * Uploads of at least this many contacts refresh the planner's statistics of `contacts`.
@@ -215,26 +222,32 @@ export const make = Effect.gen(function*() {
     }
   })
 
+  const copyColumns = (now: Date) =>
+    sql`id::text AS "id", coalesce(${beingDialed(sql, now)}, false) AS "busy",
+        dialing_conversation_id::text AS "conversationId"`
+
   const lockCopiesByNumber = SqlSchema.findAll({
-    Request: Schema.Struct({ campaignId: Schema.String, phoneNumber: Schema.String }),
+    Request: Schema.Struct({ campaignId: Schema.String, phoneNumber: Schema.String, now: Schema.Date }),
     Result: Copy,
-    execute: ({ campaignId, phoneNumber }) =>
+    execute: ({ campaignId, now, phoneNumber }) =>
       sql`
-        SELECT id::text AS "id", ${sql.literal(beingDialed())} AS "dialing" FROM contacts
+        SELECT ${copyColumns(now)} FROM contacts
         WHERE campaign_id = ${campaignId} AND phone_number = ${phoneNumber}
         ORDER BY id
         FOR UPDATE`
   })
 
   const lockById = SqlSchema.findAll({
-    Request: Schema.Struct({ campaignId: Schema.String, contactId: Schema.String }),
+    Request: Schema.Struct({ campaignId: Schema.String, contactId: Schema.String, now: Schema.Date }),
     Result: Copy,
-    execute: ({ campaignId, contactId }) =>
+    execute: ({ campaignId, contactId, now }) =>
       sql`
-        SELECT id::text AS "id", ${sql.literal(beingDialed())} AS "dialing" FROM contacts
+        SELECT ${copyColumns(now)} FROM contacts
         WHERE id = ${contactId}::bigint AND campaign_id = ${campaignId}
         FOR UPDATE`
   })
+
+  const closeConversations = closeLostConversations(sql)
 
   const deleteIds = SqlSchema.findOne({
     Request: Schema.Array(Schema.String),
@@ -256,23 +269,22 @@ export const make = Effect.gen(function*() {
       sql`
         SELECT c.id::text AS "id" FROM contacts c
         WHERE c.campaign_id = ${campaignId}
-          AND c.status = 'TRYING'
-          AND ${sql.literal(notBeingDialed("c"))}
-          AND c.next_attempt_at <= ${now}
-          AND c.attempts < ${maxAttempts}
-          AND NOT EXISTS (
-            SELECT 1 FROM dnc_entries d WHERE d.organization_id = c.organization_id AND d.phone_number = c.phone_number
-          )
+          AND ${callableContact(sql, "c", { now, maxAttempts: sql`${maxAttempts}` })}
         ORDER BY c.next_attempt_at
         LIMIT 1`
   })
 
-  /** Deletes the locked copies, or none when one is being dialed. */
-  const deleteLocked = (copies: ReadonlyArray<typeof Copy.Type>, contactRef: string) =>
+  /**
+   * Deletes the locked copies, or none when one is being dialed; closes the conversations
+   * that copies with an expired lease were still carrying.
+   */
+  const deleteLocked = (copies: ReadonlyArray<typeof Copy.Type>, contactRef: string, now: Date) =>
     Effect.gen(function*() {
       if (copies.length === 0) return yield* new ContactNotFound({ contactRef })
-      const busy = copies.filter((copy) => copy.dialing).map((copy) => copy.id)
+      const busy = copies.filter((copy) => copy.busy).map((copy) => copy.id)
       if (busy.length > 0) return yield* new ContactBusy({ contactIds: busy })
+      const conversationIds = copies.flatMap((copy) => copy.conversationId === null ? [] : [copy.conversationId])
+      if (conversationIds.length > 0) yield* closeConversations({ conversationIds, now })
       const deleted = yield* deleteIds(copies.map((copy) => copy.id))
       return deleted.count
     })
@@ -335,19 +347,24 @@ export const make = Effect.gen(function*() {
       orDieInfrastructure
     ),
     deleteByPhoneNumber: Effect.fn("ContactRepository.deleteByPhoneNumber")(
-      function*(campaignId: string, phoneNumber: E164Type) {
+      function*(campaignId: string, phoneNumber: E164Type, nowMs: number) {
         if (!isUuid(campaignId)) return yield* new ContactNotFound({ contactRef: phoneNumber })
+        const now = fromMillis(nowMs)
         return yield* sql.withTransaction(
-          Effect.flatMap(lockCopiesByNumber({ campaignId, phoneNumber }), (copies) => deleteLocked(copies, phoneNumber))
+          Effect.flatMap(
+            lockCopiesByNumber({ campaignId, phoneNumber, now }),
+            (copies) => deleteLocked(copies, phoneNumber, now)
+          )
         )
       },
       orDieInfrastructure
     ),
     deleteById: Effect.fn("ContactRepository.deleteById")(
-      function*(campaignId: string, contactId: string) {
+      function*(campaignId: string, contactId: string, nowMs: number) {
         if (!isUuid(campaignId) || !isBigintId(contactId)) return yield* new ContactNotFound({ contactRef: contactId })
+        const now = fromMillis(nowMs)
         yield* sql.withTransaction(
-          Effect.flatMap(lockById({ campaignId, contactId }), (copies) => deleteLocked(copies, contactId))
+          Effect.flatMap(lockById({ campaignId, contactId, now }), (copies) => deleteLocked(copies, contactId, now))
         )
       },
       orDieInfrastructure

@@ -43,7 +43,7 @@ for (const backend of await TestDatabase.backends()) {
           assert.deepStrictEqual(yield* dnc.findListed(org.id, [Fixtures.e164(1)]), [])
         }))
 
-      it.effect("moves the organization's waiting TRYING contacts with a listed number to FAILED", () =>
+      it.effect("moves the organization's TRYING contacts with a listed number to FAILED, leased ones too", () =>
         Effect.gen(function*() {
           const dnc = yield* DncRepository
           const contacts = yield* ContactRepository
@@ -63,7 +63,8 @@ for (const backend of await TestDatabase.backends()) {
           )
           yield* contacts.upload(second, [Fixtures.contact(listed)], options)
           yield* contacts.upload(elsewhere, [Fixtures.contact(listed)], options)
-          // One copy is being dialed (the dialer re-checks DNC itself), one is already COMPLETED.
+          // One copy is being dialed (it fails too; its lease stays until its call ends), one is
+          // already COMPLETED.
           const copies = yield* sql<{ id: string }>`
             SELECT id::text AS "id" FROM contacts WHERE campaign_id = ${first.id} AND phone_number = ${listed} ORDER BY id`
           yield* sql`
@@ -73,14 +74,14 @@ for (const backend of await TestDatabase.backends()) {
           yield* sql`UPDATE contacts SET status = 'COMPLETED', next_attempt_at = NULL WHERE campaign_id = ${second.id}`
           yield* contacts.upload(second, [Fixtures.contact(listed)], options)
 
-          assert.deepStrictEqual(yield* dnc.add(org.id, [listed]), { added: 1, contactsFailed: 2 })
+          assert.deepStrictEqual(yield* dnc.add(org.id, [listed]), { added: 1, contactsFailed: 3 })
 
           const statuses = yield* sql<{ campaignId: string; phoneNumber: string; status: string; dialing: boolean }>`
             SELECT campaign_id::text AS "campaignId", phone_number AS "phoneNumber", status AS "status",
                    dialing_lease_expires_at IS NOT NULL AS "dialing"
             FROM contacts WHERE campaign_id IN (${first.id}, ${second.id}, ${elsewhere.id}) ORDER BY id`
           assert.deepStrictEqual(statuses, [
-            { campaignId: first.id, phoneNumber: listed, status: "TRYING", dialing: true },
+            { campaignId: first.id, phoneNumber: listed, status: "FAILED", dialing: true },
             { campaignId: first.id, phoneNumber: listed, status: "FAILED", dialing: false },
             { campaignId: first.id, phoneNumber: kept, status: "TRYING", dialing: false },
             { campaignId: second.id, phoneNumber: listed, status: "COMPLETED", dialing: false },

@@ -1,6 +1,8 @@
 /**
  * DncRepository on SQL (table `dnc_entries`), including the sweep that fails an
- * organization's waiting contacts when their number is listed (CONTRACT §5).
+ * organization's `TRYING` contacts when their number is listed (CONTRACT §5): the
+ * `ContactState.onDoNotCall` transition over many rows at once, in one statement, tested
+ * against that function.
  *
  * @since 0.1.0
  */
@@ -10,7 +12,6 @@ import { DncRepository } from "@voice-agent/core/ports/DncRepository"
 import { isUuid } from "@voice-agent/core/Uuid"
 import { Effect, Layer, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
-import { notBeingDialed } from "./internal/beingDialed.ts"
 import { orDieInfrastructure } from "./internal/sqlErrors.ts"
 
 const Numbers = Schema.Struct({ organizationId: Schema.String, phoneNumbers: Schema.Array(Schema.String) })
@@ -36,10 +37,13 @@ export const make = Effect.gen(function*() {
         SELECT count(*)::int AS "count" FROM added`
   })
 
-  // Contacts being dialed keep their status: the dialer re-checks the list just before it
-  // dials. A claim racing with this UPDATE is seen by it (READ COMMITTED re-reads a row that
-  // changed while the UPDATE waited for its lock), so a just-claimed contact is skipped.
-  const failWaitingContacts = SqlSchema.findOne({
+  // ContactState.onDoNotCall: every TRYING contact with the number becomes FAILED with no
+  // next attempt, leased ones too; their lease stays until the dialer ends or releases the
+  // call (its DNC re-check before the dial, in the statement that marks the dial, then finds
+  // the contact FAILED and places nothing). A claim racing with this UPDATE either locked the
+  // row first (this UPDATE waits, then re-reads it: still TRYING, so it fails too) or finds it
+  // locked and skips it.
+  const failTryingContacts = SqlSchema.findOne({
     Request: Numbers,
     Result: Count,
     execute: ({ organizationId, phoneNumbers }) =>
@@ -48,7 +52,6 @@ export const make = Effect.gen(function*() {
           UPDATE contacts SET status = 'FAILED', next_attempt_at = NULL
           WHERE organization_id = ${organizationId}
             AND status = 'TRYING'
-            AND ${sql.literal(notBeingDialed())}
             AND phone_number = ANY(${phoneNumbers}::text[])
           RETURNING 1
         )
@@ -84,7 +87,7 @@ export const make = Effect.gen(function*() {
         const request = { organizationId, phoneNumbers }
         return yield* sql.withTransaction(Effect.gen(function*() {
           const added = yield* insertNew(request)
-          const failed = yield* failWaitingContacts(request)
+          const failed = yield* failTryingContacts(request)
           return { added: added.count, contactsFailed: failed.count }
         }))
       },

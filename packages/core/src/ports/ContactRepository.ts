@@ -61,12 +61,23 @@ export class ContactRepository extends Context.Service<ContactRepository, {
     options: { readonly allowDuplicates: boolean }
   ) => Effect.Effect<ReadonlyArray<RejectedEntry>>
   readonly list: (query: ContactQuery) => Effect.Effect<ContactPage>
-  /** Removes every copy of the number in the campaign; none if any copy is being dialed. */
+  /**
+   * Removes every copy of the number in the campaign; none if any copy is being dialed at
+   * `now` (epoch milliseconds): its lease has not expired (`ContactState.canDelete`). A copy
+   * whose lease expired is deleted, and the conversation of its call, if any, is closed with
+   * `bot-failure`.
+   */
   readonly deleteByPhoneNumber: (
     campaignId: string,
-    phoneNumber: E164
+    phoneNumber: E164,
+    now: number
   ) => Effect.Effect<number, ContactNotFound | ContactBusy>
-  readonly deleteById: (campaignId: string, contactId: string) => Effect.Effect<void, ContactNotFound | ContactBusy>
+  /** Removes the contact, as {@link deleteByPhoneNumber} does each copy. */
+  readonly deleteById: (
+    campaignId: string,
+    contactId: string,
+    now: number
+  ) => Effect.Effect<void, ContactNotFound | ContactBusy>
   /**
    * Whether some contact of the campaign is callable at `now` as far as the contact goes
    * (TRYING, not dialing, attempts left, next attempt due, number not on the DNC list).

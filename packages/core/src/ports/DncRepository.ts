@@ -12,9 +12,10 @@ import type { E164 } from "../PhoneNumber.ts"
  */
 export class DncRepository extends Context.Service<DncRepository, {
   /**
-   * Adds numbers (already listed ones are kept) and, in the same transaction, moves the
-   * organization's `TRYING` contacts with those numbers that are not being dialed to
-   * `FAILED` (CONTRACT §5). `added` counts numbers that were not listed before.
+   * Adds numbers (already listed ones are kept) and, in the same transaction, moves every
+   * `TRYING` contact of the organization with those numbers to `FAILED`
+   * (`ContactState.onDoNotCall`: one in a call too, whose lease stays until the call ends).
+   * `added` counts numbers that were not listed before.
    */
   readonly add: (
     organizationId: string,
