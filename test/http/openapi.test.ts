@@ -12,7 +12,10 @@ import { createConfig, lintFromString } from "@redocly/openapi-core"
 import { Effect } from "effect"
 import { api, eachBackend } from "./support/ApiServer.ts"
 
-/** Every documented operation: API.md's endpoints, CONTRACT §5's v1 paths, CONTRACT §4's admin API. */
+/**
+ * Every documented operation: API.md's endpoints, CONTRACT §5's v1 paths, CONTRACT §4's admin API,
+ * CONTRACT §7's extensions.
+ */
 const documented = {
   public: [
     ["post", "/v1/send-sms"],
@@ -29,6 +32,7 @@ const documented = {
     ["get", "/v2/contacts"],
     ["delete", "/v2/campaigns/{campaign_code}/contacts"],
     ["delete", "/v2/campaigns/{campaign_code}/contacts/{contact_id}"],
+    ["get", "/v2/campaigns/{campaign_code}/contacts/{contact_id}/eligibility"],
     ["get", "/v1/conversations"],
     ["get", "/v1/conversations/{call_id}"],
     ["get", "/v1/conversations/{call_id}/transcript"],
@@ -72,6 +76,8 @@ const documentedErrors: ReadonlyArray<readonly [string, string, ReadonlyArray<st
   ["get", "/v2/contacts", ["200", "400", "401", "403", "404"]],
   ["delete", "/v2/campaigns/{campaign_code}/contacts", ["200", "400", "401", "403", "404", "409", "422"]],
   ["delete", "/v2/campaigns/{campaign_code}/contacts/{contact_id}", ["200", "401", "403", "404", "409"]],
+  // CONTRACT §7: as the contact delete endpoint.
+  ["get", "/v2/campaigns/{campaign_code}/contacts/{contact_id}/eligibility", ["200", "401", "403", "404"]],
   ["get", "/v1/conversations", ["200", "400", "401", "422"]],
   ["get", "/v1/conversations/{call_id}", ["200", "401", "404"]],
   ["get", "/v1/conversations/{call_id}/transcript", ["200", "401", "404"]],
@@ -221,6 +227,28 @@ await eachBackend("openapi", (it) => {
         "warning"
       ])
       assert.deepStrictEqual(fields("Contact"), ["data", "id", "phone_number", "status"])
+      // CONTRACT §7's eligibility body: exactly its three fields, all required, and every reason.
+      const eligibility = spec.components.schemas.ContactEligibility
+      assert.deepStrictEqual(fields("ContactEligibility"), ["blocked_by", "callable", "next_eligible_at"])
+      assert.deepStrictEqual([...(eligibility.required as Array<string>)].sort(), fields("ContactEligibility"))
+      assert.deepStrictEqual(
+        spec.paths["/v2/campaigns/{campaign_code}/contacts/{contact_id}/eligibility"].get.responses["200"]
+          .content["application/json"].schema.$ref,
+        "#/components/schemas/ContactEligibility"
+      )
+      assert.sameMembers(resolve(spec, eligibility.properties.blocked_by.items).enum, [
+        "paused",
+        "before_start_date",
+        "after_end_date",
+        "outside_calling_window",
+        "retry_delay",
+        "attempts_exhausted",
+        "do_not_call",
+        "in_progress",
+        "final_status",
+        "campaign_concurrency_full",
+        "organization_concurrency_full"
+      ])
       assert.deepStrictEqual(fields("Conversation"), [
         "call_id",
         "campaign_id",
