@@ -43,7 +43,8 @@ const recordingsDir = Layer.unwrap(
 
 /**
  * The app on an ephemeral port, plus the storage ports and the RecordingStore for tests that
- * insert conversations and write recordings directly (there is no dialer yet).
+ * insert conversations and write recordings directly. No dialer runs: a contact's dialing
+ * state changes only when a test writes it.
  *
  * @category layers
  */
