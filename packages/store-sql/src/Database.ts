@@ -114,6 +114,16 @@ export const layerPgliteClient = (pglite: PGlite): Layer.Layer<Database, SqlErro
   })
 
 /**
+ * True when the client talks to the embedded PGlite, the one client built over an in-process
+ * stream ({@link layerPgliteClient}): one connection in one process. Notifications then stay
+ * in the process (SqlCallEvents, SqlDialerWakeup), since a `LISTEN` would hold the only
+ * connection and nobody else could send one.
+ *
+ * @category guards
+ */
+export const isEmbedded = (client: PgClient.PgClient): boolean => client.config.stream !== undefined
+
+/**
  * The embedded PGlite, persisted under `dataDir` (created if missing, held exclusively by
  * this process until the layer is released), or kept in memory with {@link memory}.
  *

@@ -5,9 +5,12 @@
  */
 import { Layer } from "effect"
 import * as SqlApiKeyRepository from "./SqlApiKeyRepository.ts"
+import * as SqlCallEvents from "./SqlCallEvents.ts"
 import * as SqlCampaignRepository from "./SqlCampaignRepository.ts"
 import * as SqlContactRepository from "./SqlContactRepository.ts"
 import * as SqlConversationRepository from "./SqlConversationRepository.ts"
+import * as SqlDialerRepository from "./SqlDialerRepository.ts"
+import * as SqlDialerWakeup from "./SqlDialerWakeup.ts"
 import * as SqlDncRepository from "./SqlDncRepository.ts"
 import * as SqlMessageRepository from "./SqlMessageRepository.ts"
 import * as SqlOrganizationRepository from "./SqlOrganizationRepository.ts"
@@ -15,7 +18,8 @@ import * as SqlPhoneNumberRepository from "./SqlPhoneNumberRepository.ts"
 import * as SqlServerSecrets from "./SqlServerSecrets.ts"
 
 /**
- * The eight repositories and the installation's secrets. Requires a database layer (`Database.layerPostgres`,
+ * The nine repositories (the dialer's included), the installation's secrets, and the
+ * dialer's call events and wake-ups. Requires a database layer (`Database.layerPostgres`,
  * `Database.layerPglite`, `Database.layerFromConfig`): the SQL client and, for `jsonb`
  * parameters, the PostgreSQL client it is.
  *
@@ -30,5 +34,8 @@ export const layer = Layer.mergeAll(
   SqlContactRepository.layer,
   SqlConversationRepository.layer,
   SqlMessageRepository.layer,
-  SqlServerSecrets.layer
+  SqlServerSecrets.layer,
+  SqlDialerRepository.layer,
+  SqlCallEvents.layer,
+  SqlDialerWakeup.layer
 )

@@ -1,0 +1,52 @@
+/**
+ * Locks one contact for a step of its call (`startCall`, `endCall`, `release`) and reads what
+ * ContactState needs to decide the step: the contact's dialing state, whether its number is on
+ * the organization's DNC list now, and its campaign's current retry policy and schedule.
+ *
+ * Locking: `FOR UPDATE OF c` on the contact row only (a primary-key lookup). The claim passes
+ * a locked row over (`SKIP LOCKED`), recovery too, and a delete, the DNC sweep or another step
+ * of the same call waits for this transaction, so the state read here is the state the
+ * transaction's write replaces. The campaign row is read, not locked: a policy changed
+ * meanwhile applies from the next transition (a new `retry_delay_s` from the next retry).
+ * Measured with the per-call statements in SqlDialerRepository.test.ts ("rates").
+ */
+import { E164 } from "@voice-agent/core/PhoneNumber"
+import { Schema } from "effect"
+import { SqlSchema } from "effect/sql"
+import type { SqlClient } from "effect/sql"
+import { dialStateColumns, DialStateRow, policyColumns, PolicyRow } from "../internal/dialState.ts"
+
+/**
+ * The locked contact: where it belongs, its number and DNC listing, its dialing state and its
+ * campaign's policy.
+ *
+ * @category schemas
+ */
+export const LockedContact = Schema.Struct({
+  campaignId: Schema.String,
+  organizationId: Schema.String,
+  phoneNumber: E164,
+  onDnc: Schema.Boolean,
+  ...DialStateRow.fields,
+  ...PolicyRow.fields
+})
+
+/**
+ * @category constructors
+ */
+export const lockContactForCall = (sql: SqlClient.SqlClient) =>
+  SqlSchema.findOneOption({
+    Request: Schema.String,
+    Result: LockedContact,
+    execute: (contactId) =>
+      sql`
+        SELECT c.campaign_id::text AS "campaignId", c.organization_id::text AS "organizationId",
+               c.phone_number AS "phoneNumber",
+               EXISTS (
+                 SELECT 1 FROM dnc_entries d WHERE d.organization_id = c.organization_id AND d.phone_number = c.phone_number
+               ) AS "onDnc",
+               ${sql.literal(dialStateColumns("c"))}, ${sql.literal(policyColumns("k"))}
+        FROM contacts c JOIN campaigns k ON k.id = c.campaign_id
+        WHERE c.id = ${contactId}::bigint
+        FOR UPDATE OF c`
+  })
