@@ -75,9 +75,10 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
   return Ready.layer(log, shutdownTimeoutSeconds).pipe(
     Layer.provide(http),
     Layer.provide(dialer),
-    Layer.provide([AdminToken.layerConfig, Recordings.layer(options.dataDir)]),
+    Layer.provide(Recordings.layer(options.dataDir)),
     Layer.provideMerge(Carrier.layerConfig),
-    Layer.provideMerge(DemoSeed.layer.pipe(Layer.provideMerge(storage)))
+    Layer.provideMerge(DemoSeed.layer.pipe(Layer.provideMerge(storage))),
+    Layer.provide(AdminToken.layerConfig)
   )
 }
 
