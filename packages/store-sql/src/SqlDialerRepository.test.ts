@@ -1,4 +1,5 @@
-import { assert, describe, layer } from "@effect/vitest"
+import { PgClient } from "@effect/sql-pg"
+import { assert, describe, it, layer } from "@effect/vitest"
 import type { CampaignRecord, NewCampaign } from "@voice-agent/core/Campaign"
 import type { ContactDialState, NotPlacedReason } from "@voice-agent/core/ContactState"
 import * as ContactState from "@voice-agent/core/ContactState"
@@ -8,10 +9,12 @@ import { ContactRepository } from "@voice-agent/core/ports/ContactRepository"
 import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
 import { DialerRepository } from "@voice-agent/core/ports/DialerRepository"
 import { DncRepository } from "@voice-agent/core/ports/DncRepository"
-import { Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import * as fc from "fast-check"
 import { randomBytes, randomUUID } from "node:crypto"
+import * as Database from "./Database.ts"
+import * as SqlDialerRepository from "./SqlDialerRepository.ts"
 import * as SqlStorage from "./SqlStorage.ts"
 import * as DialStates from "./testing/DialStates.ts"
 import * as Fixtures from "./testing/Fixtures.ts"
@@ -55,27 +58,13 @@ const seeded = (
     return { org, campaign, ids, numbers }
   })
 
-/** Runs a fast-check property whose body is an Effect, with this test's services. */
-const property = <T, R>(
-  arbitrary: fc.Arbitrary<T>,
-  body: (value: T) => Effect.Effect<void, unknown, R>,
-  numRuns = 25
-) =>
-  Effect.gen(function*() {
-    const context = yield* Effect.context<R>()
-    yield* Effect.promise(() =>
-      fc.assert(
-        fc.asyncProperty(arbitrary, (value) => Effect.runPromiseWith(context)(Effect.orDie(body(value)))),
-        { numRuns }
-      )
-    )
-  })
-
 /** The state with a conversation id of its own, if its lease carries one (generated ids repeat). */
 const freshConversation = (state: ContactDialState): ContactDialState =>
   state.lease?.conversationId == null ? state : { ...state, lease: { ...state.lease, conversationId: randomUUID() } }
 
-for (const backend of await TestDatabase.backends()) {
+const backends = await TestDatabase.backends()
+
+for (const backend of backends) {
   describe.skipIf(backend.skip !== undefined)(`SqlDialerRepository on ${backend.name}`, () => {
     layer(SqlStorage.layer.pipe(Layer.provideMerge(backend.layer)), { timeout: "120 seconds" })((it) => {
       describe("dialableCampaigns", () => {
@@ -231,7 +220,7 @@ for (const backend of await TestDatabase.backends()) {
           }))
 
         it.effect("claim and has-callable agree with ContactState.isCallable on generated contacts", () =>
-          property(
+          DialStates.property(
             fc.record({
               states: fc.array(DialStates.state(now), { minLength: 1, maxLength: 12 }),
               listed: fc.array(fc.boolean(), { minLength: 12, maxLength: 12 }),
@@ -447,7 +436,7 @@ for (const backend of await TestDatabase.backends()) {
           }))
 
         it.effect("equals ContactState.applyOutcome on generated states and policies", () =>
-          property(
+          DialStates.property(
             fc.record({
               state: DialStates.state(now, {
                 statuses: ["TRYING", "TRYING", "FAILED"],
@@ -511,7 +500,7 @@ for (const backend of await TestDatabase.backends()) {
 
       describe("release", () => {
         it.effect("equals ContactState.release on generated states, and removes a refused call's record", () =>
-          property(
+          DialStates.property(
             fc.record({
               state: DialStates.state(now, { statuses: ["TRYING", "TRYING", "FAILED"], lease: DialStates.lease(now) }),
               policy: DialStates.policySettings,
@@ -608,7 +597,7 @@ for (const backend of await TestDatabase.backends()) {
           }))
 
         it.effect("equals ContactState.recover on generated states, up to the limit, oldest expiry first", () =>
-          property(
+          DialStates.property(
             fc.record({
               states: fc.array(
                 DialStates.state(now, { statuses: ["TRYING", "TRYING", "FAILED"], lease: DialStates.lease(now) }),
@@ -671,3 +660,75 @@ for (const backend of await TestDatabase.backends()) {
     })
   })
 }
+
+const postgres = backends.find((b) => b.name === "postgres")!
+
+describe.skipIf(postgres.skip !== undefined)("SqlDialerRepository claims across daemons on PostgreSQL", () => {
+  it.live(
+    "four claimers on connections of their own never exceed either cap nor take a held contact",
+    () =>
+      Effect.gen(function*() {
+        const url = Redacted.make(yield* TestDatabase.freshDatabaseUrl())
+        const setup = yield* Layer.build(
+          Layer.fresh(SqlStorage.layer.pipe(Layer.provideMerge(Database.layerPostgres(url, { maxConnections: 2 }))))
+        )
+        const { campaigns, org } = yield* Effect.gen(function*() {
+          const org = yield* Fixtures.organization({ maxConcurrency: 8 })
+          const campaigns = [
+            yield* Fixtures.campaign(org.id, { maxConcurrency: 5 }),
+            yield* Fixtures.campaign(org.id, { maxConcurrency: 5 }),
+            yield* Fixtures.campaign(org.id, { maxConcurrency: 5 })
+          ]
+          for (const [k, campaign] of campaigns.entries()) {
+            yield* upload(campaign, Array.from({ length: 40 }, (_, i) => Fixtures.e164(k * 100 + i)), seconds(-k - 1))
+          }
+          return { campaigns, org }
+        }).pipe(Effect.provide(setup))
+        const campaignIds = campaigns.map((c) => c.id)
+        const sql = Context.get(setup, SqlClient.SqlClient)
+        const load = sql<{ campaignId: string; active: number }>`
+        SELECT campaign_id::text AS "campaignId", count(*)::int AS "active" FROM contacts
+        WHERE organization_id = ${org.id} AND dialing_lease_expires_at > ${new Date(now)}
+        GROUP BY campaign_id`
+
+        // Who holds what, as the claimers see it: a claim must never return a contact another holds.
+        // A claimer forgets a contact before releasing it, so this never lags the database.
+        const held = new Map<string, string>()
+        const violations: Array<string> = []
+        let maxOrganization = 0
+        const claimer = (worker: string) =>
+          Effect.gen(function*() {
+            const context = yield* Layer.build(
+              Layer.fresh(
+                SqlDialerRepository.layer.pipe(Layer.provideMerge(PgClient.layer({ url, maxConnections: 1 })))
+              )
+            )
+            const dialer = Context.get(context, DialerRepository)
+            const mine: Array<string> = []
+            for (let round = 0; round < 40; round++) {
+              const claimed = yield* dialer.claim({ worker, campaignIds, now, leaseMs, limit: 1 + (round % 4) })
+              for (const contact of claimed) {
+                const holder = held.get(contact.contactId)
+                if (holder !== undefined) violations.push(`${worker} took ${contact.contactId} from ${holder}`)
+                held.set(contact.contactId, worker)
+                mine.push(contact.contactId)
+              }
+              const loads = yield* load
+              const total = loads.reduce((sum, l) => sum + l.active, 0)
+              maxOrganization = Math.max(maxOrganization, total)
+              if (total > 8) violations.push(`organization at ${total}`)
+              for (const l of loads) if (l.active > 5) violations.push(`campaign ${l.campaignId} at ${l.active}`)
+              for (const contactId of mine.splice(0, Math.ceil(mine.length / 2))) {
+                held.delete(contactId)
+                yield* dialer.release({ contactId, worker, reason: "shutdown", now })
+              }
+            }
+          }).pipe(Effect.scoped)
+
+        yield* Effect.all(["a", "b", "c", "d"].map((w) => claimer(`worker-${w}`)), { concurrency: "unbounded" })
+        assert.deepStrictEqual(violations, [])
+        assert.strictEqual(maxOrganization, 8, "the claimers filled the organization's cap")
+      }),
+    120_000
+  )
+})

@@ -1,9 +1,12 @@
 import { assert, describe, layer } from "@effect/vitest"
+import * as ContactState from "@voice-agent/core/ContactState"
 import { ContactRepository } from "@voice-agent/core/ports/ContactRepository"
 import { DncRepository } from "@voice-agent/core/ports/DncRepository"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
+import * as fc from "fast-check"
 import * as SqlStorage from "./SqlStorage.ts"
+import * as DialStates from "./testing/DialStates.ts"
 import * as Fixtures from "./testing/Fixtures.ts"
 import * as TestDatabase from "./testing/TestDatabase.ts"
 
@@ -89,6 +92,35 @@ for (const backend of await TestDatabase.backends()) {
             { campaignId: second.id, phoneNumber: listed, status: "FAILED", dialing: false }
           ])
         }))
+
+      it.effect("the sweep equals ContactState.onDoNotCall on generated contacts", () =>
+        DialStates.property(
+          fc.array(fc.record({ state: DialStates.state(now.getTime()), listed: fc.boolean() }), {
+            minLength: 1,
+            maxLength: 12
+          }),
+          (contacts) =>
+            Effect.gen(function*() {
+              const dnc = yield* DncRepository
+              const org = yield* Fixtures.organization()
+              const campaign = yield* Fixtures.campaign(org.id)
+              const numbers = contacts.map((_, i) => Fixtures.e164(i))
+              const ids = yield* DialStates.insert(
+                campaign,
+                contacts.map((c, i) => ({ phoneNumber: numbers[i]!, state: c.state }))
+              )
+              const listed = numbers.filter((_, i) => contacts[i]!.listed)
+              const result = yield* dnc.add(org.id, listed)
+              assert.deepStrictEqual(result, {
+                added: listed.length,
+                contactsFailed: contacts.filter((c) => c.listed && c.state.status === "TRYING").length
+              })
+              assert.deepStrictEqual(
+                yield* DialStates.read(ids),
+                contacts.map((c) => c.listed ? ContactState.onDoNotCall(c.state) : c.state)
+              )
+            })
+        ))
     })
   })
 }

@@ -33,13 +33,20 @@
  * connection) it holds the HTTP API for its own few milliseconds only.
  *
  * Contacts: the per-campaign pick is a range scan of `contacts_callable` in `next_attempt_at`
- * order that stops at the campaign's room; `SKIP LOCKED` passes over a contact whose delete,
- * DNC sweep or call step holds it (such a contact is not callable or soon will not be). Live
- * leases are counted on `contacts_leases_by_campaign` / `_by_organization`, which hold only
- * leased contacts.
+ * order that stops at the campaign's room. Its ORDER BY is that index's order and nothing more:
+ * with an `id` tie-breaker (an upload gives all its contacts one `next_attempt_at`) the
+ * planner sorted every due contact of the campaign instead (5.8 ms instead of 0.8 ms for one
+ * claim among 10,000 due contacts); equal times come out in index (insertion) order.
+ * `SKIP LOCKED` passes over a contact whose delete, DNC sweep or call step holds it (such a
+ * contact is not callable or soon will not be). Live leases are counted on
+ * `contacts_leases_by_campaign` / `_by_organization`, which hold only leased contacts.
  *
- * Measured (2-core box, Node 24, PostgreSQL 15 local, SqlDialerRepository.test.ts "rates"):
- * see {@link claimDueContacts}.
+ * Measured (2-core box, Node 24 and PostgreSQL 15 on the same host, `scripts/bench-dialer.ts`,
+ * 10,000 due contacts per campaign): 4 claimers on connections of their own, each claiming 1
+ * contact and releasing it per round: 334 claims/s when all claim in one organization (serialized
+ * by its row lock), 475 claims/s in 4 organizations; 1 claimer taking 10 per claim: 2,400
+ * contacts/s (240 claims/s). PGlite, 1 claimer, claim and release: 209 claims/s. A dial loop claims
+ * a few times a second at most.
  */
 import type { PgClient } from "@effect/sql-pg"
 import { ContactDataSchema } from "@voice-agent/core/Contact"
@@ -68,7 +75,6 @@ const Claimed = Schema.Struct({
 
 /**
  * Claims in one transaction (see the module header). Campaigns must be well-formed ids.
- * Measured: RATE
  *
  * @category constructors
  */
@@ -114,7 +120,7 @@ export const claimDueContacts = (sql: PgClient.PgClient) => {
             SELECT c.id, c.organization_id, c.next_attempt_at FROM contacts c
             WHERE c.campaign_id = k.id
               AND ${callableContact(sql, "c", { now, maxAttempts: sql`k.max_attempts` })}
-            ORDER BY c.next_attempt_at, c.id
+            ORDER BY c.next_attempt_at
             LIMIT greatest(0, least(k.room, ${limit}))
             FOR UPDATE OF c SKIP LOCKED
           ) c

@@ -7,7 +7,8 @@
  * One statement per batch: the rows travel as one jsonb array and are joined to `contacts` by
  * id (as the upload does). Locking: the caller has locked these rows (`FOR UPDATE`) in its
  * transaction and computed the states from what it read there, so nothing changed them in
- * between. Measured with the per-call statements in SqlDialerRepository.test.ts ("rates").
+ * between. Measured as part of a call's steps: see lockContactForCall (233 calls/s) and
+ * recoverExpiredLeases (8,300 contacts/s, batches of 100).
  */
 import type { PgClient } from "@effect/sql-pg"
 import { Schema } from "effect"

@@ -154,3 +154,24 @@ export const read = (ids: ReadonlyArray<string>) =>
     }))
     return ids.map((id) => byId.get(id))
   })
+
+/**
+ * Runs a fast-check property whose body is an Effect, with the services of the calling
+ * effect (its failures and defects fail the property, and fast-check shrinks them).
+ *
+ * @category constructors
+ */
+export const property = <T, R>(
+  arbitrary: fc.Arbitrary<T>,
+  body: (value: T) => Effect.Effect<void, unknown, R>,
+  numRuns = 25
+) =>
+  Effect.gen(function*() {
+    const context = yield* Effect.context<R>()
+    yield* Effect.promise(() =>
+      fc.assert(
+        fc.asyncProperty(arbitrary, (value) => Effect.runPromiseWith(context)(Effect.orDie(body(value)))),
+        { numRuns }
+      )
+    )
+  })
