@@ -15,8 +15,8 @@ import { Clock, Effect, Layer } from "effect"
 import { HttpRouter } from "effect/http"
 import { createServer } from "node:http"
 import * as Carrier from "./Carrier.ts"
-import * as Dialer from "./Dialer.ts"
 import { DemoSeed } from "./DemoSeed.ts"
+import * as Dialer from "./Dialer.ts"
 import * as Logging from "./Logging.ts"
 import * as Ready from "./Ready.ts"
 import * as Recordings from "./Recordings.ts"
@@ -66,9 +66,7 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
     )
   const worker = Dialer.workerId()
   const dialer = options.dialer
-    ? Dialer.layer(worker, `ws://${options.host}:${options.port}`).pipe(
-      Layer.tap(() => Effect.logInfo(`Dialer ${worker} running`))
-    )
+    ? Dialer.layer(worker, `ws://${options.host}:${options.port}`)
     : Dialer.none.pipe(Layer.tap(() => Effect.logInfo("Dialer off (--no-dialer): this process serves the API only")))
   // Build order: storage, then the carrier over it, then the API and the dialer. Release runs in
   // reverse: the dialer stops claiming and drains its calls before the database closes.
