@@ -19,7 +19,8 @@
  *   of every subscribed call are read again, so none sent in between is missed.
  *
  * Bounds: each subscriber has a queue of 3, and at most one event of each rank, in increasing
- * rank, is ever offered to it, so the queue never fills and the fan-out never waits.
+ * rank, is ever offered to it, so the queue never fills and the fan-out never waits; while its
+ * recorded events are read it holds at most one announcement of each kind.
  *
  * @since 0.1.0
  */
@@ -90,15 +91,14 @@ const byRank = (events: ReadonlyArray<CallEvent>): Array<CallEvent> =>
  * @category constructors
  */
 export const make = Effect.gen(function*() {
-  const pg = yield* PgClient.PgClient
-  const sql = pg
-  const embedded = isEmbedded(pg)
+  const sql = yield* PgClient.PgClient
+  const embedded = isEmbedded(sql)
   const subscribers = new Map<string, Set<Subscriber>>()
 
   const dispatch = (callId: string, event: CallEvent): void => {
     for (const subscriber of subscribers.get(callId) ?? []) {
       if (subscriber.pending === null) deliver(subscriber, event)
-      else subscriber.pending.push(event)
+      else if (!subscriber.pending.some((e) => e._tag === event._tag)) subscriber.pending.push(event)
     }
   }
 
@@ -107,7 +107,7 @@ export const make = Effect.gen(function*() {
     Result: Schema.Struct({ inserted: Schema.Boolean }),
     execute: ({ at, callId, data, kind }) => {
       const row = sql`
-        INSERT INTO call_events (call_id, kind, at, data) VALUES (${callId}, ${kind}, ${at}, ${pg.json(data)})
+        INSERT INTO call_events (call_id, kind, at, data) VALUES (${callId}, ${kind}, ${at}, ${sql.json(data)})
         ON CONFLICT DO NOTHING
         RETURNING call_id, kind, at, data`
       return embedded
@@ -143,22 +143,22 @@ export const make = Effect.gen(function*() {
     )
 
   // After every (re)confirmed LISTEN: the recorded events of every subscribed call, in case
-  // some were announced while nobody listened.
-  // A failure fails the listening session, which the listener retries.
+  // some were announced while nobody listened. A failure fails the listening session, which
+  // the listener retries.
   const catchUp = Effect.suspend(() => {
     const callIds = [...subscribers.keys()]
     return callIds.length === 0 ? Effect.void : Effect.flatMap(
       readEvents(callIds),
       (events) =>
         Effect.sync(() => {
-          for (const [callId, event] of [...events].sort((a, b) => rank[a[1]._tag] - rank[b[1]._tag])) {
+          for (const [callId, event] of [...events].sort(([, a], [, b]) => rank[a._tag] - rank[b._tag])) {
             dispatch(callId, event)
           }
         })
     )
   })
 
-  const listening = embedded ? Effect.void : yield* Listener.make(pg, channel, {
+  const listening = embedded ? Effect.void : yield* Listener.make(sql, channel, {
     onNotification: (payload) =>
       Option.match(decodeAnnouncement(payload), {
         onNone: () => undefined,
