@@ -10,6 +10,7 @@
  * history is a real one (the check can miss an overlap no longer than a commit, never invent one).
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as SimCarrier from "@voice-agent/carrier-sim/SimCarrier"
 import { CallEvents } from "@voice-agent/core/ports/CallEvents"
 import { Carrier } from "@voice-agent/core/ports/Carrier"
 import type { ContactRepository as ContactRepositoryService } from "@voice-agent/core/ports/ContactRepository"
@@ -232,4 +233,125 @@ describe("three dial loops on one PostgreSQL", () => {
         assert.deepStrictEqual({ ...calls }, { n: CONTACTS, open: 0 })
       }).pipe(Effect.provide(seeded))
     }).pipe(Effect.scoped), { timeout: 120_000 })
+
+  it.live("a loop that dies mid-call is recovered by another once its lease expires", () =>
+    Effect.gen(function*() {
+      const url = yield* TestDatabase.freshDatabaseUrl("voice_agent_dialers")
+      const storage = () =>
+        SqlStorage.layer.pipe(
+          Layer.provideMerge(Database.layerPostgres(Redacted.make(url), { maxConnections: 4 })),
+          Layer.fresh
+        )
+      const seeded = yield* Layer.build(storage())
+      const now = yield* Clock.currentTimeMillis
+      const campaign = yield* Effect.gen(function*() {
+        const organization = yield* Fixtures.organization({ maxConcurrency: 2 })
+        const made = yield* Fixtures.campaign(organization.id, {
+          callingWindows: allDay,
+          timeZone: "UTC",
+          maxConcurrency: 1,
+          maxAttempts: 3,
+          retryDelayS: 3600
+        })
+        const contacts = yield* ContactRepository
+        // 0190: the simulated person answers and never hangs up.
+        yield* contacts.upload(made, [Fixtures.contact("+12025550190" as never)], {
+          allowDuplicates: false,
+          now: new Date(now)
+        })
+        return made
+      }).pipe(Effect.provide(seeded))
+
+      // Loop A: its store stops answering when the power goes off (no renewal, no end of call,
+      // no cleanup), and its scope is never closed, as if the process had been killed.
+      let power = true
+      const answered = yield* Deferred.make<void>()
+      const dying = Layer.effect(
+        DialerRepository,
+        Effect.gen(function*() {
+          const inner = yield* DialerRepository
+          const gate = <A>(effect: Effect.Effect<A>): Effect.Effect<A> =>
+            Effect.suspend(() => (power ? effect : Effect.never))
+          return DialerRepository.of({
+            dialableCampaigns: (at) => gate(inner.dialableCampaigns(at)),
+            claim: (input) => gate(inner.claim(input)),
+            startCall: (input) => gate(inner.startCall(input)),
+            endCall: (end) => gate(inner.endCall(end)),
+            release: (input) => gate(inner.release(input)),
+            renewLeases: (input) => gate(inner.renewLeases(input)),
+            recoverExpired: (input) => gate(inner.recoverExpired(input)),
+            inspect: (campaignId, contactId, at) => gate(inner.inspect(campaignId, contactId, at))
+          })
+        })
+      )
+      const watchAnswer = Layer.effect(
+        CallEvents,
+        Effect.gen(function*() {
+          const inner = yield* CallEvents
+          return CallEvents.of({
+            ...inner,
+            publish: (callId, event) =>
+              inner.publish(callId, event).pipe(
+                Effect.tap(() => event._tag === "Answered" ? Deferred.succeed(answered, undefined) : Effect.void)
+              )
+          })
+        })
+      )
+      const leaseMs = 1_500
+      const scopeA = yield* Scope.make()
+      yield* Layer.buildWithScope(
+        DialLoop.layer(DialerSettings.make("loop-a", { leaseMs, safetyPollMs: 250, drainMs: 0 })).pipe(
+          Layer.provide(dying),
+          Layer.provide(SimCarrier.layer.pipe(Layer.provide(watchAnswer))),
+          Layer.provide(storage())
+        ),
+        scopeA
+      )
+      yield* Deferred.await(answered).pipe(Effect.timeout("20 seconds"))
+      power = false
+      const killedAt = yield* Clock.currentTimeMillis
+
+      // Loop B recovers the contact after A's lease expires, and says so.
+      const recovered = yield* Deferred.make<number>()
+      const watchRecovery = Layer.effect(
+        DialerRepository,
+        Effect.gen(function*() {
+          const inner = yield* DialerRepository
+          return DialerRepository.of({
+            ...inner,
+            recoverExpired: (input) =>
+              inner.recoverExpired(input).pipe(
+                Effect.tap((n) => n > 0 ? Deferred.succeed(recovered, input.now) : Effect.void)
+              )
+          })
+        })
+      )
+      yield* Layer.build(
+        DialLoop.layer(DialerSettings.make("loop-b", { leaseMs, safetyPollMs: 250, drainMs: 0 })).pipe(
+          Layer.provide(watchRecovery),
+          Layer.provide(SimCarrier.layer),
+          Layer.provide(storage())
+        )
+      )
+      const recoveredAt = yield* Deferred.await(recovered).pipe(Effect.timeout("20 seconds"))
+      assert.isAtLeast(recoveredAt, killedAt, "recovered only after the kill")
+
+      yield* Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const [contact] = yield* sql<
+          { status: string; attempts: number; leased: boolean; next_attempt_at: Date; worker: string | null }
+        >`
+          SELECT status, attempts, dialing_lease_expires_at IS NOT NULL AS leased, next_attempt_at,
+                 dialing_worker AS worker
+          FROM contacts WHERE campaign_id = ${campaign.id}`
+        assert.strictEqual(contact?.status, "TRYING")
+        assert.strictEqual(contact?.attempts, 1, "the call reached the carrier, so the attempt counts")
+        assert.isFalse(contact?.leased)
+        assert.isNull(contact?.worker)
+        assert.strictEqual(contact?.next_attempt_at.getTime(), recoveredAt + 3600_000)
+        const calls = yield* sql<{ ended: boolean; reason: string | null }>`
+          SELECT ended_at IS NOT NULL AS ended, termination_reason AS reason FROM conversations`
+        assert.deepStrictEqual(calls.map((c) => ({ ...c })), [{ ended: true, reason: "bot-failure" }])
+      }).pipe(Effect.provide(seeded))
+    }).pipe(Effect.scoped), { timeout: 60_000 })
 })
