@@ -47,6 +47,7 @@ const dialed = (attempts = 0, at = monday10) => ContactState.dial(claimed(attemp
 const statuses = ["COMPLETED", "PARTIALLY_COMPLETED", "FAILED"] as const
 const notPlacedReasons: ReadonlyArray<ContactState.NotPlacedReason> = [
   "do-not-call",
+  "campaign-stopped",
   "carrier-retryable",
   "shutdown",
   "claim-lost"
@@ -301,8 +302,8 @@ describe("ContactState", () => {
       assert.strictEqual(next.attempts, 0)
     })
 
-    it("shutdown and claim-lost: left due as it was, no attempt used", () => {
-      for (const reason of ["shutdown", "claim-lost"] as const) {
+    it("campaign-stopped, shutdown and claim-lost: left due as it was, no attempt used", () => {
+      for (const reason of ["campaign-stopped", "shutdown", "claim-lost"] as const) {
         const before = claimed(2)
         assert.deepStrictEqual(ContactState.release(before, reason, policy(3), now), { ...before, lease: null }, reason)
       }
@@ -322,7 +323,7 @@ describe("ContactState", () => {
     })
 
     it("a released contact is callable again when due (except after the DNC re-check)", () => {
-      for (const reason of ["shutdown", "claim-lost"] as const) {
+      for (const reason of ["campaign-stopped", "shutdown", "claim-lost"] as const) {
         assert.isTrue(
           ContactState.isCallable(ContactState.release(claimed(), reason, policy(3), now), campaign(), false, now),
           reason

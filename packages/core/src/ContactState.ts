@@ -91,12 +91,13 @@ export type CallOutcome = (typeof CallOutcomes)[number]
 
 /**
  * Why an attempt never became a call: the number went on the DNC list after the claim, the
- * carrier refused with a retryable error (rate limit, unreachable), the daemon shut down
+ * campaign was paused or deleted (or its organization's dialing switched off) after the claim,
+ * the carrier refused with a retryable error (rate limit, unreachable), the daemon shut down
  * before dialing, or the claim was lost (its lease expired before the dial).
  *
  * @category models
  */
-export type NotPlacedReason = "do-not-call" | "carrier-retryable" | "shutdown" | "claim-lost"
+export type NotPlacedReason = "do-not-call" | "campaign-stopped" | "carrier-retryable" | "shutdown" | "claim-lost"
 
 /**
  * A dialer's hold on a contact. `conversationId` is set once the call is handed to the
@@ -301,6 +302,7 @@ export const release = (
       return final(released, "FAILED")
     case "carrier-retryable":
       return retryOrFail(released, policy, now + carrierBackoffMs)
+    case "campaign-stopped":
     case "shutdown":
     case "claim-lost":
       return released

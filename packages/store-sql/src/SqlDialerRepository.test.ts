@@ -9,6 +9,7 @@ import { ContactRepository } from "@voice-agent/core/ports/ContactRepository"
 import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
 import { DialerRepository } from "@voice-agent/core/ports/DialerRepository"
 import { DncRepository } from "@voice-agent/core/ports/DncRepository"
+import { OrganizationRepository } from "@voice-agent/core/ports/OrganizationRepository"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import * as fc from "fast-check"
@@ -365,6 +366,32 @@ for (const backend of backends) {
             const failed = { ...ContactState.initial(now), status: "FAILED" as const, nextAttemptAt: null }
             assert.deepStrictEqual(yield* DialStates.read(ids), [failed, failed])
           }))
+
+        it.effect("places nothing once the campaign is paused or deleted, or its organization may not dial", () =>
+          Effect.gen(function*() {
+            const dialer = yield* DialerRepository
+            const campaigns = yield* CampaignRepository
+            const organizations = yield* OrganizationRepository
+            const held = { worker: "w", expiresAt: seconds(10), conversationId: null }
+            const stops = [
+              (org: { id: string }, campaignId: string) =>
+                Effect.asVoid(Effect.orDie(campaigns.update(org.id, campaignId, { enabled: false }))),
+              (org: { id: string }, campaignId: string) =>
+                Effect.asVoid(Effect.orDie(campaigns.softDelete(org.id, campaignId))),
+              (org: { id: string }) =>
+                Effect.asVoid(Effect.orDie(organizations.update(org.id, { outboundDialingEnabled: false })))
+            ]
+            for (const stop of stops) {
+              const claimed = { ...ContactState.initial(now), lease: held }
+              const { campaign, ids, org } = yield* seeded([claimed])
+              yield* stop(org, campaign.id)
+              assert.deepStrictEqual(
+                yield* dialer.startCall({ contactId: ids[0]!, worker: "w", callId: callId(), now }),
+                { _tag: "NotPlaced", reason: "campaign-stopped" }
+              )
+              assert.deepStrictEqual(yield* DialStates.read(ids), [ContactState.initial(now)], "released, as it was")
+            }
+          }))
       })
 
       describe("endCall", () => {
@@ -504,7 +531,13 @@ for (const backend of backends) {
             fc.record({
               state: DialStates.state(now, { statuses: ["TRYING", "TRYING", "FAILED"], lease: DialStates.lease(now) }),
               policy: DialStates.policySettings,
-              reason: fc.constantFrom<NotPlacedReason>("do-not-call", "carrier-retryable", "shutdown", "claim-lost"),
+              reason: fc.constantFrom<NotPlacedReason>(
+                "do-not-call",
+                "campaign-stopped",
+                "carrier-retryable",
+                "shutdown",
+                "claim-lost"
+              ),
               holder: fc.constantFrom("worker-a", "worker-b")
             }),
             (g) =>

@@ -233,6 +233,11 @@ export const make = Effect.gen(function*() {
             const notPlaced: CallStart = { _tag: "NotPlaced", reason: "do-not-call" }
             return notPlaced
           }
+          if (!row.dialable) {
+            yield* write(input.contactId, release(state, "campaign-stopped", toPolicy(row), input.now))
+            const notPlaced: CallStart = { _tag: "NotPlaced", reason: "campaign-stopped" }
+            return notPlaced
+          }
           const { from } = yield* nextOrigin(row.campaignId)
           const conversation = yield* insertConversation({
             callId: input.callId,

@@ -49,13 +49,14 @@ export interface ClaimedContact {
 /**
  * What {@link DialerRepository} `startCall` decided: dial (the conversation record exists and
  * the lease carries it, so the attempt counts from here), or not (the number went on the DNC
- * list, and the contact is `FAILED`; or the caller no longer holds the lease).
+ * list, and the contact is `FAILED`; the campaign was paused or deleted since the claim, and
+ * the contact is released as it was; or the caller no longer holds the lease).
  *
  * @category models
  */
 export type CallStart =
   | { readonly _tag: "Dial"; readonly conversationId: string; readonly from: E164 }
-  | { readonly _tag: "NotPlaced"; readonly reason: "do-not-call" | "claim-lost" }
+  | { readonly _tag: "NotPlaced"; readonly reason: "do-not-call" | "campaign-stopped" | "claim-lost" }
 
 /**
  * @category models
@@ -101,8 +102,9 @@ export class DialerRepository extends Context.Service<DialerRepository, {
     readonly limit: number
   }) => Effect.Effect<ReadonlyArray<ClaimedContact>>
   /**
-   * Just before the dial, in one transaction: checks the caller still holds the lease and the
-   * number is not on the DNC list (else the contact is released by ContactState), picks the
+   * Just before the dial, in one transaction: checks the caller still holds the lease, the
+   * number is not on the DNC list and the campaign may still dial (else the contact is released
+   * by ContactState), picks the
    * campaign's next origin number (round-robin), creates the conversation record `callId`,
    * and marks the lease with it.
    */

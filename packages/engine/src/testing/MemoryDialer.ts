@@ -205,6 +205,13 @@ export const repository = (world: World): DialerRepository["Service"] => {
           contact.state = ContactState.release(contact.state, "do-not-call", policyOf(campaign), now)
           return { _tag: "NotPlaced", reason: "do-not-call" } as const
         }
+        if (
+          !campaign.enabled || campaign.deleted ||
+          world.organizations.get(campaign.organizationId)?.dialingEnabled !== true
+        ) {
+          contact.state = ContactState.release(contact.state, "campaign-stopped", policyOf(campaign), now)
+          return { _tag: "NotPlaced", reason: "campaign-stopped" } as const
+        }
         const from = campaign.originPhoneNumbers[campaign.dials % campaign.originPhoneNumbers.length]!
         campaign.dials++
         const id = nextId()

@@ -1,7 +1,9 @@
 /**
  * Locks one contact for a step of its call (`startCall`, `endCall`, `release`) and reads what
  * ContactState needs to decide the step: the contact's dialing state, whether its number is on
- * the organization's DNC list now, and its campaign's current retry policy and schedule.
+ * the organization's DNC list now, whether its campaign may still dial (a pause, a delete or
+ * the organization's dialing switched off between the claim and the dial stops the dial), and
+ * its campaign's current retry policy and schedule.
  *
  * Locking: `FOR UPDATE OF c` on the contact row only (a primary-key lookup). The claim passes
  * a locked row over (`SKIP LOCKED`), recovery too, and a delete, the DNC sweep or another step
@@ -29,6 +31,8 @@ export const LockedContact = Schema.Struct({
   organizationId: Schema.String,
   phoneNumber: E164,
   onDnc: Schema.Boolean,
+  /** The campaign is enabled and not deleted, and its organization may dial out (now). */
+  dialable: Schema.Boolean,
   ...DialStateRow.fields,
   ...PolicyRow.fields
 })
@@ -47,8 +51,9 @@ export const lockContactForCall = (sql: SqlClient.SqlClient) =>
                EXISTS (
                  SELECT 1 FROM dnc_entries d WHERE d.organization_id = c.organization_id AND d.phone_number = c.phone_number
                ) AS "onDnc",
+               (k.enabled AND k.deleted_at IS NULL AND o.outbound_dialing_enabled AND NOT o.billing_issue) AS "dialable",
                ${sql.literal(dialStateColumns("c"))}, ${sql.literal(policyColumns("k"))}
-        FROM contacts c JOIN campaigns k ON k.id = c.campaign_id
+        FROM contacts c JOIN campaigns k ON k.id = c.campaign_id JOIN organizations o ON o.id = c.organization_id
         WHERE c.id = ${contactId}::bigint
         FOR UPDATE OF c`
   })
