@@ -40,6 +40,8 @@ export interface RunningDaemon {
   readonly stdout: ReadonlyArray<string>
   /** Sends `signal` and waits for the exit code. */
   readonly stop: (signal?: NodeJS.Signals) => Effect.Effect<number | null>
+  /** The first standard output line (so far or to come) that matches `pattern`. */
+  readonly waitFor: (pattern: RegExp) => Effect.Effect<string>
 }
 
 const exitCode = (child: ChildProcess): Effect.Effect<number | null> =>
@@ -52,6 +54,64 @@ const readyPattern = /ready on (http:\/\/\S+)/
 const keyPattern = /API key: (va_\S+)|"api_key":"(va_[^"]+)"/
 
 /**
+ * Starts `voice-agent <command>` with `args` and waits for a standard output line matching
+ * `ready` (its first group is answered). The process is killed when the scope closes if the
+ * test has not stopped it.
+ */
+const start = (command: string, args: ReadonlyArray<string>, env: Record<string, string> | undefined, ready: RegExp) =>
+  Effect.gen(function*() {
+    const child = yield* Effect.acquireRelease(
+      Effect.sync(() =>
+        spawn(process.execPath, [bin, command, ...args], { cwd: repoRoot, env: childEnv(env), stdio: "pipe" })
+      ),
+      (child) =>
+        child.exitCode === null && child.signalCode === null ? Effect.sync(() => child.kill("SIGKILL")) : Effect.void
+    )
+    const stdout: Array<string> = []
+    const stderr: Array<string> = []
+    const watchers: Array<{ readonly pattern: RegExp; readonly found: Deferred.Deferred<string> }> = []
+    const isReady = yield* Deferred.make<string, Error>()
+    createInterface({ input: child.stdout }).on("line", (line) => {
+      stdout.push(line)
+      const match = ready.exec(line)
+      if (match !== null) Deferred.doneUnsafe(isReady, Effect.succeed((match[1] ?? line).replace(/[)"',]+$/, "")))
+      for (const watcher of watchers) {
+        if (watcher.pattern.test(line)) Deferred.doneUnsafe(watcher.found, Effect.succeed(line))
+      }
+    })
+    createInterface({ input: child.stderr }).on("line", (line) => stderr.push(line))
+    child.once("exit", (code, signal) =>
+      Deferred.doneUnsafe(
+        isReady,
+        Effect.fail(
+          new Error(
+            `voice-agent ${command} exited (code ${code}, signal ${signal}) before it was ready\n` +
+              `stdout:\n${stdout.join("\n")}\nstderr:\n${stderr.join("\n")}`
+          )
+        )
+      ))
+    const readyMatch = yield* Deferred.await(isReady)
+    return {
+      child,
+      readyMatch,
+      stdout,
+      stop: (signal: NodeJS.Signals = "SIGTERM") =>
+        Effect.suspend(() => {
+          child.kill(signal)
+          return exitCode(child)
+        }),
+      waitFor: (pattern: RegExp) =>
+        Effect.gen(function*() {
+          const seen = stdout.find((line) => pattern.test(line))
+          if (seen !== undefined) return seen
+          const found = yield* Deferred.make<string>()
+          watchers.push({ pattern, found })
+          return yield* Deferred.await(found)
+        })
+    }
+  })
+
+/**
  * Starts `voice-agent serve` with `args` and waits until it is ready. The process is killed
  * when the scope closes if the test has not stopped it.
  *
@@ -59,47 +119,35 @@ const keyPattern = /API key: (va_\S+)|"api_key":"(va_[^"]+)"/
  */
 export const serve = (args: ReadonlyArray<string>, env?: Record<string, string>) =>
   Effect.gen(function*() {
-    const child = yield* Effect.acquireRelease(
-      Effect.sync(() =>
-        spawn(process.execPath, [bin, "serve", ...args], { cwd: repoRoot, env: childEnv(env), stdio: "pipe" })
-      ),
-      (child) =>
-        child.exitCode === null && child.signalCode === null ? Effect.sync(() => child.kill("SIGKILL")) : Effect.void
-    )
-    const stdout: Array<string> = []
-    const stderr: Array<string> = []
-    const ready = yield* Deferred.make<string, Error>()
-    createInterface({ input: child.stdout }).on("line", (line) => {
-      stdout.push(line)
-      const match = readyPattern.exec(line)
-      if (match?.[1] !== undefined) Deferred.doneUnsafe(ready, Effect.succeed(match[1].replace(/[)"',]+$/, "")))
-    })
-    createInterface({ input: child.stderr }).on("line", (line) => stderr.push(line))
-    child.once("exit", (code, signal) =>
-      Deferred.doneUnsafe(
-        ready,
-        Effect.fail(
-          new Error(
-            `voice-agent serve exited (code ${code}, signal ${signal}) before it was ready\n` +
-              `stdout:\n${stdout.join("\n")}\nstderr:\n${stderr.join("\n")}`
-          )
-        )
-      ))
-    const url = yield* Deferred.await(ready)
+    const started = yield* start("serve", args, env, readyPattern)
     const apiKey = Option.fromNullishOr(
-      stdout.map((line) => keyPattern.exec(line)).find((m) => m !== null)?.slice(1).find((g) => g !== undefined)
+      started.stdout.map((line) => keyPattern.exec(line)).find((m) => m !== null)?.slice(1).find((g) => g !== undefined)
     )
     return {
-      pid: child.pid!,
-      url,
+      pid: started.child.pid!,
+      url: started.readyMatch,
       apiKey,
-      stdout,
-      stop: (signal: NodeJS.Signals = "SIGTERM") =>
-        Effect.suspend(() => {
-          child.kill(signal)
-          return exitCode(child)
-        })
+      stdout: started.stdout,
+      stop: started.stop,
+      waitFor: started.waitFor
     } satisfies RunningDaemon
+  })
+
+/**
+ * Starts `voice-agent dial` with `args` and waits until its dialer has started; answers the
+ * process and its worker id.
+ *
+ * @category constructors
+ */
+export const dial = (args: ReadonlyArray<string>, env?: Record<string, string>) =>
+  Effect.gen(function*() {
+    const started = yield* start("dial", args, env, /Dialer (\S+) started/)
+    return {
+      worker: started.readyMatch,
+      stdout: started.stdout,
+      stop: started.stop,
+      waitFor: started.waitFor
+    }
   })
 
 /**

@@ -1,0 +1,78 @@
+/**
+ * Scale-out roles on one PostgreSQL, as a self-hoster runs them: `serve --no-dialer` answers
+ * the API and dials nothing; `voice-agent dial` dials what the API stored, woken by the upload
+ * (PostgreSQL NOTIFY from another process), and both exit 0 on SIGTERM.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as TestDatabase from "@voice-agent/store-sql/testing/TestDatabase"
+import { Effect, Option } from "effect"
+import * as Daemon from "../support/Daemon.ts"
+
+const json = (key: string, body: unknown): RequestInit => ({
+  method: "POST",
+  headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+  body: JSON.stringify(body)
+})
+
+const today = new Date().toISOString().slice(0, 10)
+const allWeek = [0, 1, 2, 3, 4, 5, 6].map((day) => ({ day, start_time: "00:00", end_time: "24:00" }))
+
+describe("serve --no-dialer and dial on one PostgreSQL", () => {
+  it.live("the API process dials nothing; the dial process dials what it stored", () =>
+    Effect.gen(function*() {
+      const url = yield* TestDatabase.freshDatabaseUrl("voice_agent_roles")
+      const env = { DATABASE_URL: url }
+      const api = yield* Daemon.serve(["--port", "0", "--no-dialer"], env)
+      yield* api.waitFor(/Dialer off \(--no-dialer\)/)
+      const key = Option.getOrThrow(api.apiKey)
+
+      const created = yield* Daemon.request(
+        `${api.url}/v2/campaigns`,
+        json(key, {
+          name: "roles",
+          origin_phone_numbers: ["+12025550100"],
+          start_date: today,
+          calling_windows: allWeek,
+          timezone: "UTC",
+          max_concurrency: 2
+        })
+      )
+      assert.strictEqual(created.status, 201, JSON.stringify(created.body))
+      const code = (created.body as { campaign_code: string }).campaign_code
+      const uploaded = yield* Daemon.request(
+        `${api.url}/v2/campaigns/${code}/contacts?accepted_terms_of_service=true`,
+        json(key, { contacts: [{ phone_number: "+12025550101" }] })
+      )
+      assert.deepStrictEqual(uploaded.body, { created: 1 })
+      const contacts = (yield* Daemon.request(`${api.url}/v2/contacts?campaign_code=${code}`, Daemon.bearer(key)))
+        .body as { contacts: Array<{ id: string; status: string }> }
+      const id = contacts.contacts[0]!.id
+      // Callable, and nobody dials it: this process runs no dialer.
+      const eligibility = yield* Daemon.request(
+        `${api.url}/v2/campaigns/${code}/contacts/${id}/eligibility`,
+        Daemon.bearer(key)
+      )
+      assert.strictEqual((eligibility.body as { callable: boolean }).callable, true)
+      assert.isFalse(api.stdout.some((line) => line.includes("ended:")))
+
+      const dialer = yield* Daemon.dial([], env)
+      assert.match(dialer.worker, /^.+-\d+-[0-9a-f]{6}$/)
+      const ended = yield* dialer.waitFor(/Call \S+ to \+12025550101 ended: (\S+)/).pipe(Effect.timeout("30 seconds"))
+      assert.match(ended, /ended: completed/)
+      assert.include(ended, dialer.worker)
+
+      const after = (yield* Daemon.request(`${api.url}/v2/contacts?campaign_code=${code}`, Daemon.bearer(key)))
+        .body as { contacts: Array<{ status: string }> }
+      assert.strictEqual(after.contacts[0]!.status, "COMPLETED")
+      const calls = (yield* Daemon.request(`${api.url}/v1/conversations`, Daemon.bearer(key))).body as {
+        conversations: Array<{ to_number: string; termination_reason: string; direction: string }>
+      }
+      assert.deepStrictEqual(
+        calls.conversations.map((c) => [c.to_number, c.termination_reason, c.direction]),
+        [["+12025550101", "user-hangup", "outbound"]]
+      )
+
+      assert.strictEqual(yield* dialer.stop("SIGTERM"), 0)
+      assert.strictEqual(yield* api.stop("SIGTERM"), 0)
+    }), { timeout: 90_000 })
+})
