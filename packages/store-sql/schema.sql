@@ -11,7 +11,7 @@ CREATE TABLE public.call_events (
     kind text NOT NULL,
     at timestamp with time zone NOT NULL,
     data jsonb DEFAULT '{}'::jsonb NOT NULL,
-    CONSTRAINT call_events_kind_check CHECK ((kind = ANY (ARRAY['Ringing'::text, 'Answered'::text, 'Ended'::text])))
+    CONSTRAINT call_events_kind_check CHECK ((kind = ANY (ARRAY['Ringing'::text, 'Answered'::text, 'Ended'::text, 'AgentEnded'::text])))
 );
 
 CREATE TABLE public.campaigns (

@@ -8,13 +8,14 @@
  *
  * @since 0.1.0
  */
+import type { AgentEnd } from "@voice-agent/core/ports/Agent"
 import { CallEvents } from "@voice-agent/core/ports/CallEvents"
 import type { CallEndReason } from "@voice-agent/core/ports/CallEvents"
 import { Carrier } from "@voice-agent/core/ports/Carrier"
 import type { ClaimedContact } from "@voice-agent/core/ports/DialerRepository"
 import { DialerRepository } from "@voice-agent/core/ports/DialerRepository"
 import { DialerWakeup } from "@voice-agent/core/ports/DialerWakeup"
-import { Clock, Effect, Fiber, Option, Ref, Result, Stream } from "effect"
+import { Clock, Deferred, Effect, Fiber, Option, Ref, Result, Stream } from "effect"
 import type { Scope } from "effect"
 import { randomUUID } from "node:crypto"
 import type { HangUpCause } from "./CallProgress.ts"
@@ -29,6 +30,7 @@ type Phase = "claimed" | "placing" | "following" | "done"
 interface Progress {
   readonly answered: { readonly at: number; readonly by: "human" | "machine" } | null
   readonly ended: { readonly at: number; readonly reason: CallEndReason } | null
+  readonly verdict: AgentEnd | null
 }
 
 /**
@@ -51,16 +53,23 @@ export const run = (
     const { worker } = settings
     const { contactId } = claim
     const phase = yield* Ref.make<Phase>("claimed")
-    const progress = yield* Ref.make<Progress>({ answered: null, ended: null })
+    const progress = yield* Ref.make<Progress>({ answered: null, ended: null, verdict: null })
     const hangUpCause = yield* Ref.make<HangUpCause | null>(null)
     const callId = randomUUID()
     let conversationId: string | undefined
 
     const finish = (endedAt: number, reason: CallEndReason) =>
       Effect.gen(function*() {
-        const { answered } = yield* Ref.get(progress)
+        const { answered, verdict } = yield* Ref.get(progress)
         const cause = yield* Ref.get(hangUpCause)
-        const end = ending(answered, reason, endedAt, cause, settings.standIn)
+        const end = ending(
+          answered,
+          reason,
+          endedAt,
+          cause,
+          settings.standIn,
+          settings.agent === "media" ? verdict : undefined
+        )
         yield* repository.endCall({
           contactId,
           worker,
@@ -135,26 +144,49 @@ export const run = (
         const ringTimer = yield* Effect.forkScoped(
           Effect.sleep(settings.ringTimeoutMs).pipe(Effect.andThen(hangUp("timeout")))
         )
-        const followed = Stream.runForEach(events, (event) => {
-          switch (event._tag) {
-            case "Ringing":
-              return Effect.void
-            case "Answered":
-              return Effect.gen(function*() {
-                yield* Fiber.interrupt(ringTimer)
-                yield* Ref.update(progress, (p) => ({ ...p, answered: { at: event.at, by: event.answeredBy } }))
-                if (event.answeredBy === "machine") return yield* hangUp("machine")
-                yield* Effect.forkScoped(
-                  Effect.sleep(settings.standIn.hangUpAfterMs).pipe(Effect.andThen(hangUp("script-done")))
-                )
-                yield* Effect.forkScoped(Effect.sleep(settings.maxCallMs).pipe(Effect.andThen(hangUp("timeout"))))
-              })
-            case "Ended":
-              return Ref.update(progress, (p) => ({ ...p, ended: { at: event.at, reason: event.reason } }))
-          }
-        })
+        // Done: the carrier's end of a call never answered; for an answered one, also the
+        // agent's verdict (with the media agent), or after `verdictGraceMs` without it.
+        const endedSeen = yield* Deferred.make<void>()
+        const followed = events.pipe(
+          Stream.takeUntilEffect((event) =>
+            Effect.gen(function*() {
+              switch (event._tag) {
+                case "Ringing":
+                  break
+                case "Answered": {
+                  yield* Fiber.interrupt(ringTimer)
+                  yield* Ref.update(progress, (p) => ({ ...p, answered: { at: event.at, by: event.answeredBy } }))
+                  yield* Effect.forkScoped(Effect.sleep(settings.maxCallMs).pipe(Effect.andThen(hangUp("timeout"))))
+                  if (settings.agent === "media") break
+                  if (event.answeredBy === "machine") {
+                    yield* hangUp("machine")
+                    break
+                  }
+                  yield* Effect.forkScoped(
+                    Effect.sleep(settings.standIn.hangUpAfterMs).pipe(Effect.andThen(hangUp("script-done")))
+                  )
+                  break
+                }
+                case "Ended":
+                  yield* Ref.update(progress, (p) => ({ ...p, ended: { at: event.at, reason: event.reason } }))
+                  yield* Deferred.succeed(endedSeen, undefined)
+                  break
+                case "AgentEnded":
+                  yield* Ref.update(progress, (p) => ({
+                    ...p,
+                    verdict: { outcome: event.outcome, endedBy: event.endedBy }
+                  }))
+                  break
+              }
+              const p = yield* Ref.get(progress)
+              return p.ended !== null && (p.answered === null || settings.agent === "stand-in" || p.verdict !== null)
+            })
+          ),
+          Stream.runDrain
+        )
+        const graceAfterEnd = Deferred.await(endedSeen).pipe(Effect.andThen(Effect.sleep(settings.verdictGraceMs)))
         const limit = settings.ringTimeoutMs + settings.maxCallMs + endReportGraceMs
-        const completed = yield* Effect.timeoutOption(followed, limit)
+        const completed = yield* Effect.timeoutOption(Effect.raceFirst(followed, graceAfterEnd), limit)
         const { ended } = yield* Ref.get(progress)
         if (Option.isNone(completed) || ended === null) {
           yield* hangUp("timeout")

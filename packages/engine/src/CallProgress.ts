@@ -12,6 +12,7 @@
  * @since 0.1.0
  */
 import type { CallOutcome } from "@voice-agent/core/ContactState"
+import type { AgentEnd } from "@voice-agent/core/ports/Agent"
 import type { CallEndReason } from "@voice-agent/core/ports/CallEvents"
 
 /**
@@ -47,7 +48,9 @@ export interface CallEnding {
 
 /**
  * The outcome of a call that ended with `reason` at `endedAt`, answered at `answered` (or
- * never), after our own hang-up for `hangUpCause` (if any).
+ * never), after our own hang-up for `hangUpCause` (if any). With an agent (`verdict` given, or
+ * `null` when its verdict never came), an answered call ends as the agent said (no verdict:
+ * `agent-failure`); without one (`verdict` undefined) the stand-in's rules apply.
  *
  * @category constructors
  */
@@ -56,7 +59,8 @@ export const ending = (
   reason: CallEndReason,
   endedAt: number,
   hangUpCause: HangUpCause | null,
-  timings: StandIn = standIn
+  timings: StandIn = standIn,
+  verdict?: AgentEnd | null
 ): CallEnding => {
   if (answered === null) {
     switch (reason) {
@@ -69,6 +73,12 @@ export const ending = (
       case "local-hangup":
         return { outcome: hangUpCause === "stopping" ? "agent-failure" : "no-answer", endedBy: "agent" }
     }
+  }
+  if (hangUpCause === "stopping") return { outcome: "agent-failure", endedBy: "agent" }
+  if (verdict !== undefined) {
+    return verdict === null
+      ? { outcome: "agent-failure", endedBy: reason === "local-hangup" ? "agent" : "remote" }
+      : { outcome: verdict.outcome, endedBy: verdict.endedBy }
   }
   if (answered.by === "machine") {
     return { outcome: "voicemail", endedBy: reason === "local-hangup" ? "agent" : "remote" }

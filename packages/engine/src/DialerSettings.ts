@@ -27,6 +27,14 @@ export interface DialerSettings {
   readonly maxCallMs: number
   /** On shutdown, calls in progress get this long to end before they are hung up. */
   readonly drainMs: number
+  /**
+   * Who ends an answered call: `media`, the agent run by the media session that the carrier's
+   * stream reaches (its verdict arrives as `AgentEnded`); `stand-in`, the engine's scripted
+   * stand-in (CallProgress), for carriers that open no media stream.
+   */
+  readonly agent: "media" | "stand-in"
+  /** With `agent: media`, how long after the end of an answered call its verdict may take. */
+  readonly verdictGraceMs: number
   /** The media WebSocket URL handed to the carrier for a call. */
   readonly mediaUrl: (callId: string) => string
   readonly standIn: StandIn
@@ -46,6 +54,8 @@ export const make = (worker: string, overrides: Partial<Omit<DialerSettings, "wo
   ringTimeoutMs: 60_000,
   maxCallMs: 3_600_000,
   drainMs: 30_000,
+  agent: "stand-in",
+  verdictGraceMs: 10_000,
   mediaUrl: (callId) => `ws://127.0.0.1/media/${callId}`,
   standIn,
   ...overrides

@@ -16,6 +16,7 @@ import type { SqlClient, SqlError } from "effect/sql"
 import initial from "./migrations/0001_initial.ts"
 import serverSecrets from "./migrations/0002_server_secrets.ts"
 import dialer from "./migrations/0003_dialer.ts"
+import agentEvents from "./migrations/0004_agent_events.ts"
 
 /**
  * Every migration, by `<id>_<name>`.
@@ -25,7 +26,8 @@ import dialer from "./migrations/0003_dialer.ts"
 export const migrations = {
   "0001_initial": initial,
   "0002_server_secrets": serverSecrets,
-  "0003_dialer": dialer
+  "0003_dialer": dialer,
+  "0004_agent_events": agentEvents
 }
 
 /**

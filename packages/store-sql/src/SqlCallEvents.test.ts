@@ -13,6 +13,7 @@ const at = Date.parse("2026-03-02T17:00:00.000Z")
 const ringing: CallEvent = { _tag: "Ringing", at }
 const answered: CallEvent = { _tag: "Answered", at: at + 2000, answeredBy: "human" }
 const ended: CallEvent = { _tag: "Ended", at: at + 9000, reason: "remote-hangup" }
+const verdict: CallEvent = { _tag: "AgentEnded", at: at + 9500, outcome: "completed", endedBy: "remote" }
 
 const callId = () => `call-${randomBytes(8).toString("hex")}`
 
@@ -31,7 +32,28 @@ for (const backend of backends) {
           const stream = yield* events.subscribe(id)
           yield* events.publish(id, answered)
           yield* events.publish(id, ended)
-          assert.deepStrictEqual(yield* collect(stream), [ringing, answered, ended])
+          yield* events.publish(id, verdict)
+          assert.deepStrictEqual(yield* collect(stream), [ringing, answered, ended, verdict])
+          // A call never answered ends with Ended.
+          const unanswered = callId()
+          const busy: CallEvent = { _tag: "Ended", at, reason: "busy" }
+          const short = yield* events.subscribe(unanswered)
+          yield* events.publish(unanswered, ringing)
+          yield* events.publish(unanswered, busy)
+          assert.deepStrictEqual(yield* collect(short), [ringing, busy])
+        }))
+
+      it.effect("an answered call ends once the agent's verdict is in too, whichever comes first", () =>
+        Effect.gen(function*() {
+          const events = yield* CallEvents
+          const id = callId()
+          const stream = yield* events.subscribe(id)
+          yield* events.publish(id, answered)
+          yield* events.publish(id, verdict)
+          yield* events.publish(id, { ...verdict, outcome: "cut-short" })
+          yield* events.publish(id, ended)
+          assert.deepStrictEqual(yield* collect(stream), [answered, verdict, ended])
+          assert.deepStrictEqual(yield* collect(yield* events.subscribe(id)), [answered, verdict, ended])
         }))
 
       it.effect("records each kind once: a repeated report changes nothing", () =>
@@ -44,10 +66,12 @@ for (const backend of backends) {
           yield* events.publish(id, { ...answered, at: at + 5000, answeredBy: "machine" })
           yield* events.publish(id, ended)
           yield* events.publish(id, { ...ended, reason: "failed" })
-          assert.deepStrictEqual(yield* collect(stream), [answered, ended])
+          yield* events.publish(id, verdict)
+          assert.deepStrictEqual(yield* collect(stream), [answered, ended, verdict])
           const rows = yield* sql<{ kind: string; data: unknown }>`
             SELECT kind AS "kind", data AS "data" FROM call_events WHERE call_id = ${id} ORDER BY kind`
           assert.deepStrictEqual(rows, [
+            { kind: "AgentEnded", data: { outcome: "completed", endedBy: "remote" } },
             { kind: "Answered", data: { answeredBy: "human" } },
             { kind: "Ended", data: { reason: "remote-hangup" } }
           ])
@@ -65,7 +89,8 @@ for (const backend of backends) {
           yield* events.publish(late, answered)
           yield* events.publish(late, ringing)
           yield* events.publish(late, ended)
-          assert.deepStrictEqual(yield* collect(stream), [answered, ended])
+          yield* events.publish(late, verdict)
+          assert.deepStrictEqual(yield* collect(stream), [answered, ended, verdict])
         }))
 
       it.effect("delivers to every subscriber of the call and to no other call", () =>
@@ -117,7 +142,8 @@ describe.skipIf(postgres.skip !== undefined)("SqlCallEvents across daemons on Po
       const stream = yield* subscriberSide.subscribe(id)
       yield* publisherSide.publish(id, answered)
       yield* publisherSide.publish(id, ended)
-      assert.deepStrictEqual(yield* collect(stream), [ringing, answered, ended])
+      yield* publisherSide.publish(id, verdict)
+      assert.deepStrictEqual(yield* collect(stream), [ringing, answered, ended, verdict])
     }), 60_000)
 
   it.live(

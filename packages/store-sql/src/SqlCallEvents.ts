@@ -13,20 +13,21 @@
  * - Subscribe listens first (on PostgreSQL the process's one `LISTEN` on the channel, started
  *   on first use, see internal/listener), registers the subscriber, then reads what is
  *   recorded, then passes on what is announced. Notifications that arrive during that read are
- *   held and merged with it, so events come out in the order Ringing, Answered, Ended, each at
- *   most once (a kind that arrives after a later one, from a late webhook, is dropped). The
- *   stream ends after Ended. When the `LISTEN` connection is lost and comes back, the events
+ *   held and merged with it, so the carrier's events come out in the order Ringing, Answered,
+ *   Ended, each at most once (a kind that arrives after a later one, from a late webhook, is
+ *   dropped), and the agent's verdict (AgentEnded) once, whenever it comes. The stream ends as
+ *   the port says (`isLast`). When the `LISTEN` connection is lost and comes back, the events
  *   of every subscribed call are read again, so none sent in between is missed.
  *
- * Bounds: each subscriber has a queue of 3, and at most one event of each rank, in increasing
- * rank, is ever offered to it, so the queue never fills and the fan-out never waits; while its
+ * Bounds: each subscriber has a queue of 4, and at most one event of each of the four kinds is
+ * ever offered to it, so the queue never fills and the fan-out never waits; while its
  * recorded events are read it holds at most one announcement of each kind.
  *
  * @since 0.1.0
  */
 import { PgClient } from "@effect/sql-pg"
 import type { CallEvent, CallEventKind } from "@voice-agent/core/ports/CallEvents"
-import { CallEvents } from "@voice-agent/core/ports/CallEvents"
+import { CallEvents, isLast } from "@voice-agent/core/ports/CallEvents"
 import { fromMillis } from "@voice-agent/core/Time"
 import { Effect, Layer, Option, Queue, Schema, Stream } from "effect"
 import { SqlSchema } from "effect/sql"
@@ -52,6 +53,12 @@ const CallEventSchema = Schema.Union([
     _tag: Schema.Literal("Ended"),
     at: Schema.Number,
     reason: Schema.Literals(["remote-hangup", "local-hangup", "busy", "no-answer", "failed"])
+  }),
+  Schema.Struct({
+    _tag: Schema.Literal("AgentEnded"),
+    at: Schema.Number,
+    outcome: Schema.Literals(["completed", "cut-short", "voicemail", "transfer", "agent-failure"]),
+    endedBy: Schema.Literals(["remote", "agent"])
   })
 ])
 
@@ -61,7 +68,8 @@ const decodeAnnouncement = Schema.decodeUnknownOption(Schema.fromJsonString(Anno
 const EventRow = Schema.Struct({ callId: Schema.String, kind: Schema.String, at: Schema.Date, data: Schema.Unknown })
 const decodeEvent = Schema.decodeUnknownEffect(CallEventSchema)
 
-const rank: Record<CallEventKind, number> = { Ringing: 0, Answered: 1, Ended: 2 }
+/** The carrier's events come in this order; the agent's verdict (rank null) whenever it comes. */
+const rank: Record<CallEventKind, number | null> = { Ringing: 0, Answered: 1, Ended: 2, AgentEnded: null }
 
 /** The event without its tag and instant: what `data` stores. */
 const dataOf = (event: CallEvent): Record<string, unknown> => {
@@ -71,21 +79,32 @@ const dataOf = (event: CallEvent): Record<string, unknown> => {
 
 interface Subscriber {
   readonly queue: Queue.Queue<CallEvent>
-  /** Rank of the last event offered; -1: none yet. */
+  /** Rank of the last carrier event offered; -1: none yet. */
   lastRank: number
+  /** Kinds offered so far (each at most once). */
+  readonly offered: Set<CallEventKind>
   /** Announcements received while the recorded events are read; `null` once read. */
   pending: Array<CallEvent> | null
 }
 
-/** Offers the event unless one of the same or a later kind was offered already. */
+/**
+ * Offers the event unless its kind was offered already or, for a carrier event, one of a later
+ * kind was.
+ */
 const deliver = (subscriber: Subscriber, event: CallEvent): void => {
-  if (rank[event._tag] <= subscriber.lastRank) return
-  subscriber.lastRank = rank[event._tag]
+  if (subscriber.offered.has(event._tag)) return
+  const eventRank = rank[event._tag]
+  if (eventRank !== null) {
+    if (eventRank <= subscriber.lastRank) return
+    subscriber.lastRank = eventRank
+  }
+  subscriber.offered.add(event._tag)
   Queue.offerUnsafe(subscriber.queue, event)
 }
 
-const byRank = (events: ReadonlyArray<CallEvent>): Array<CallEvent> =>
-  [...events].sort((a, b) => rank[a._tag] - rank[b._tag])
+const order = (event: CallEvent): number => rank[event._tag] ?? 1.5
+
+const byRank = (events: ReadonlyArray<CallEvent>): Array<CallEvent> => [...events].sort((a, b) => order(a) - order(b))
 
 /**
  * @category constructors
@@ -151,7 +170,7 @@ export const make = Effect.gen(function*() {
       readEvents(callIds),
       (events) =>
         Effect.sync(() => {
-          for (const [callId, event] of [...events].sort(([, a], [, b]) => rank[a._tag] - rank[b._tag])) {
+          for (const [callId, event] of [...events].sort(([, a], [, b]) => order(a) - order(b))) {
             dispatch(callId, event)
           }
         })
@@ -178,7 +197,12 @@ export const make = Effect.gen(function*() {
     subscribe: Effect.fn("CallEvents.subscribe")(
       function*(callId: string) {
         yield* listening
-        const subscriber: Subscriber = { queue: yield* Queue.bounded<CallEvent>(3), lastRank: -1, pending: [] }
+        const subscriber: Subscriber = {
+          queue: yield* Queue.bounded<CallEvent>(4),
+          lastRank: -1,
+          offered: new Set(),
+          pending: []
+        }
         yield* Effect.acquireRelease(
           Effect.sync(() => {
             const set = subscribers.get(callId) ?? new Set()
@@ -198,7 +222,13 @@ export const make = Effect.gen(function*() {
           subscriber.pending = null
           for (const event of all) deliver(subscriber, event)
         })
-        return Stream.fromQueue(subscriber.queue).pipe(Stream.takeUntil((event) => event._tag === "Ended"))
+        const seen = new Set<CallEventKind>()
+        return Stream.fromQueue(subscriber.queue).pipe(
+          Stream.takeUntil((event) => {
+            seen.add(event._tag)
+            return isLast(seen)
+          })
+        )
       },
       orDieInfrastructure
     )

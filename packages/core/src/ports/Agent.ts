@@ -1,38 +1,136 @@
 /**
- * Port for the conversational agent that runs one answered call. Nothing implements it yet (the
- * media issue builds the first); a scripted agent, a remote worker over WebSocket or a
- * speech-to-speech model will plug in here.
+ * Port for the agent that holds the conversation of one answered call. The engine's media
+ * session runs it: it hands the agent what the call brings in (the person's audio with its
+ * timestamps, DTMF, the person starting and stopping to speak, a barge-in) and gives it the
+ * means to act (speak, interrupt its own speech, send DTMF, record transcript turns, transfer,
+ * end the call). The agent answers how the call ended, in ContactState's vocabulary, so the
+ * contact's next state and the termination reason follow from it with no translation.
  *
- * Audio frames are 16-bit PCM at 8 kHz, 20 ms (160 samples) per frame, plain `Int16Array`s.
+ * Audio crosses the port as frames of 8 kHz mono audio, 20 ms each by convention (any length is
+ * accepted), with timestamps in milliseconds from the answer. An agent chooses its encoding:
+ * `pcm16` (16-bit signed samples, `Int16Array`) or `mulaw` (G.711 μ-law bytes, the carrier's
+ * own), so that a model speaking μ-law natively gets and returns the carrier's bytes with no
+ * transcoding. Recordings and transcripts are the session's: an agent only reports turns.
+ *
+ * How the agents to come map onto it:
+ * - A speech-to-speech model (OpenAI Realtime with `g711_ulaw`, for one): asks for `mulaw`,
+ *   forwards each `Audio` input to the model, plays each response's audio with `say`, calls
+ *   `interrupt` when the model reports the person speaking over it (or on `BargeIn`), reports the
+ *   model's transcripts as turns, and returns when a tool call ends the call.
+ * - A pipeline of speech-to-text, a language model and text-to-speech (the agents package):
+ *   asks for `pcm16`, feeds `Audio` to a `SpeechToText` stream, takes each final transcript as a
+ *   HUMAN turn, asks the model, speaks its reply sentence by sentence through `TextToSpeech` and
+ *   `say`, and interrupts on `BargeIn`.
+ * - A remote agent worker over WebSocket (the reference SDK's protocol): relays the inputs as
+ *   the protocol's events and the worker's commands as these calls.
  *
  * @since 0.1.0
  */
 import { Context } from "effect"
 import type { Effect, Stream } from "effect"
 import type { ContactData } from "../Contact.ts"
-import type { Speaker } from "../Conversation.ts"
+import type { CallOutcome } from "../ContactState.ts"
+import type { Direction, Speaker } from "../Conversation.ts"
 
 /**
- * How an answered call ended from the agent's side.
+ * How an agent ends an answered call: the outcomes of ContactState that an answered call can
+ * have. `completed` (the conversation reached its end), `cut-short` (the person left early),
+ * `voicemail` (an answering machine), `transfer` (handed on), `agent-failure` (the agent broke).
  *
  * @category models
  */
-export type AgentOutcome = "completed" | "cut-short" | "voicemail" | "transfer" | "failure"
+export type AgentOutcome = Extract<CallOutcome, "completed" | "cut-short" | "voicemail" | "transfer" | "agent-failure">
 
 /**
- * What the media session hands the agent for one call.
+ * The agent's verdict: the outcome, who hung up (the termination reason needs it: the person
+ * is `user-hangup`, the agent `bot-hangup`), and for a transfer where to.
  *
  * @category models
  */
-export interface AgentSession {
+export interface AgentEnd {
+  readonly outcome: AgentOutcome
+  readonly endedBy: "remote" | "agent"
+  readonly transferTo?: string | undefined
+}
+
+/**
+ * @category models
+ */
+export type AudioEncoding = "pcm16" | "mulaw"
+
+/**
+ * A frame of 8 kHz mono audio at `timestampMs` (from the answer) in the agent's encoding.
+ *
+ * @category models
+ */
+export type AudioFrame =
+  | { readonly encoding: "pcm16"; readonly samples: Int16Array; readonly timestampMs: number }
+  | { readonly encoding: "mulaw"; readonly bytes: Uint8Array; readonly timestampMs: number }
+
+/**
+ * What the call brings in, in order. The stream ends when the person hangs up.
+ * `SpeechStarted`/`SpeechStopped` come from the session's voice activity detection on the
+ * person's audio; `BargeIn` when the person starts speaking while the agent's audio is playing
+ * (the agent decides whether to `interrupt`).
+ *
+ * @category models
+ */
+export type CallInput =
+  | { readonly _tag: "Audio"; readonly frame: AudioFrame }
+  | { readonly _tag: "Dtmf"; readonly digit: string; readonly timestampMs: number }
+  | { readonly _tag: "SpeechStarted"; readonly timestampMs: number }
+  | { readonly _tag: "SpeechStopped"; readonly timestampMs: number }
+  | { readonly _tag: "BargeIn"; readonly timestampMs: number }
+
+/**
+ * What the agent knows of the call when it starts.
+ *
+ * @category models
+ */
+export interface CallContext {
   readonly callId: string
-  readonly direction: "inbound" | "outbound"
-  /** The contact's `data`, merged into the agent's context. */
-  readonly context: ContactData
-  /** The remote party's audio; ends when the remote side hangs up. */
-  readonly remoteAudio: Stream.Stream<Int16Array>
-  readonly sendAudio: (frame: Int16Array) => Effect.Effect<void>
-  /** Records a turn; `offsetMs` counts from the moment the call was answered. */
+  readonly conversationId: string
+  readonly direction: Direction
+  /** Our number for an outbound call, the person's for an inbound one. */
+  readonly from: string
+  readonly to: string
+  readonly campaignId: string | null
+  readonly contactId: string | null
+  /** The contact's `data` (empty for inbound calls). */
+  readonly data: ContactData
+  /** The carrier's answering-machine detection (`human` when it has none). */
+  readonly answeredBy: "human" | "machine"
+}
+
+/**
+ * How a `say` ended: all of it played, or interrupted (by `interrupt` or the end of the call)
+ * after `playedMs` of it was heard.
+ *
+ * @category models
+ */
+export type Playback =
+  | { readonly _tag: "Played"; readonly startMs: number; readonly endMs: number }
+  | { readonly _tag: "Interrupted"; readonly startMs: number; readonly playedMs: number }
+
+/**
+ * One answered call as the agent sees it.
+ *
+ * @category models
+ */
+export interface AgentCall {
+  readonly context: CallContext
+  readonly input: Stream.Stream<CallInput>
+  /** Milliseconds since the answer (the clock of every timestamp and turn offset). */
+  readonly elapsedMs: Effect.Effect<number>
+  /**
+   * Plays `audio` to the person after what is already queued; completes when it has been
+   * played or was interrupted. Audio is sent as fast as it comes and paced by the carrier.
+   */
+  readonly say: (audio: Stream.Stream<AudioFrame>) => Effect.Effect<Playback>
+  /** Drops every queued audio not yet played (the person hears it stop at once). */
+  readonly interrupt: Effect.Effect<void>
+  readonly sendDtmf: (digits: string) => Effect.Effect<void>
+  /** Records a transcript turn; `offsetMs` counts from the answer. */
   readonly emitTurn: (
     turn: { readonly speaker: Speaker; readonly text: string; readonly offsetMs: number }
   ) => Effect.Effect<void>
@@ -42,5 +140,11 @@ export interface AgentSession {
  * @category services
  */
 export class Agent extends Context.Service<Agent, {
-  readonly run: (session: AgentSession) => Effect.Effect<AgentOutcome>
+  /** The audio encoding the agent wants in and gives out. */
+  readonly encoding: AudioEncoding
+  /**
+   * Holds the conversation until the call ends. Returning ends the call (when the person has
+   * not already hung up); a defect or failure is recorded as `agent-failure`.
+   */
+  readonly run: (call: AgentCall) => Effect.Effect<AgentEnd>
 }>()("@voice-agent/core/ports/Agent") {}

@@ -15,6 +15,7 @@
  */
 import { Context } from "effect"
 import type { Effect, Scope, Stream } from "effect"
+import type { AgentOutcome } from "./Agent.ts"
 
 /**
  * How a placed call ended, as the carrier saw it: the person (or machine) hung up, we hung
@@ -26,7 +27,9 @@ export type CallEndReason = "remote-hangup" | "local-hangup" | "busy" | "no-answ
 
 /**
  * Progress of one placed call. Instants are epoch milliseconds. `answeredBy` is the carrier's
- * answering-machine detection (`human` when it has none).
+ * answering-machine detection (`human` when it has none). `AgentEnded` is not the carrier's:
+ * the media session that ran the call's agent reports the agent's verdict (outcome and who hung
+ * up), from whichever daemon the carrier's media stream reached.
  *
  * @category models
  */
@@ -34,6 +37,12 @@ export type CallEvent =
   | { readonly _tag: "Ringing"; readonly at: number }
   | { readonly _tag: "Answered"; readonly at: number; readonly answeredBy: "human" | "machine" }
   | { readonly _tag: "Ended"; readonly at: number; readonly reason: CallEndReason }
+  | {
+    readonly _tag: "AgentEnded"
+    readonly at: number
+    readonly outcome: AgentOutcome
+    readonly endedBy: "remote" | "agent"
+  }
 
 /**
  * @category models
@@ -47,8 +56,19 @@ export class CallEvents extends Context.Service<CallEvents, {
   /** Records an event of the call `callId`; a second event of the same kind is ignored. */
   readonly publish: (callId: string, event: CallEvent) => Effect.Effect<void>
   /**
-   * The events of `callId` in the order Ringing, Answered, Ended (each at most once): those
-   * already recorded, then the rest as they are published. The stream ends after `Ended`.
+   * The events of `callId`, each kind at most once: those already recorded, then the rest as
+   * they are published. Ringing, Answered and Ended come in that order (a late one is dropped);
+   * AgentEnded whenever it comes. The stream ends after `Ended` for a call never answered, and
+   * after both `Ended` and `AgentEnded` for an answered one ({@link isLast}).
    */
   readonly subscribe: (callId: string) => Effect.Effect<Stream.Stream<CallEvent>, never, Scope.Scope>
 }>()("@voice-agent/core/ports/CallEvents") {}
+
+/**
+ * The kinds of event a subscriber has seen so far, and whether the stream ends with them: a
+ * call never answered ends with `Ended`, an answered one once the agent's verdict is in too.
+ *
+ * @category guards
+ */
+export const isLast = (seen: ReadonlySet<CallEventKind>): boolean =>
+  seen.has("Ended") && (!seen.has("Answered") || seen.has("AgentEnded"))

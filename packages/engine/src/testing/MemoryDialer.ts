@@ -12,7 +12,7 @@ import * as ContactState from "@voice-agent/core/ContactState"
 import type { TerminationReason } from "@voice-agent/core/Conversation"
 import type { E164 } from "@voice-agent/core/PhoneNumber"
 import type { CallEvent } from "@voice-agent/core/ports/CallEvents"
-import { CallEvents } from "@voice-agent/core/ports/CallEvents"
+import { CallEvents, isLast } from "@voice-agent/core/ports/CallEvents"
 import type { ClaimedContact } from "@voice-agent/core/ports/DialerRepository"
 import { DialerRepository } from "@voice-agent/core/ports/DialerRepository"
 import { DialerWakeup } from "@voice-agent/core/ports/DialerWakeup"
@@ -319,12 +319,16 @@ export const callEvents = (world: World): Effect.Effect<CallEvents["Service"]> =
         Effect.gen(function*() {
           const subscription = yield* PubSub.subscribe(published)
           const already = world.events.get(callId) ?? []
+          const seen = new Set<CallEvent["_tag"]>()
           const later = Stream.fromSubscription(subscription).pipe(
             Stream.filter((item) => item.callId === callId && !already.some((e) => e._tag === item.event._tag)),
             Stream.map((item) => item.event)
           )
           return Stream.concat(Stream.fromIterable(already), later).pipe(
-            Stream.takeUntil((event) => event._tag === "Ended")
+            Stream.takeUntil((event) => {
+              seen.add(event._tag)
+              return isLast(seen)
+            })
           )
         })
     })
