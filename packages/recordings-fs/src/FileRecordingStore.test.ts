@@ -2,10 +2,17 @@ import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
 import { assert, describe, layer } from "@effect/vitest"
 import { RecordingNotFound } from "@voice-agent/core/Errors"
+import { RecordingWriteError } from "@voice-agent/core/ports/RecordingStore"
 import type { RecordingRead, RecordingStore, RecordingWriter } from "@voice-agent/core/ports/RecordingStore"
+import * as Mixer from "@voice-agent/media/Mixer"
 import * as Wav from "@voice-agent/media/Wav"
 import { Cause, Deferred, Effect, Exit, Fiber, FileSystem, Layer, Path, Result, Stream } from "effect"
-import { spawnSync } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
+import * as nodeFs from "node:fs"
+import * as os from "node:os"
+import * as nodePath from "node:path"
+import { fileURLToPath } from "node:url"
+import { channelHz, tone } from "../test/tones.ts"
 import * as FileRecordingStore from "./FileRecordingStore.ts"
 
 const RATE = 8000
@@ -35,6 +42,86 @@ if (!hasSox) {
   console.warn(
     `sox is not on PATH (${soxVersion.error?.message ?? `exit ${soxVersion.status}`}): skipping the \`sox --i\` checks`
   )
+}
+
+// The file-size limit test runs its child under prlimit (util-linux), which Linux has.
+const hasPrlimit = spawnSync("prlimit", ["--version"]).status === 0
+
+/**
+ * Makes `dir` refuse new entries: mode 0555, and when that is not enough (root ignores
+ * modes) the immutable attribute. Answers how to undo it, or undefined when neither works.
+ */
+const makeUnwritable = (dir: string): (() => void) | undefined => {
+  const writable = () => {
+    try {
+      nodeFs.mkdirSync(nodePath.join(dir, "probe"))
+      nodeFs.rmdirSync(nodePath.join(dir, "probe"))
+      return true
+    } catch {
+      return false
+    }
+  }
+  nodeFs.chmodSync(dir, 0o555)
+  if (!writable()) return () => nodeFs.chmodSync(dir, 0o755)
+  if (spawnSync("chattr", ["+i", dir]).status === 0 && !writable()) {
+    return () => {
+      spawnSync("chattr", ["-i", dir])
+      nodeFs.chmodSync(dir, 0o755)
+    }
+  }
+  nodeFs.chmodSync(dir, 0o755)
+  return undefined
+}
+
+const canMakeUnwritable = (() => {
+  const dir = nodeFs.mkdtempSync(nodePath.join(os.tmpdir(), "recordings-fs-probe-"))
+  const undo = makeUnwritable(dir)
+  undo?.()
+  nodeFs.rmSync(dir, { recursive: true, force: true })
+  if (undo === undefined) console.warn("Cannot make a directory unwritable here: skipping the read-only directory test")
+  return undo !== undefined
+})()
+
+const childScript = fileURLToPath(new URL("../test/recordChild.ts", import.meta.url))
+
+/**
+ * Runs `recordChild.ts` (under `prefix`, a command such as prlimit, when given) and answers
+ * its output once it exits; with `killOn`, SIGKILLs it as soon as it prints that line.
+ */
+const runChild = (
+  args: ReadonlyArray<string>,
+  options: { readonly prefix?: ReadonlyArray<string>; readonly killOn?: string }
+) =>
+  Effect.promise(() =>
+    new Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }>((resolve, reject) => {
+      const command = [...(options.prefix ?? []), process.execPath, childScript, ...args]
+      const child = spawn(command[0]!, command.slice(1), { stdio: ["ignore", "pipe", "pipe"] })
+      let stdout = ""
+      let stderr = ""
+      child.stdout.setEncoding("utf8").on("data", (data: string) => {
+        stdout += data
+        if (options.killOn !== undefined && stdout.split("\n").includes(options.killOn)) child.kill("SIGKILL")
+      })
+      child.stderr.setEncoding("utf8").on("data", (data: string) => {
+        stderr += data
+      })
+      child.on("error", reject)
+      child.on("exit", (code, signal) => resolve({ code, signal, stdout, stderr }))
+    })
+  )
+
+/** What `sox --i` says of a file, the number of samples it declares, and a full decode. */
+const soxRead = (file: string) => {
+  const info = spawnSync("sox", ["--i", file], { encoding: "utf8" })
+  assert.strictEqual(info.status, 0, info.stderr)
+  assert.match(info.stdout, /Channels\s*: 1\n/)
+  assert.match(info.stdout, /Sample Rate\s*: 8000\n/)
+  assert.match(info.stdout, /Sample Encoding: 16-bit Signed Integer PCM/)
+  const declared = Number(/= (\d+) samples/.exec(info.stdout)?.[1])
+  const decode = spawnSync("sox", ["-V2", file, "-t", "raw", "-"], { maxBuffer: 1 << 30 })
+  assert.strictEqual(decode.status, 0, decode.stderr.toString())
+  assert.strictEqual(decode.stderr.toString(), "", "sox decodes without a warning")
+  return { declared, samples: Wav.decodeSamples(new Uint8Array(decode.stdout)) }
 }
 
 const Platform = Layer.mergeAll(NodeFileSystem.layer, NodePath.layer)
@@ -182,11 +269,11 @@ describe("FileRecordingStore", () => {
         assertWav(yield* collect(empty), 0)
       }))
 
-    it.effect("leaves a valid file when the writer's scope is interrupted, and serves a call in progress", () =>
+    it.effect("patches the header every second of audio, and leaves a valid file when interrupted", () =>
       Effect.gen(function*() {
         const { store } = yield* tempStore()
         const written = yield* Deferred.make<void>()
-        const frames = remoteSamples.subarray(0, 4000)
+        const frames = sine(440, 2.5) // 20000 samples: patched at 8000 and 16000
         const fiber = yield* Effect.forkChild(Effect.scoped(Effect.gen(function*() {
           const writer = yield* store.openWriter("hung-up", "remote")
           yield* writeAll(writer, frames)
@@ -195,16 +282,35 @@ describe("FileRecordingStore", () => {
         })))
         yield* Deferred.await(written)
 
-        // in progress: placeholder sizes on disk, read to the end of the file
+        // in progress: the header declares the last patch, every written byte follows it
         const live = yield* collect(yield* store.read("hung-up", "remote"))
-        assert.strictEqual(parse(live).dataSize, Wav.PLACEHOLDER_SIZE)
-        assert.strictEqual(live.length, 44 + 8000)
+        assert.strictEqual(parse(live).dataSize, 32000)
+        assert.strictEqual(parse(live).riffSize, 36 + 32000)
+        assert.strictEqual(live.length, 44 + 40000)
+        assert.deepStrictEqual(Wav.decodeSamples(live.subarray(44)), frames)
         const liveMixed = yield* store.read("hung-up", "mixed")
-        assert.deepStrictEqual(assertWav(yield* collect(liveMixed), 4000), frames)
+        assert.deepStrictEqual(assertWav(yield* collect(liveMixed), 16000), frames.subarray(0, 16000))
 
         yield* Fiber.interrupt(fiber)
         const read = yield* store.read("hung-up", "remote")
-        assert.deepStrictEqual(assertWav(yield* collect(read), 4000), frames)
+        assert.deepStrictEqual(assertWav(yield* collect(read), 20000), frames)
+      }))
+
+    it.effect("starts each file as a valid empty WAV, patched at the interval it is given", () =>
+      Effect.gen(function*() {
+        const { store } = yield* tempStore({ patchEverySamples: 480 })
+        yield* Effect.scoped(Effect.gen(function*() {
+          const writer = yield* store.openWriter("short", "agent")
+          assertWav(yield* collect(yield* store.read("short", "agent")), 0)
+          const declared: Array<number> = []
+          for (let frame = 0; frame < 7; frame++) {
+            yield* writer.write(agentSamples.subarray(frame * FRAME, (frame + 1) * FRAME))
+            declared.push(parse(yield* collect(yield* store.read("short", "agent", { start: 0, end: 43 }))).dataSize)
+          }
+          // 480 samples are three frames: a patch after the 3rd and the 6th
+          assert.deepStrictEqual(declared.map((bytes) => bytes / 2), [0, 0, 480, 480, 480, 960, 960])
+        }))
+        assertWav(yield* collect(yield* store.read("short", "agent")), 7 * FRAME)
       }))
 
     it.effect("rejects call ids that could leave the root, and creates nothing for them", () =>
@@ -264,6 +370,88 @@ describe("FileRecordingStore", () => {
           assert.isTrue(samples.subarray(i * FRAME, (i + 1) * FRAME).every((s) => s === firsts[i]))
         }
       }))
+
+    it.effect.skipIf(!hasSox)(
+      "a process killed mid-call (SIGKILL, no finalizer) leaves files sox reads up to the last patch",
+      () =>
+        Effect.gen(function*() {
+          const { store, root } = yield* tempStore()
+          const child = yield* runChild(["kill", root, "killed"], { killOn: "ready" })
+          assert.strictEqual(child.signal, "SIGKILL", child.stderr)
+          assert.notInclude(child.stdout, "closed")
+
+          const declared: Record<string, number> = {}
+          for (const channel of ["agent", "remote"] as const) {
+            const file = nodePath.join(root, "killed", `${channel}.wav`)
+            const onDisk = (nodeFs.statSync(file).size - 44) >> 1
+            const { declared: samples, samples: decoded } = soxRead(file)
+            // 3 s were written before `ready`; the header is at most one second behind the file
+            assert.isAtLeast(samples, 3 * RATE, channel)
+            assert.strictEqual(samples % RATE, 0, channel)
+            assert.isAtMost(onDisk - samples, RATE, channel)
+            assert.isAtLeast(onDisk - samples, 0, channel)
+            assert.deepStrictEqual(decoded, tone(channelHz[channel], 0, samples), channel)
+            // the store serves the file as it is, and mixes what the headers declare
+            const read = yield* store.read("killed", channel)
+            assert.deepStrictEqual(yield* collect(read), new Uint8Array(nodeFs.readFileSync(file)))
+            declared[channel] = samples
+          }
+          const agent = tone(channelHz.agent, 0, declared["agent"]!)
+          const remote = tone(channelHz.remote, 0, declared["remote"]!)
+          const mixed = yield* collect(yield* store.read("killed", "mixed"))
+          assert.deepStrictEqual(assertWav(mixed, Math.max(agent.length, remote.length)), Mixer.mix(agent, remote))
+        }),
+      60_000
+    )
+
+    it.effect.skipIf(!hasSox || !hasPrlimit)(
+      "a write refused for lack of room (a file-size limit) is a RecordingWriteError that ends the recording cleanly",
+      () =>
+        Effect.gen(function*() {
+          const { root } = yield* tempStore()
+          // room for the header, 90 frames and part of the 91st
+          const limit = 44 + 90 * 2 * FRAME + 100
+          const child = yield* runChild(["limit", root, "full"], { prefix: ["prlimit", `--fsize=${limit}`] })
+          assert.strictEqual(child.code, 0, child.stderr)
+          const [report, ignored, closed] = child.stdout.trim().split("\n")
+          const error = JSON.parse(report!)
+          assert.deepStrictEqual(
+            { ...error, message: undefined },
+            { tag: "RecordingWriteError", reason: "NoSpace", message: undefined, frames: 90 }
+          )
+          assert.match(error.message, /^Could not write the remote recording of call full: EFBIG/)
+          assert.deepStrictEqual([ignored, closed], ["ignored 10", "closed"])
+
+          // the torn 91st frame stays on disk, but the header declares the 90 whole ones
+          const file = nodePath.join(root, "full", "remote.wav")
+          assert.strictEqual(nodeFs.statSync(file).size, limit)
+          const { declared, samples } = soxRead(file)
+          assert.strictEqual(declared, 90 * FRAME)
+          assert.deepStrictEqual(samples, tone(channelHz.remote, 0, 90 * FRAME))
+        }),
+      60_000
+    )
+
+    it.effect.skipIf(!canMakeUnwritable)(
+      "a recording directory the store may not write is a RecordingWriteError, not a defect",
+      () =>
+        Effect.gen(function*() {
+          const fs = yield* FileSystem.FileSystem
+          const { store, root } = yield* tempStore()
+          yield* fs.makeDirectory(root).pipe(Effect.orDie)
+          const undo = makeUnwritable(root)!
+          yield* Effect.addFinalizer(() => Effect.sync(undo))
+
+          const error = yield* Effect.flip(Effect.scoped(store.openWriter("denied", "remote")))
+          assert.instanceOf(error, RecordingWriteError)
+          assert.deepStrictEqual([error.callId, error.channel, error.reason], ["denied", "remote", "Denied"])
+          assert.match(
+            error.message,
+            /^Could not create the directory of the remote recording of call denied: E(ACCES|PERM)/
+          )
+          assert.instanceOf(yield* Effect.flip(store.read("denied", "remote")), RecordingNotFound)
+        })
+    )
 
     it.effect.skipIf(!hasSox)(
       "writes files that `sox --i` accepts (skipped without sox)",

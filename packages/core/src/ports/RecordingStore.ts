@@ -3,19 +3,64 @@
  * reads afterwards. Channels are mono 16-bit PCM WAV at 8 kHz; `mixed` is derived from
  * `agent` and `remote`.
  *
+ * Writing can fail (a full disk, an I/O error, a database that stops answering): that is a
+ * `RecordingWriteError`, never a defect, so the media session ends that one recording, logs
+ * it, and the call goes on. What was written before the failure stays readable. A writer that
+ * failed once is finished: its later writes succeed and do nothing, so the session sees the
+ * error once however many frames are still in flight. Closing the writer's scope finalizes
+ * the recording; a failure there is logged by the store and never raised (the scope's owner
+ * is hanging up a call and can do nothing about it).
+ *
+ * Reading stays free of infrastructure errors: a store that cannot read is a defect.
+ *
  * @since 0.1.0
  */
-import { Context } from "effect"
+import { Context, Schema } from "effect"
 import type { Effect, Scope, Stream } from "effect"
 import type { RecordingChannel } from "../Conversation.ts"
 import type { RecordingNotFound } from "../Errors.ts"
 
 /**
+ * Why a recording could not be written:
+ *
+ * - `NoSpace`: no room left for it (a full disk or quota, a file-size limit).
+ * - `Denied`: the store may not write where it is told to (permissions, a read-only mount).
+ * - `Io`: any other failure of the storage device or file (EIO, a closed descriptor).
+ * - `Database`: the database refused or failed the write, or could not be reached.
+ *
+ * @category schemas
+ */
+export const RecordingWriteFailure = Schema.Literals(["NoSpace", "Denied", "Io", "Database"])
+
+/**
+ * @category models
+ */
+export type RecordingWriteFailure = typeof RecordingWriteFailure.Type
+
+/**
+ * Starting or continuing a recording failed. `message` says what failed in words (the
+ * operation and the system's error code or the database's error kind), never the audio, a
+ * path's contents or an SQL statement.
+ *
+ * @category errors
+ */
+export class RecordingWriteError extends Schema.TaggedError<RecordingWriteError>()("RecordingWriteError", {
+  callId: Schema.String,
+  channel: Schema.Literals(["agent", "remote"]),
+  reason: RecordingWriteFailure,
+  message: Schema.String
+}) {}
+
+/**
  * @category models
  */
 export interface RecordingWriter {
-  /** Appends samples; the WAV header is finalized when the writer's scope closes. */
-  readonly write: (samples: Int16Array) => Effect.Effect<void>
+  /**
+   * Appends samples (written as they come, or buffered in bounded chunks: the store's
+   * choice; never the whole call). Fails at most once, with the error that ended the
+   * recording; every later write is ignored.
+   */
+  readonly write: (samples: Int16Array) => Effect.Effect<void, RecordingWriteError>
 }
 
 /**
@@ -32,10 +77,14 @@ export interface RecordingRead {
  * @category services
  */
 export class RecordingStore extends Context.Service<RecordingStore, {
+  /**
+   * Starts the recording of one channel of a call; it is finalized when the scope closes.
+   * Fails when the recording cannot be started at all (the session goes on without it).
+   */
   readonly openWriter: (
     callId: string,
     channel: "agent" | "remote"
-  ) => Effect.Effect<RecordingWriter, never, Scope.Scope>
+  ) => Effect.Effect<RecordingWriter, RecordingWriteError, Scope.Scope>
   readonly read: (
     callId: string,
     channel: RecordingChannel,
