@@ -1,0 +1,45 @@
+/**
+ * A call's media stream as the two ends see it: text frames in the carrier's wire format
+ * (Twilio Media Streams), either way. The daemon's WebSocket server hands the engine's media
+ * session one `MediaSocket` per connection; a carrier that streams from inside the engine (the
+ * simulated one) opens one with `MediaConnector`. In tests both ends can be joined in memory,
+ * with no socket, and the same session code runs.
+ *
+ * @since 0.1.0
+ */
+import { Context, Schema } from "effect"
+import type { Effect, Scope, Stream } from "effect"
+
+/**
+ * One end of a media stream.
+ *
+ * @category models
+ */
+export interface MediaSocket {
+  /** Text frames from the other end, in order; ends when either end closes. */
+  readonly incoming: Stream.Stream<string>
+  /** Sends a text frame; waits while the transport's buffer is full (bounded). */
+  readonly send: (text: string) => Effect.Effect<void>
+  /** Closes the stream (a carrier hangs up a call whose media stream its server closed). */
+  readonly close: Effect.Effect<void>
+}
+
+/**
+ * The media endpoint could not be reached or refused the connection.
+ *
+ * @category errors
+ */
+export class MediaConnectError extends Schema.TaggedError<MediaConnectError>()("MediaConnectError", {
+  url: Schema.String,
+  message: Schema.String
+}) {}
+
+/**
+ * Opens media streams to a URL (`ws:`/`wss:`), for carriers that stream from inside the engine.
+ *
+ * @category services
+ */
+export class MediaConnector extends Context.Service<MediaConnector, {
+  /** A socket to `url`, closed when the scope closes. */
+  readonly connect: (url: string) => Effect.Effect<MediaSocket, MediaConnectError, Scope.Scope>
+}>()("@voice-agent/core/ports/MediaSocket/MediaConnector") {}
