@@ -1,5 +1,6 @@
 import { assert, describe, layer } from "@effect/vitest"
 import type { ConversationRecord } from "@voice-agent/core/Conversation"
+import { ContactRepository } from "@voice-agent/core/ports/ContactRepository"
 import type { ConversationQuery } from "@voice-agent/core/ports/ConversationRepository"
 import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
 import { Effect, Layer, Option } from "effect"
@@ -70,6 +71,35 @@ for (const backend of await TestDatabase.backends()) {
           assert.deepStrictEqual(yield* conversations.findByCallId(org.id, fields.callId), Option.some(stored))
           assert.isTrue(Option.isNone(yield* conversations.findByCallId(other.id, fields.callId)))
           assert.isTrue(Option.isNone(yield* conversations.findByCallId(org.id, "missing")))
+        }))
+
+      it.effect("reads a call's context by call id alone, with its contact's data", () =>
+        Effect.gen(function*() {
+          const conversations = yield* ConversationRepository
+          const contacts = yield* ContactRepository
+          const org = yield* Fixtures.organization()
+          const campaign = yield* Fixtures.campaign(org.id)
+          const number = Fixtures.e164(7)
+          yield* Effect.orDie(
+            contacts.upload(campaign, [Fixtures.contact(number, { name: "Ada" })], {
+              allowDuplicates: false,
+              now: base
+            })
+          )
+          const page = yield* contacts.list({ organizationId: org.id, campaignId: campaign.id, limit: 1 })
+          const contactId = page.contacts[0]!.id
+          const withContact = yield* conversations.insert(call(org.id, { campaignId: campaign.id, contactId }))
+          assert.deepStrictEqual(
+            yield* conversations.callContext(withContact.callId),
+            Option.some({ conversation: withContact, data: { name: "Ada" } })
+          )
+          const inbound = yield* conversations.insert(call(org.id, { direction: "inbound" }))
+          assert.deepStrictEqual(
+            yield* conversations.callContext(inbound.callId),
+            Option.some({ conversation: inbound, data: {} })
+          )
+          assert.isTrue(Option.isNone(yield* conversations.callContext("missing")))
+          assert.isTrue(Option.isNone(yield* conversations.callContext("nul\u0000")))
         }))
 
       it.effect("appends transcript turns after the stored ones, in call order", () =>

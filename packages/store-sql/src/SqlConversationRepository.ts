@@ -6,12 +6,13 @@
  *
  * @since 0.1.0
  */
+import { ContactDataSchema } from "@voice-agent/core/Contact"
 import type { ConversationRecord, TranscriptTurnRecord } from "@voice-agent/core/Conversation"
 import { Direction, Speaker, TerminationReason } from "@voice-agent/core/Conversation"
 import type { ConversationQuery } from "@voice-agent/core/ports/ConversationRepository"
 import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
 import { isUuid } from "@voice-agent/core/Uuid"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import type { Statement } from "effect/sql"
 import { isStorableText } from "./internal/ids.ts"
@@ -140,6 +141,16 @@ export const make = Effect.gen(function*() {
         ORDER BY seq`
   })
 
+  const findContext = SqlSchema.findOneOption({
+    Request: Schema.String,
+    Result: Schema.Struct({ ...ConversationRow.fields, data: Schema.NullOr(ContactDataSchema) }),
+    execute: (callId) =>
+      sql`
+        SELECT ${columns},
+               (SELECT c.data FROM contacts c WHERE c.id = conversations.contact_id) AS "data"
+        FROM conversations WHERE call_id = ${callId}`
+  })
+
   return ConversationRepository.of({
     insert: Effect.fn("ConversationRepository.insert")(
       (conversation: Omit<ConversationRecord, "id">) => insertRow(conversation),
@@ -175,6 +186,16 @@ export const make = Effect.gen(function*() {
     findByCallId: Effect.fn("ConversationRepository.findByCallId")(
       (organizationId: string, callId: string) =>
         isUuid(organizationId) && isStorableText(callId) ? findByCall({ organizationId, callId }) : Effect.succeedNone,
+      orDieInfrastructure
+    ),
+    callContext: Effect.fn("ConversationRepository.callContext")(
+      (callId: string) =>
+        isStorableText(callId)
+          ? Effect.map(
+            findContext(callId),
+            Option.map(({ data, ...conversation }) => ({ conversation, data: data ?? {} }))
+          )
+          : Effect.succeedNone,
       orDieInfrastructure
     ),
     transcript: Effect.fn("ConversationRepository.transcript")(

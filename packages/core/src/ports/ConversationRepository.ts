@@ -5,6 +5,7 @@
  */
 import { Context } from "effect"
 import type { Effect, Option } from "effect"
+import type { ContactData } from "../Contact.ts"
 import type { ConversationRecord, Direction, TranscriptTurnRecord } from "../Conversation.ts"
 
 /**
@@ -51,4 +52,11 @@ export class ConversationRepository extends Context.Service<ConversationReposito
   ) => Effect.Effect<Option.Option<ConversationRecord>>
   /** Turns in call order. */
   readonly transcript: (conversationId: string) => Effect.Effect<ReadonlyArray<TranscriptTurnRecord>>
+  /**
+   * The call `callId` (any organization: the caller has authenticated the call itself, by its
+   * media token) with its contact's `data` (empty without a contact, or when it was deleted).
+   */
+  readonly callContext: (
+    callId: string
+  ) => Effect.Effect<Option.Option<{ readonly conversation: ConversationRecord; readonly data: ContactData }>>
 }>()("@voice-agent/core/ports/ConversationRepository") {}
