@@ -34,9 +34,11 @@
  * Frames: one text frame is one message. Audio is base64 of raw μ-law (G.711, 8 kHz, mono,
  * 8 bits per sample, no header); Twilio documents no chunk size (20 ms = 160 bytes is the
  * common one), so nothing here depends on it. The payload stays a base64 string: decoding a
- * frame costs one `JSON.parse` and one Schema decode of the envelope (measured ≈ 3 µs for a
- * `media` frame on this machine), and turning the payload into samples is the caller's step
- * (`Buffer.from(payload, "base64")`, then `MuLaw.decode`). The transport caps frame size.
+ * frame costs one `JSON.parse` and one Schema decode of the envelope, and turning the payload
+ * into samples is the caller's step (`Buffer.from(payload, "base64")`, then `MuLaw.decode`).
+ * Measured on this machine (Node 24, 2 cores), per 20 ms frame: `decode` of a `media` frame
+ * 2.5 µs, `encode` of an `OutboundMedia` 1.0 µs, base64 and μ-law to PCM 0.8 µs. The
+ * transport caps the frame size.
  *
  * Failures: a frame that is not JSON, not an object, has no string `event`, or is a known
  * event with missing or mistyped fields decodes to a `MediaStreamDecodeError` (never a

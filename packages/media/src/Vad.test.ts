@@ -1,5 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
+import * as MuLaw from "./MuLaw.ts"
+import * as SimSpeech from "./SimSpeech.ts"
 import * as Vad from "./Vad.ts"
 
 const FRAME = 160 // 20 ms at 8 kHz
@@ -88,6 +90,19 @@ describe("step", () => {
     const frames = [...repeat(5, (n) => toneFrame(-20, n)), ...between]
     assert.deepStrictEqual(events(frames).events, [[2, "speech-start"]])
     assert.isTrue(events(frames).state.speaking)
+  })
+  it("hears each utterance of simulated speech through μ-law as one stretch of speech", () => {
+    // 1 s of silence, "Alex Morgan", 300 ms of silence (a pause shorter than the hangover),
+    // "forty two", 1 s of silence: the way the simulated person answers
+    const first = SimSpeech.encode("Alex Morgan")
+    const second = SimSpeech.encode("forty two")
+    const signal = new Int16Array(8000 + first.length + 2400 + second.length + 8000)
+    signal.set(first, 8000)
+    signal.set(second, 8000 + first.length + 2400)
+    const received = MuLaw.decode(MuLaw.encode(signal))
+    const frames = repeat(Math.ceil(received.length / FRAME), (n) => received.subarray(n * FRAME, (n + 1) * FRAME))
+    const lastSpeech = Math.ceil((8000 + first.length + 2400 + second.length) / FRAME) - 1
+    assert.deepStrictEqual(events(frames).events, [[50 + 2, "speech-start"], [lastSpeech + 20, "speech-end"]])
   })
   it("takes its thresholds and counts from the options", () => {
     const vad = Vad.make({ startDbfs: -60, stopDbfs: -70, startFrames: 1, hangoverFrames: 2 })
