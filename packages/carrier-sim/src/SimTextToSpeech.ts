@@ -1,0 +1,63 @@
+/**
+ * The simulated text-to-speech: the `TextToSpeech` port over `@voice-agent/media/SimSpeech`.
+ * It speaks a text as one utterance of simulated speech, which `SimSpeechToText` turns back
+ * into the same text on the other side of the audio path (CONTRACT §7 "Simulated speech").
+ *
+ * Frames are 20 ms (160 samples) of 8 kHz 16-bit PCM, the last one padded with silence. The
+ * utterance is encoded when the stream starts (0.3 ms per second of speech) and cut into frames
+ * as they are pulled, one per pull; the stream does not pace itself (the caller plays them out). It lasts `SimSpeech.encodedSamples` of the text's UTF-8 bytes, about 15 to
+ * 18 characters per second (`(17 + 2 × bytes) × 25 + 5` ms). `options` are ignored: there is one
+ * voice. A text longer than `SimSpeech.MAX_BYTES` (4095) UTF-8 bytes fails with a `SpeechError`
+ * `rejected` before any frame.
+ *
+ * @since 0.1.0
+ */
+import { SpeechError } from "@voice-agent/core/ports/SpeechToText"
+import { TextToSpeech } from "@voice-agent/core/ports/TextToSpeech"
+import * as SimSpeech from "@voice-agent/media/SimSpeech"
+import { Layer, Stream } from "effect"
+
+/**
+ * Samples per frame: 20 ms at 8 kHz.
+ *
+ * @category models
+ */
+export const FRAME_SAMPLES = 160
+
+const utf8 = new TextEncoder()
+
+function* frames(samples: Int16Array): Generator<Int16Array> {
+  for (let at = 0; at < samples.length; at += FRAME_SAMPLES) {
+    const frame = new Int16Array(FRAME_SAMPLES)
+    frame.set(samples.subarray(at, at + FRAME_SAMPLES))
+    yield frame
+  }
+}
+
+/**
+ * Speaks `text` as frames of simulated speech.
+ *
+ * @category constructors
+ */
+export const synthesize = (text: string): Stream.Stream<Int16Array, SpeechError> =>
+  Stream.suspend(() => {
+    const bytes = utf8.encode(text).length
+    return bytes > SimSpeech.MAX_BYTES
+      ? Stream.fail(
+        new SpeechError({
+          reason: "rejected",
+          message: `simulated speech takes at most ${SimSpeech.MAX_BYTES} UTF-8 bytes, the text has ${bytes}`
+        })
+      )
+      : Stream.fromIterable(frames(SimSpeech.encode(text)), { chunkSize: 1 })
+  })
+
+/**
+ * @category constructors
+ */
+export const make: TextToSpeech["Service"] = TextToSpeech.of({ synthesize: (text) => synthesize(text) })
+
+/**
+ * @category layers
+ */
+export const layer: Layer.Layer<TextToSpeech> = Layer.succeed(TextToSpeech, make)
