@@ -127,6 +127,21 @@ CREATE TABLE public.phone_numbers (
     created_at timestamp with time zone DEFAULT now() NOT NULL
 );
 
+CREATE TABLE public.recording_chunks (
+    call_id text NOT NULL,
+    channel text NOT NULL,
+    first_sample bigint NOT NULL,
+    samples bytea NOT NULL,
+    CONSTRAINT recording_chunks_first_sample_check CHECK ((first_sample >= 0)),
+    CONSTRAINT recording_chunks_samples_check CHECK (((octet_length(samples) > 0) AND ((octet_length(samples) % 2) = 0)))
+);
+
+CREATE TABLE public.recordings (
+    call_id text NOT NULL,
+    channel text NOT NULL,
+    CONSTRAINT recordings_channel_check CHECK ((channel = ANY (ARRAY['agent'::text, 'remote'::text])))
+);
+
 CREATE TABLE public.server_secrets (
     name text NOT NULL,
     value bytea NOT NULL,
@@ -180,6 +195,12 @@ ALTER TABLE ONLY public.organizations
 
 ALTER TABLE ONLY public.phone_numbers
     ADD CONSTRAINT phone_numbers_pkey PRIMARY KEY (phone_number);
+
+ALTER TABLE ONLY public.recording_chunks
+    ADD CONSTRAINT recording_chunks_pkey PRIMARY KEY (call_id, channel, first_sample);
+
+ALTER TABLE ONLY public.recordings
+    ADD CONSTRAINT recordings_pkey PRIMARY KEY (call_id, channel);
 
 ALTER TABLE ONLY public.server_secrets
     ADD CONSTRAINT server_secrets_pkey PRIMARY KEY (name);
@@ -248,6 +269,9 @@ ALTER TABLE ONLY public.messages
 
 ALTER TABLE ONLY public.phone_numbers
     ADD CONSTRAINT phone_numbers_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES public.organizations(id);
+
+ALTER TABLE ONLY public.recording_chunks
+    ADD CONSTRAINT recording_chunks_call_id_channel_fkey FOREIGN KEY (call_id, channel) REFERENCES public.recordings(call_id, channel) ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.transcript_turns
     ADD CONSTRAINT transcript_turns_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES public.conversations(id);

@@ -17,6 +17,7 @@ import initial from "./migrations/0001_initial.ts"
 import serverSecrets from "./migrations/0002_server_secrets.ts"
 import dialer from "./migrations/0003_dialer.ts"
 import agentEvents from "./migrations/0004_agent_events.ts"
+import recordings from "./migrations/0005_recordings.ts"
 
 /**
  * Every migration, by `<id>_<name>`.
@@ -27,7 +28,8 @@ export const migrations = {
   "0001_initial": initial,
   "0002_server_secrets": serverSecrets,
   "0003_dialer": dialer,
-  "0004_agent_events": agentEvents
+  "0004_agent_events": agentEvents,
+  "0005_recordings": recordings
 }
 
 /**
