@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
+import type { AudioFrame } from "@voice-agent/core/ports/Agent"
 import { SpeechToText } from "@voice-agent/core/ports/SpeechToText"
-import type { AudioFrame } from "@voice-agent/core/ports/SpeechToText"
+import type { PcmFrame } from "@voice-agent/core/ports/SpeechToText"
 import { TextToSpeech } from "@voice-agent/core/ports/TextToSpeech"
 import * as MuLaw from "@voice-agent/media/MuLaw"
 import * as SimSpeech from "@voice-agent/media/SimSpeech"
@@ -18,10 +19,10 @@ const spoken = (text: string) =>
   )
 
 /** Frames with timestamps, 20 ms apart from `fromMs`. */
-const timed = (frames: ReadonlyArray<Int16Array>, fromMs: number): Array<AudioFrame> =>
+const timed = (frames: ReadonlyArray<Int16Array>, fromMs: number): Array<PcmFrame> =>
   frames.map((samples, i) => ({ samples, timestampMs: fromMs + 20 * i }))
 
-const transcripts = (frames: ReadonlyArray<AudioFrame>) =>
+const transcripts = (frames: ReadonlyArray<PcmFrame>) =>
   Stream.runCollect(SimSpeechToText.transcribe(Stream.fromIterable(frames)))
 
 describe("SimSpeechToText", () => {
@@ -84,6 +85,15 @@ describe("SimSpeechToText", () => {
       const damaged = speech.map((frame, f) => f >= 10 && f <= 12 ? frame.map((_, i) => tone(i + FRAME * f)) : frame)
       assert.deepStrictEqual(yield* transcripts(timed([...silentFrames(100), ...damaged], 0)), [])
       assert.deepStrictEqual(yield* transcripts([]), [])
+    }))
+
+  it.effect("takes the Agent port's pcm16 audio frames as they are", () =>
+    Effect.gen(function*() {
+      const speech = yield* spoken("Yes, speaking.")
+      const frames: Array<Extract<AudioFrame, { readonly encoding: "pcm16" }>> = timed(speech, 40)
+        .map((frame) => ({ encoding: "pcm16", ...frame }))
+      const result = yield* Stream.runCollect(SimSpeechToText.transcribe(Stream.fromIterable(frames)))
+      assert.deepStrictEqual(result.map((t) => [t.text, t.startMs]), [["Yes, speaking.", 40]])
     }))
 
   it.effect("layers: what TextToSpeech says, SpeechToText hears", () =>

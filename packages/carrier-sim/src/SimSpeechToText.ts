@@ -19,7 +19,7 @@
  * @since 0.1.0
  */
 import { SpeechToText } from "@voice-agent/core/ports/SpeechToText"
-import type { AudioFrame, Transcript } from "@voice-agent/core/ports/SpeechToText"
+import type { PcmFrame, Transcript } from "@voice-agent/core/ports/SpeechToText"
 import * as SimSpeech from "@voice-agent/media/SimSpeech"
 import { Layer, Stream } from "effect"
 
@@ -31,7 +31,7 @@ interface Recognizer {
   originMs: number | undefined
 }
 
-const step = (recognizer: Recognizer, frame: AudioFrame): ReadonlyArray<Transcript> => {
+const step = (recognizer: Recognizer, frame: PcmFrame): ReadonlyArray<Transcript> => {
   const { decoder } = recognizer
   const originMs = recognizer.originMs ??= frame.timestampMs
   const gap = Math.round((frame.timestampMs - originMs) * samplesPerMs) - decoder.offset
@@ -49,7 +49,7 @@ const step = (recognizer: Recognizer, frame: AudioFrame): ReadonlyArray<Transcri
  *
  * @category constructors
  */
-export const transcribe = (audio: Stream.Stream<AudioFrame>): Stream.Stream<Transcript> =>
+export const transcribe = (audio: Stream.Stream<PcmFrame>): Stream.Stream<Transcript> =>
   audio.pipe(
     Stream.mapAccum(
       (): Recognizer => ({ decoder: new SimSpeech.Decoder(), originMs: undefined }),

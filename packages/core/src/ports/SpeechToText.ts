@@ -4,8 +4,7 @@
  * streaming cloud recognizers (Deepgram, OpenAI audio) and a local one (whisper), each an
  * adapter with a configurable base URL.
  *
- * Also owns what the speech ports share: `AudioFrame` and `SpeechError` (`TextToSpeech` fails
- * with it too).
+ * Also owns `SpeechError`, which `TextToSpeech` fails with too.
  *
  * What a provider implements, `transcribe(audio, options)`:
  *
@@ -39,11 +38,13 @@ import type { Stream } from "effect"
 
 /**
  * A frame of telephone audio: 16-bit linear PCM, mono, 8 kHz (160 samples for 20 ms), and
- * when it starts, in milliseconds from the moment the call was answered.
+ * when it starts, in milliseconds from the moment the call was answered. The `Agent` port's
+ * `pcm16` audio frames are `PcmFrame`s: an agent that asked for `pcm16` can hand the audio of
+ * its `Audio` inputs to `transcribe` as it is.
  *
  * @category models
  */
-export interface AudioFrame {
+export interface PcmFrame {
   readonly samples: Int16Array
   readonly timestampMs: number
 }
@@ -102,7 +103,7 @@ export class SpeechError extends Schema.TaggedError<SpeechError>()("SpeechError"
 export class SpeechToText extends Context.Service<SpeechToText, {
   /** Transcribes the audio as it arrives. */
   readonly transcribe: (
-    audio: Stream.Stream<AudioFrame>,
+    audio: Stream.Stream<PcmFrame>,
     options?: TranscribeOptions
   ) => Stream.Stream<Transcript, SpeechError>
 }>()("@voice-agent/core/ports/SpeechToText") {}
