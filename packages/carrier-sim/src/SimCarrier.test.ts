@@ -56,7 +56,13 @@ const setup = Effect.gen(function*() {
   )
   yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
   const place = (callId: string, to: string) =>
-    carrier.placeCall({ from: "+12025550100", to, callId, mediaUrl: `ws://localhost/media/${callId}` })
+    carrier.placeCall({
+      from: "+12025550100",
+      to,
+      callId,
+      mediaUrl: `ws://localhost/media/${callId}`,
+      mediaToken: "token"
+    })
   return { ...callEvents, carrier, scope, place } as const
 })
 

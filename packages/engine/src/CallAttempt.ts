@@ -15,12 +15,14 @@ import { Carrier } from "@voice-agent/core/ports/Carrier"
 import type { ClaimedContact } from "@voice-agent/core/ports/DialerRepository"
 import { DialerRepository } from "@voice-agent/core/ports/DialerRepository"
 import { DialerWakeup } from "@voice-agent/core/ports/DialerWakeup"
+import { ServerSecrets } from "@voice-agent/core/ports/ServerSecrets"
 import { Clock, Deferred, Effect, Fiber, Option, Ref, Result, Stream } from "effect"
 import type { Scope } from "effect"
 import { randomUUID } from "node:crypto"
 import type { HangUpCause } from "./CallProgress.ts"
 import { ending } from "./CallProgress.ts"
 import type { DialerSettings } from "./DialerSettings.ts"
+import * as MediaToken from "./MediaToken.ts"
 
 /** After our hang-up, how long the carrier gets to report the end before we record it ourselves. */
 const endReportGraceMs = 10_000
@@ -44,12 +46,13 @@ export const run = (
   claim: ClaimedContact,
   settings: DialerSettings,
   stopping: Ref.Ref<boolean>
-): Effect.Effect<void, never, DialerRepository | Carrier | CallEvents | DialerWakeup> =>
+): Effect.Effect<void, never, DialerRepository | Carrier | CallEvents | DialerWakeup | ServerSecrets> =>
   Effect.gen(function*() {
     const repository = yield* DialerRepository
     const carrier = yield* Carrier
     const callEvents = yield* CallEvents
     const wakeup = yield* DialerWakeup
+    const mediaKey = MediaToken.keyFrom(yield* (yield* ServerSecrets).cursorKey)
     const { worker } = settings
     const { contactId } = claim
     const phase = yield* Ref.make<Phase>("claimed")
@@ -130,7 +133,17 @@ export const run = (
       Effect.gen(function*() {
         const events = yield* callEvents.subscribe(callId)
         const placed = yield* Effect.result(
-          carrier.placeCall({ from, to: claim.phoneNumber, callId, mediaUrl: settings.mediaUrl(callId) })
+          carrier.placeCall({
+            from,
+            to: claim.phoneNumber,
+            callId,
+            mediaUrl: settings.mediaUrl(callId),
+            mediaToken: MediaToken.sign(
+              mediaKey,
+              callId,
+              (yield* Clock.currentTimeMillis) + settings.ringTimeoutMs + 60_000
+            )
+          })
         )
         if (Result.isFailure(placed)) {
           const error = placed.failure

@@ -18,6 +18,7 @@ import type { Carrier } from "@voice-agent/core/ports/Carrier"
 import type { DialableCampaign } from "@voice-agent/core/ports/DialerRepository"
 import { DialerRepository } from "@voice-agent/core/ports/DialerRepository"
 import { DialerWakeup } from "@voice-agent/core/ports/DialerWakeup"
+import type { ServerSecrets } from "@voice-agent/core/ports/ServerSecrets"
 import { Clock, Duration, Effect, FiberSet, Layer, Queue, Ref, Schedule, Stream } from "effect"
 import type { Scope } from "effect"
 import * as CallAttempt from "./CallAttempt.ts"
@@ -50,7 +51,7 @@ export const nextDueAt = (campaigns: ReadonlyArray<DialableCampaign>, now: numbe
  */
 export const run = (
   settings: DialerSettings
-): Effect.Effect<void, never, DialerRepository | Carrier | CallEvents | DialerWakeup | Scope.Scope> =>
+): Effect.Effect<void, never, DialerRepository | Carrier | CallEvents | DialerWakeup | ServerSecrets | Scope.Scope> =>
   Effect.gen(function*() {
     const repository = yield* DialerRepository
     const wakeup = yield* DialerWakeup
@@ -124,5 +125,5 @@ export const run = (
  */
 export const layer = (
   settings: DialerSettings
-): Layer.Layer<never, never, DialerRepository | Carrier | CallEvents | DialerWakeup> =>
+): Layer.Layer<never, never, DialerRepository | Carrier | CallEvents | DialerWakeup | ServerSecrets> =>
   Layer.effectDiscard(run(settings))

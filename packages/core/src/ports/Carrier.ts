@@ -36,6 +36,11 @@ export interface PlaceCallRequest {
   readonly callId: string
   /** WebSocket URL the carrier streams the answered call's audio to. */
   readonly mediaUrl: string
+  /**
+   * The call's media token: the carrier passes it as the stream's custom parameter `token`
+   * (Twilio: `<Parameter name="token">`), and the media endpoint accepts nothing without it.
+   */
+  readonly mediaToken: string
 }
 
 /**

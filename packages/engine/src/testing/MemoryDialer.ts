@@ -16,6 +16,7 @@ import { CallEvents, isLast } from "@voice-agent/core/ports/CallEvents"
 import type { ClaimedContact } from "@voice-agent/core/ports/DialerRepository"
 import { DialerRepository } from "@voice-agent/core/ports/DialerRepository"
 import { DialerWakeup } from "@voice-agent/core/ports/DialerWakeup"
+import { ServerSecrets } from "@voice-agent/core/ports/ServerSecrets"
 import { Effect, Layer, Option, PubSub, Stream } from "effect"
 
 /**
@@ -348,13 +349,23 @@ export const wakeup: Effect.Effect<DialerWakeup["Service"]> = Effect.gen(functio
 })
 
 /**
- * The three ports over `world`.
+ * Installation secrets with a fixed key (tests only).
+ *
+ * @category constructors
+ */
+export const serverSecrets: ServerSecrets["Service"] = ServerSecrets.of({
+  cursorKey: Effect.succeed(new Uint8Array(32).fill(42))
+})
+
+/**
+ * The three ports over `world`, and fixed installation secrets.
  *
  * @category layers
  */
-export const layer = (world: World): Layer.Layer<DialerRepository | CallEvents | DialerWakeup> =>
+export const layer = (world: World): Layer.Layer<DialerRepository | CallEvents | DialerWakeup | ServerSecrets> =>
   Layer.mergeAll(
     Layer.succeed(DialerRepository, repository(world)),
     Layer.effect(CallEvents, callEvents(world)),
-    Layer.effect(DialerWakeup, wakeup)
+    Layer.effect(DialerWakeup, wakeup),
+    Layer.succeed(ServerSecrets, serverSecrets)
   )

@@ -1,0 +1,446 @@
+/**
+ * One call's media stream, server side: authenticates the stream, runs the call's agent over
+ * it, records both channels on the call's timeline, and reports the agent's verdict.
+ *
+ * The carrier (Twilio, or the simulated one) opens the stream when the call is answered and
+ * speaks Twilio Media Streams (`@voice-agent/media/TwilioMediaStream`). Until a `start`
+ * message carries a valid, unexpired per-call token (`customParameters.token`, MediaToken),
+ * nothing is read but the handshake: a stream that sends anything else first, or nothing
+ * within `startTimeoutMs`, is closed with no byte of audio accepted.
+ *
+ * Then, per frame of the person's audio (μ-law, any length): decoded to PCM, placed on the
+ * timeline at its media timestamp, fed to voice activity detection, and handed to the agent in
+ * the encoding it asked for. The agent's audio is sent back as media messages, each chunk
+ * followed by a mark, and placed on the timeline at its playout time (the carrier plays what
+ * it is sent in order); `interrupt` sends `clear` and truncates the timeline's agent channel at
+ * the present, so the `agent` recording keeps only what the person could hear. The timeline
+ * hands out aligned audio as it settles (the person's frames, or the clock when none come),
+ * and both recordings are appended as the call runs.
+ *
+ * Time: positions are the stream's own (ms since the stream started; the stream starts at the
+ * answer, so they are also the turns' offsets). When the person's frames stop coming the
+ * session's clock, started with the stream, stands in for them.
+ *
+ * Ending: the person hanging up (`stop`, or the stream closing) ends the agent's input, and the
+ * agent then answers its verdict; the agent returning first ends the call (the session closes
+ * the stream, on which the carrier hangs up). Either way the verdict is published to CallEvents
+ * (`AgentEnded`) for the dialer that holds the call. An agent that fails, dies or takes longer
+ * than `verdictTimeoutMs` after the end is `agent-failure`.
+ *
+ * Bounds: the agent's input is a queue of `inputCapacity` items (a slow agent loses audio
+ * frames, counted and logged, never the session's memory); the agent's audio is paced to at
+ * most `aheadMs` ahead of playout; the timeline holds at most its own window.
+ *
+ * @since 0.1.0
+ */
+import type { ContactData } from "@voice-agent/core/Contact"
+import type { AgentCall, AgentEnd, AudioFrame, CallContext, CallInput, Playback } from "@voice-agent/core/ports/Agent"
+import { Agent } from "@voice-agent/core/ports/Agent"
+import { CallEvents } from "@voice-agent/core/ports/CallEvents"
+import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
+import type { MediaSocket } from "@voice-agent/core/ports/MediaSocket"
+import type { RecordingWriter } from "@voice-agent/core/ports/RecordingStore"
+import { RecordingStore } from "@voice-agent/core/ports/RecordingStore"
+import { ServerSecrets } from "@voice-agent/core/ports/ServerSecrets"
+import * as CallTimeline from "@voice-agent/media/CallTimeline"
+import * as MuLaw from "@voice-agent/media/MuLaw"
+import * as TwilioMediaStream from "@voice-agent/media/TwilioMediaStream"
+import * as Vad from "@voice-agent/media/Vad"
+import { Cause, Clock, Deferred, Duration, Effect, Exit, Fiber, Option, Queue, Result, Schedule, Stream } from "effect"
+import * as MediaToken from "./MediaToken.ts"
+
+/**
+ * @category models
+ */
+export interface MediaSessionSettings {
+  /** The handshake (`connected`, then `start` with a valid token) must be done by then. */
+  readonly startTimeoutMs: number
+  /** Items the agent's input holds; past it, audio frames are dropped (counted). */
+  readonly inputCapacity: number
+  /** Agent audio goes out in chunks of this length, each followed by a mark. */
+  readonly chunkMs: number
+  /** How far ahead of playout the agent's audio may be sent. */
+  readonly aheadMs: number
+  /** After the person hangs up, how long the agent may take to answer its verdict. */
+  readonly verdictTimeoutMs: number
+}
+
+/**
+ * @category constructors
+ */
+export const defaults: MediaSessionSettings = {
+  startTimeoutMs: 10_000,
+  inputCapacity: 500,
+  chunkMs: 100,
+  aheadMs: 1_000,
+  verdictTimeoutMs: 5_000
+}
+
+const SAMPLES_PER_MS = CallTimeline.SAMPLES_PER_MS
+
+/** Reads the handshake: the `start` message with a valid token, and the call it names. */
+const handshake = (
+  frames: Stream.Stream<string>,
+  key: Uint8Array
+) =>
+  Effect.gen(function*() {
+    const now = yield* Clock.currentTimeMillis
+    const first = yield* Stream.runHead(
+      frames.pipe(
+        Stream.map(TwilioMediaStream.decode),
+        Stream.filter((decoded) => !(Result.isSuccess(decoded) && decoded.success._tag === "Connected")),
+        Stream.take(1)
+      )
+    )
+    if (Option.isNone(first) || Result.isFailure(first.value) || first.value.success._tag !== "Start") {
+      return Option.none()
+    }
+    const start = first.value.success
+    const token = start.start.customParameters?.["token"]
+    if (typeof token !== "string") return Option.none()
+    return Option.map(MediaToken.verify(key, token, now), (callId) => ({ callId, start }))
+  })
+
+/**
+ * Serves one media stream until it ends. Never fails: a refused stream is closed and logged.
+ *
+ * @category constructors
+ */
+export const serve = (
+  socket: MediaSocket,
+  settings: MediaSessionSettings = defaults
+): Effect.Effect<void, never, Agent | CallEvents | ConversationRepository | RecordingStore | ServerSecrets> =>
+  Effect.scoped(
+    Effect.gen(function*() {
+      const agent = yield* Agent
+      const callEvents = yield* CallEvents
+      const conversations = yield* ConversationRepository
+      const recordings = yield* RecordingStore
+      const key = MediaToken.keyFrom(yield* (yield* ServerSecrets).cursorKey)
+
+      // The frames, through one bounded queue: the handshake reads the head, the session the rest.
+      const inbox = yield* Queue.bounded<string, Cause.Done>(64)
+      yield* Effect.forkScoped(
+        Stream.runForEach(socket.incoming, (text) => Queue.offer(inbox, text)).pipe(Effect.ensuring(Queue.end(inbox)))
+      )
+      const frames = Stream.fromQueue(inbox)
+
+      const accepted = yield* handshake(frames, key).pipe(
+        Effect.timeoutOption(Duration.millis(settings.startTimeoutMs)),
+        Effect.map(Option.flatten)
+      )
+      if (Option.isNone(accepted)) {
+        yield* Effect.logWarning("Media stream refused: no valid start with a call token")
+        return yield* socket.close
+      }
+      const { callId, start } = accepted.value
+      const found = yield* conversations.callContext(callId)
+      if (Option.isNone(found) || found.value.conversation.endedAt !== null) {
+        yield* Effect.logWarning(`Media stream refused: call ${callId} is unknown or has ended`)
+        return yield* socket.close
+      }
+      yield* run(socket, frames, callId, start.streamSid, found.value, settings, {
+        agent,
+        callEvents,
+        conversations,
+        recordings
+      })
+    }).pipe(
+      Effect.catchCause((cause) =>
+        Cause.hasInterruptsOnly(cause)
+          ? Effect.interrupt
+          : Effect.logError("Media session failed", cause).pipe(Effect.andThen(socket.close))
+      )
+    )
+  )
+
+interface Services {
+  readonly agent: Agent["Service"]
+  readonly callEvents: CallEvents["Service"]
+  readonly conversations: ConversationRepository["Service"]
+  readonly recordings: RecordingStore["Service"]
+}
+
+const run = (
+  socket: MediaSocket,
+  frames: Stream.Stream<string>,
+  callId: string,
+  streamSid: string,
+  found: { readonly conversation: { readonly id: string } & CallContextFields; readonly data: ContactData },
+  settings: MediaSessionSettings,
+  services: Services
+) =>
+  Effect.gen(function*() {
+    const { agent, callEvents, conversations, recordings } = services
+    const { conversation } = found
+    const startedAt = yield* Clock.currentTimeMillis
+    const elapsedMs = Effect.map(Clock.currentTimeMillis, (now) => now - startedAt)
+    const answeredBy = yield* answeredByOf(callEvents, callId)
+    yield* Effect.logInfo(`Media stream of call ${callId} started (${answeredBy})`)
+
+    const writers: Record<CallTimeline.Channel, RecordingWriter | undefined> = {
+      agent: yield* recordings.openWriter(callId, "agent"),
+      remote: yield* recordings.openWriter(callId, "remote")
+    }
+    const timeline = CallTimeline.make()
+    const write = (segments: Iterable<CallTimeline.Segment>) =>
+      Effect.gen(function*() {
+        for (const segment of segments) {
+          for (const channel of ["agent", "remote"] as const) {
+            const writer = writers[channel]
+            if (writer === undefined) continue
+            const written = yield* Effect.result(writer.write(segment[channel]))
+            if (Result.isFailure(written)) {
+              writers[channel] = undefined
+              yield* Effect.logError(`Recording ${channel} of call ${callId} stopped: ${written.failure.message}`)
+            }
+          }
+        }
+      })
+    const advanceTo = (position: number) =>
+      Effect.suspend(() => write(CallTimeline.advance(timeline, Math.max(timeline.cursor, position))))
+
+    // The agent's input.
+    const input = yield* Queue.dropping<CallInput, Cause.Done>(settings.inputCapacity)
+    let dropped = 0
+    const offer = (item: CallInput) =>
+      Effect.flatMap(Queue.offer(input, item), (ok) => Effect.sync(() => ok ? undefined : void dropped++))
+
+    // Playout of the agent's audio: `playoutEnd` is where the carrier will finish what it was
+    // sent (in timeline samples); each chunk's mark resolves its waiter.
+    let playoutEnd = 0
+    let markSeq = 0
+    let generation = 0
+    const marks = new Map<string, Deferred.Deferred<void>>()
+    const nowPosition = Effect.map(elapsedMs, (ms) => ms * SAMPLES_PER_MS)
+    const send = (message: TwilioMediaStream.Message) => socket.send(TwilioMediaStream.encode(message))
+
+    const say = (audio: Stream.Stream<AudioFrame>): Effect.Effect<Playback> =>
+      Effect.gen(function*() {
+        const myGeneration = generation
+        const startPosition = Math.max(playoutEnd, yield* nowPosition)
+        let last: Deferred.Deferred<void> | undefined
+        let pending: Array<Int16Array> = []
+        let pendingSamples = 0
+        const flush = Effect.gen(function*() {
+          if (pendingSamples === 0) return
+          const pcm = new Int16Array(pendingSamples)
+          let offset = 0
+          for (const part of pending) {
+            pcm.set(part, offset)
+            offset += part.length
+          }
+          pending = []
+          pendingSamples = 0
+          // Pace: at most `aheadMs` ahead of what the person hears now.
+          const now = yield* nowPosition
+          const ahead = playoutEnd - now - settings.aheadMs * SAMPLES_PER_MS
+          if (ahead > 0) yield* Effect.sleep(Duration.millis(ahead / SAMPLES_PER_MS))
+          if (generation !== myGeneration) return
+          const position = Math.max(playoutEnd, yield* nowPosition)
+          CallTimeline.place(timeline, "agent", position, pcm)
+          playoutEnd = position + pcm.length
+          const name = `m${++markSeq}`
+          const played = yield* Deferred.make<void>()
+          marks.set(name, played)
+          last = played
+          yield* send(
+            TwilioMediaStream.outboundMedia(streamSid, Buffer.from(MuLaw.encode(pcm)).toString("base64"))
+          )
+          yield* send(TwilioMediaStream.outboundMark(streamSid, name))
+        })
+        const chunk = settings.chunkMs * SAMPLES_PER_MS
+        yield* Stream.runForEach(audio, (frame) =>
+          Effect.gen(function*() {
+            if (generation !== myGeneration) return
+            const pcm = frame.encoding === "pcm16" ? frame.samples : MuLaw.decode(frame.bytes)
+            pending.push(pcm)
+            pendingSamples += pcm.length
+            if (pendingSamples >= chunk) yield* flush
+          }))
+        yield* flush
+        const startMs = startPosition / SAMPLES_PER_MS
+        if (last !== undefined) yield* Deferred.await(last)
+        if (generation !== myGeneration) {
+          return { _tag: "Interrupted", startMs, playedMs: (yield* elapsedMs) - startMs } as const
+        }
+        return { _tag: "Played", startMs, endMs: playoutEnd / SAMPLES_PER_MS } as const
+      })
+
+    const interrupt = Effect.gen(function*() {
+      generation++
+      const now = yield* nowPosition
+      CallTimeline.truncate(timeline, "agent", Math.max(timeline.cursor, now))
+      playoutEnd = Math.min(playoutEnd, now)
+      yield* send(TwilioMediaStream.clear(streamSid))
+      for (const waiter of marks.values()) yield* Deferred.succeed(waiter, undefined)
+      marks.clear()
+    })
+
+    const context: CallContext = {
+      callId,
+      conversationId: conversation.id,
+      direction: conversation.direction,
+      from: conversation.fromNumber,
+      to: conversation.toNumber,
+      campaignId: conversation.campaignId,
+      contactId: conversation.contactId,
+      data: found.data,
+      answeredBy
+    }
+    const call: AgentCall = {
+      context,
+      input: Stream.fromQueue(input),
+      elapsedMs,
+      say,
+      interrupt,
+      sendDtmf: (digits) => say(Stream.fromIterable(dtmfFrames(digits))).pipe(Effect.asVoid),
+      emitTurn: (turn) =>
+        conversations.appendTurns(conversation.id, [{
+          speaker: turn.speaker,
+          text: turn.text,
+          offsetMs: turn.offsetMs
+        }])
+    }
+
+    const verdict = yield* Deferred.make<AgentEnd>()
+    const agentFiber = yield* Effect.forkScoped(
+      agent.run(call).pipe(
+        Effect.exit,
+        Effect.flatMap((exit) =>
+          Deferred.succeed(
+            verdict,
+            Exit.isSuccess(exit) ? exit.value : { outcome: "agent-failure", endedBy: "agent" } satisfies AgentEnd
+          )
+        )
+      )
+    )
+
+    // The clock stands in for the person's frames when none come.
+    yield* Effect.forkScoped(
+      Effect.gen(function*() {
+        const now = yield* nowPosition
+        yield* advanceTo(now - timeline.reorderWindow)
+      }).pipe(Effect.repeat({ schedule: Schedule.spaced(Duration.millis(200)) }))
+    )
+
+    let vad = Vad.make()
+    const onFrame = (message: TwilioMediaStream.InboundMessage) =>
+      Effect.gen(function*() {
+        switch (message._tag) {
+          case "Media": {
+            if (message.media.track !== "inbound") return
+            const bytes = new Uint8Array(Buffer.from(message.media.payload, "base64"))
+            const pcm = MuLaw.decode(bytes)
+            const timestampMs = message.media.timestamp
+            CallTimeline.place(timeline, "remote", timestampMs * SAMPLES_PER_MS, pcm)
+            yield* write(CallTimeline.advance(timeline, CallTimeline.settled(timeline)))
+            const stepped = Vad.step(vad, pcm)
+            vad = stepped.state
+            if (stepped.event === "speech-start") {
+              yield* offer({ _tag: "SpeechStarted", timestampMs })
+              if (playoutEnd > (yield* nowPosition)) yield* offer({ _tag: "BargeIn", timestampMs })
+            } else if (stepped.event === "speech-end") {
+              yield* offer({ _tag: "SpeechStopped", timestampMs })
+            }
+            const frame: AudioFrame = agent.encoding === "mulaw"
+              ? { encoding: "mulaw", bytes, timestampMs }
+              : { encoding: "pcm16", samples: pcm, timestampMs }
+            return yield* offer({ _tag: "Audio", frame })
+          }
+          case "Mark": {
+            const waiter = marks.get(message.mark.name)
+            marks.delete(message.mark.name)
+            if (waiter !== undefined) yield* Deferred.succeed(waiter, undefined)
+            return
+          }
+          case "Dtmf":
+            return yield* offer({ _tag: "Dtmf", digit: message.dtmf.digit, timestampMs: yield* elapsedMs })
+          case "Stop":
+          case "Connected":
+          case "Start":
+          case "Unknown":
+            return
+        }
+      })
+
+    // The person's side, until `stop` or the stream closes; or until the agent ends the call.
+    const personSide = frames.pipe(
+      Stream.map(TwilioMediaStream.decode),
+      Stream.filter(Result.isSuccess),
+      Stream.map((decoded) => decoded.success),
+      Stream.takeUntil((message) => message._tag === "Stop"),
+      Stream.runForEach(onFrame)
+    )
+    const agentDone = Deferred.await(verdict)
+    const first = yield* Effect.raceFirst(
+      Effect.as(personSide, "person" as const),
+      Effect.as(agentDone, "agent" as const)
+    )
+    yield* Queue.end(input)
+    for (const waiter of marks.values()) yield* Deferred.succeed(waiter, undefined)
+    const end = first === "agent"
+      ? yield* Deferred.await(verdict)
+      : yield* Deferred.await(verdict).pipe(
+        Effect.timeoutOption(Duration.millis(settings.verdictTimeoutMs)),
+        Effect.map(Option.getOrElse((): AgentEnd => ({ outcome: "agent-failure", endedBy: "remote" })))
+      )
+    yield* Fiber.interrupt(agentFiber)
+    if (first === "agent") yield* socket.close
+    yield* write(CallTimeline.finish(timeline))
+    if (dropped > 0) yield* Effect.logWarning(`Call ${callId}: the agent fell behind; ${dropped} input item(s) dropped`)
+    const at = yield* Clock.currentTimeMillis
+    yield* callEvents.publish(callId, { _tag: "AgentEnded", at, outcome: end.outcome, endedBy: end.endedBy })
+    yield* Effect.logInfo(`Media stream of call ${callId} ended: ${end.outcome} (ended by ${end.endedBy})`)
+  })
+
+type CallContextFields = {
+  readonly direction: CallContext["direction"]
+  readonly fromNumber: string
+  readonly toNumber: string
+  readonly campaignId: string | null
+  readonly contactId: string | null
+}
+
+/** The carrier's answering-machine detection, from the call's Answered event when recorded. */
+const answeredByOf = (callEvents: CallEvents["Service"], callId: string) =>
+  Effect.scoped(
+    Effect.gen(function*() {
+      const events = yield* callEvents.subscribe(callId)
+      const answered = yield* Stream.runHead(
+        events.pipe(Stream.filter((event) => event._tag === "Answered"))
+      ).pipe(Effect.timeoutOption(Duration.millis(500)), Effect.map(Option.flatten))
+      return Option.match(answered, {
+        onNone: () => "human" as const,
+        onSome: (event) => event._tag === "Answered" ? event.answeredBy : "human" as const
+      })
+    })
+  )
+
+const DTMF: Record<string, readonly [number, number]> = {
+  "1": [697, 1209],
+  "2": [697, 1336],
+  "3": [697, 1477],
+  "4": [770, 1209],
+  "5": [770, 1336],
+  "6": [770, 1477],
+  "7": [852, 1209],
+  "8": [852, 1336],
+  "9": [852, 1477],
+  "*": [941, 1209],
+  "0": [941, 1336],
+  "#": [941, 1477]
+}
+
+/** DTMF digits as audio: 100 ms of the digit's two tones, then 100 ms of silence, each. */
+const dtmfFrames = (digits: string): Array<AudioFrame> =>
+  digits.split("").flatMap((digit) => {
+    const tones = DTMF[digit]
+    if (tones === undefined) return []
+    const samples = new Int16Array(1600)
+    for (let i = 0; i < 800; i++) {
+      const t = i / 8000
+      samples[i] = Math.round(8000 * (Math.sin(2 * Math.PI * tones[0] * t) + Math.sin(2 * Math.PI * tones[1] * t)))
+    }
+    return [{ encoding: "pcm16" as const, samples, timestampMs: 0 }]
+  })
