@@ -214,6 +214,23 @@ describe("Decoder", () => {
     )
   })
 
+  it("stays bounded through a flood of utterances cut short, and hears the one after them", () => {
+    let seed = 7
+    const random = (below: number) => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff
+      return seed % below
+    }
+    const cutShort = Array.from({ length: 60 }, (_, i) => {
+      const speech = SimSpeech.encode(`utterance number ${i}, which nobody hears to its end`)
+      // cut after its preamble, before its end marker's last symbol
+      return speech.subarray(0, 1200 + random(speech.length - 1200 - 240))
+    })
+    const last = SimSpeech.encode("the one after")
+    assert.deepStrictEqual(decodeInFrames(throughMuLaw(concat(...cutShort, last))).map((u) => u.text), [
+      "the one after"
+    ])
+  })
+
   it("hears nothing in silence, in a beep or in noise", () => {
     const beep = Int16Array.from(
       { length: 8000 },
