@@ -8,9 +8,10 @@
  */
 import * as DialerSettings from "@voice-agent/engine/DialerSettings"
 import * as DialLoop from "@voice-agent/engine/DialLoop"
-import { Layer } from "effect"
+import { Config, Layer, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import { hostname } from "node:os"
+import * as Media from "./Media.ts"
 
 /**
  * A worker id unique among the daemons on one database: host, process id and a random suffix
@@ -28,17 +29,31 @@ export const workerId = (): string => `${hostname()}-${process.pid}-${randomByte
 export const drainSeconds = 30
 
 /**
- * The dial loop of this process, named `worker`.
+ * The dial loop of this process, named `worker`. With `mediaUrl` (the media endpoint a carrier
+ * can reach: this daemon's, or the one `VOICE_AGENT_PUBLIC_URL` names) answered calls stream to
+ * it and its agent ends them; without one (a `dial` process with no public URL) the engine's
+ * stand-in ends them.
  *
  * @category layers
  */
-export const layer = (worker: string, mediaBaseUrl: string) =>
+export const layer = (worker: string, mediaUrl: string | undefined) =>
   DialLoop.layer(
     DialerSettings.make(worker, {
       drainMs: drainSeconds * 1000,
-      mediaUrl: (callId) => `${mediaBaseUrl}/media/${callId}`
+      agent: mediaUrl === undefined ? "stand-in" : "media",
+      mediaUrl: () => mediaUrl ?? ""
     })
   )
+
+/**
+ * The media endpoint's URL under `VOICE_AGENT_PUBLIC_URL` (its ws/wss twin), if that is set.
+ *
+ * @category constructors
+ */
+export const publicMediaUrl = Config.option(Config.String("VOICE_AGENT_PUBLIC_URL")).pipe(
+  Config.map(Option.map((url) => `${url.replace(/^http/, "ws").replace(/\/+$/, "")}${Media.path}`)),
+  Config.map(Option.getOrUndefined)
+)
 
 /**
  * Nothing: the role switched off (`serve --no-dialer`).

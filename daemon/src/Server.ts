@@ -12,12 +12,13 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { AdminToken } from "@voice-agent/http/handlers/Admin"
 import * as HttpApp from "@voice-agent/http/HttpApp"
 import { Clock, Effect, Layer } from "effect"
-import { HttpRouter } from "effect/http"
+import { HttpRouter, HttpServer } from "effect/http"
 import { createServer } from "node:http"
 import * as Carrier from "./Carrier.ts"
 import { DemoSeed } from "./DemoSeed.ts"
 import * as Dialer from "./Dialer.ts"
 import * as Logging from "./Logging.ts"
+import * as Media from "./Media.ts"
 import * as Ready from "./Ready.ts"
 import * as Recordings from "./Recordings.ts"
 import * as Storage from "./Storage.ts"
@@ -56,7 +57,10 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
       )
     )
   }))
-  const http = HttpRouter.serve(HttpApp.layer, { disableLogger: !Logging.logsRequests(log), disableListenLog: true })
+  const http = HttpRouter.serve(Layer.mergeAll(HttpApp.layer, Media.endpoint), {
+    disableLogger: !Logging.logsRequests(log),
+    disableListenLog: true
+  })
     .pipe(
       Layer.provideMerge(NodeHttpServer.layer(createServer, {
         port: options.port,
@@ -66,15 +70,21 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
     )
   const worker = Dialer.workerId()
   const dialer = options.dialer
-    ? Dialer.layer(worker, `ws://${options.host}:${options.port}`)
+    ? Layer.unwrap(Effect.gen(function*() {
+      // The media endpoint of this daemon, at the address it listens on (unless a public URL
+      // says where carriers reach it).
+      const server = yield* HttpServer.HttpServer
+      const own = `${HttpServer.formatAddress(server.address).replace(/^http/, "ws")}${Media.path}`
+      return Dialer.layer(worker, (yield* Dialer.publicMediaUrl) ?? own)
+    }))
     : Dialer.none.pipe(Layer.tap(() => Effect.logInfo("Dialer off (--no-dialer): this process serves the API only")))
   // Build order: storage, then the carrier over it, then the API and the dialer. Release runs in
   // reverse: the dialer stops claiming and drains its calls before the database closes.
   return Ready.layer(log, shutdownTimeoutSeconds).pipe(
-    Layer.provide(http),
     Layer.provide(dialer),
-    Layer.provide(Recordings.layer(options.dataDir)),
-    Layer.provideMerge(Carrier.layerConfig),
+    Layer.provideMerge(http),
+    Layer.provide([Recordings.layer(options.dataDir), Media.agent]),
+    Layer.provideMerge(Carrier.layerConfig.pipe(Layer.provide(Media.connector))),
     Layer.provideMerge(DemoSeed.layer.pipe(Layer.provideMerge(storage))),
     Layer.provide(AdminToken.layerConfig)
   )
@@ -99,9 +109,9 @@ export const serve = (options: ServeOptions, log: Logging.LogSettings) =>
  */
 export const dial = (options: { readonly dataDir: string }, log: Logging.LogSettings) => {
   const worker = Dialer.workerId()
-  const program = Dialer.layer(worker, "ws://127.0.0.1").pipe(
+  const program = Layer.unwrap(Effect.map(Dialer.publicMediaUrl, (url) => Dialer.layer(worker, url))).pipe(
     Layer.tap(() => Effect.logInfo(`Dialer ${worker} running (no HTTP API in this process)`)),
-    Layer.provide(Carrier.layerConfig),
+    Layer.provide(Carrier.layerConfig.pipe(Layer.provide(Media.connector))),
     Layer.provide(Storage.layer(options.dataDir))
   )
   return Layer.launch(program).pipe(

@@ -178,9 +178,16 @@ const run = (
     const answeredBy = yield* answeredByOf(callEvents, callId)
     yield* Effect.logInfo(`Media stream of call ${callId} started (${answeredBy})`)
 
+    // A recording that cannot start (or later fails) is logged and dropped; the call goes on.
+    const open = (channel: CallTimeline.Channel) =>
+      recordings.openWriter(callId, channel).pipe(
+        Effect.catch((error) =>
+          Effect.as(Effect.logError(`Recording ${channel} of call ${callId} not started: ${error.message}`), undefined)
+        )
+      )
     const writers: Record<CallTimeline.Channel, RecordingWriter | undefined> = {
-      agent: yield* recordings.openWriter(callId, "agent"),
-      remote: yield* recordings.openWriter(callId, "remote")
+      agent: yield* open("agent"),
+      remote: yield* open("remote")
     }
     const timeline = CallTimeline.make()
     const write = (segments: Iterable<CallTimeline.Segment>) =>

@@ -1,0 +1,193 @@
+/**
+ * The scripted reference agent, the default: a short, fixed conversation that exercises every
+ * part of a call (speaking, listening by voice activity, recognizing speech, turns, outcomes)
+ * with no language model. It greets the person by the contact's `data` (`name`, else
+ * `first_name`), asks whether they have a moment, waits for the person's turn (voice activity
+ * on their channel: speech starts, then stops), takes what the speech-to-text heard in it as a
+ * HUMAN turn, thanks them, says goodbye, and gives the person a moment to hang up before it
+ * ends the call itself. An answering machine gets a message after its greeting and beep.
+ *
+ * Outcomes (the contact's status follows, CONTRACT §5): the conversation reached its goodbye,
+ * `completed` (`user-hangup` if the person hung up after it, `bot-hangup` if the agent did);
+ * the person hung up before, `cut-short`; a machine, `voicemail`.
+ *
+ * Speech goes through the `TextToSpeech` and `SpeechToText` ports, so the same agent speaks
+ * simulated speech with the simulated carrier and real speech with real providers.
+ *
+ * @since 0.1.0
+ */
+import type { ContactData } from "@voice-agent/core/Contact"
+import type { AgentCall, AgentEnd, CallInput } from "@voice-agent/core/ports/Agent"
+import { Agent } from "@voice-agent/core/ports/Agent"
+import type { PcmFrame } from "@voice-agent/core/ports/SpeechToText"
+import { SpeechToText } from "@voice-agent/core/ports/SpeechToText"
+import { TextToSpeech } from "@voice-agent/core/ports/TextToSpeech"
+import { Deferred, Duration, Effect, Layer, Option, Queue, Stream } from "effect"
+import type { Cause } from "effect"
+
+/**
+ * The script's lines and waits.
+ *
+ * @category models
+ */
+export interface Script {
+  readonly greeting: (data: ContactData) => string
+  readonly thanks: string
+  readonly voicemail: string
+  /** How long to wait for the person to start speaking after a question. */
+  readonly answerTimeoutMs: number
+  /** After the goodbye, how long the person has to hang up before the agent does. */
+  readonly hangUpGraceMs: number
+  /** Silence after a machine's greeting (and beep) that means it is recording. */
+  readonly machineQuietMs: number
+}
+
+const nameOf = (data: ContactData): string | undefined => {
+  for (const key of ["name", "first_name"]) {
+    const value = data[key]
+    if (typeof value === "string" && value.trim() !== "") return value.trim()
+  }
+  return undefined
+}
+
+/**
+ * @category constructors
+ */
+export const defaultScript: Script = {
+  greeting: (data) => {
+    const name = nameOf(data)
+    return `Hello${name === undefined ? "" : ` ${name}`}, this is an automated call. Do you have a moment?`
+  },
+  thanks: "Thank you for your time. Goodbye.",
+  voicemail: "Hello, this is an automated call. We will call again later. Goodbye.",
+  answerTimeoutMs: 8_000,
+  hangUpGraceMs: 3_000,
+  machineQuietMs: 1_000
+}
+
+type TurnSignal = { readonly _tag: "Started" } | { readonly _tag: "Stopped" }
+
+/**
+ * The agent over the speech ports.
+ *
+ * @category constructors
+ */
+export const make = (script: Script = defaultScript) =>
+  Effect.gen(function*() {
+    const stt = yield* SpeechToText
+    const tts = yield* TextToSpeech
+    return Agent.of({
+      encoding: "pcm16",
+      run: (call) => Effect.scoped(converse(call, script, stt, tts))
+    })
+  })
+
+/**
+ * The agent as a layer.
+ *
+ * @category layers
+ */
+export const layer = (script: Script = defaultScript): Layer.Layer<Agent, never, SpeechToText | TextToSpeech> =>
+  Layer.effect(Agent, make(script))
+
+const converse = (
+  call: AgentCall,
+  script: Script,
+  stt: SpeechToText["Service"],
+  tts: TextToSpeech["Service"]
+) =>
+  Effect.gen(function*() {
+    const audio = yield* Queue.bounded<PcmFrame, Cause.Done>(500)
+    const signals = yield* Queue.sliding<TurnSignal>(8)
+    const heard = yield* Queue.sliding<{ readonly text: string; readonly startMs: number }>(8)
+    const hungUp = yield* Deferred.make<void>()
+
+    // The call's input: audio to the recognizer, voice activity to the turn-taking.
+    yield* Effect.forkScoped(
+      Stream.runForEach(call.input, (item: CallInput) => {
+        switch (item._tag) {
+          case "Audio":
+            return item.frame.encoding === "pcm16"
+              ? Queue.offer(audio, { samples: item.frame.samples, timestampMs: item.frame.timestampMs })
+              : Effect.void
+          case "SpeechStarted":
+            return Queue.offer(signals, { _tag: "Started" })
+          case "SpeechStopped":
+            return Queue.offer(signals, { _tag: "Stopped" })
+          case "BargeIn":
+            return call.interrupt
+          case "Dtmf":
+            return Effect.void
+        }
+      }).pipe(Effect.ensuring(Effect.andThen(Queue.end(audio), Deferred.succeed(hungUp, undefined))))
+    )
+    // What the person said, as HUMAN turns.
+    yield* Effect.forkScoped(
+      stt.transcribe(Stream.fromQueue(audio)).pipe(
+        Stream.filter((transcript) => transcript.final && transcript.text.trim() !== ""),
+        Stream.runForEach((transcript) =>
+          Effect.andThen(
+            call.emitTurn({ speaker: "HUMAN", text: transcript.text, offsetMs: Math.round(transcript.startMs) }),
+            Queue.offer(heard, { text: transcript.text, startMs: transcript.startMs })
+          )
+        ),
+        Effect.catch((error) => Effect.logWarning(`Speech recognition failed: ${error.message}`))
+      )
+    )
+
+    const say = (text: string) =>
+      Effect.gen(function*() {
+        const offsetMs = yield* call.elapsedMs
+        yield* call.emitTurn({ speaker: "AGENT", text, offsetMs })
+        return yield* call.say(
+          tts.synthesize(text).pipe(
+            Stream.map((samples) => ({ encoding: "pcm16" as const, samples, timestampMs: 0 })),
+            Stream.catch(() => Stream.empty)
+          )
+        )
+      })
+
+    /** The next turn signal, or none when the person hangs up or `timeoutMs` passes. */
+    const nextSignal = (timeoutMs: number) =>
+      Effect.raceFirst(
+        Effect.map(Queue.take(signals), Option.some),
+        Effect.as(Deferred.await(hungUp), Option.none<TurnSignal>())
+      ).pipe(Effect.timeoutOption(Duration.millis(timeoutMs)), Effect.map(Option.flatten))
+
+    const remoteEnd = (outcome: AgentEnd["outcome"]): AgentEnd => ({ outcome, endedBy: "remote" })
+    const isHungUp = Deferred.isDone(hungUp)
+
+    if (call.context.answeredBy === "machine") {
+      // Its greeting and beep: speech, then enough quiet.
+      for (;;) {
+        const signal = yield* nextSignal(script.machineQuietMs * 10)
+        if (Option.isNone(signal)) break
+        if (signal.value._tag === "Stopped") {
+          const more = yield* nextSignal(script.machineQuietMs)
+          if (Option.isNone(more)) break
+        }
+      }
+      if (yield* isHungUp) return remoteEnd("voicemail")
+      yield* say(script.voicemail)
+      return { outcome: "voicemail", endedBy: "agent" } satisfies AgentEnd
+    }
+
+    yield* say(script.greeting(call.context.data))
+    if (yield* isHungUp) return remoteEnd("cut-short")
+    // The person's turn: speech starts, then stops; what the recognizer heard in it follows.
+    const started = yield* nextSignal(script.answerTimeoutMs)
+    if (Option.isSome(started)) {
+      for (;;) {
+        const next = yield* nextSignal(script.answerTimeoutMs)
+        if (Option.isNone(next) || next.value._tag === "Stopped") break
+      }
+      yield* Queue.take(heard).pipe(Effect.timeoutOption(Duration.millis(1_500)))
+    }
+    if (yield* isHungUp) return remoteEnd("cut-short")
+    yield* say(script.thanks)
+    if (yield* isHungUp) return remoteEnd("completed")
+    const left = yield* Deferred.await(hungUp).pipe(Effect.timeoutOption(Duration.millis(script.hangUpGraceMs)))
+    return Option.isSome(left)
+      ? remoteEnd("completed")
+      : ({ outcome: "completed", endedBy: "agent" } satisfies AgentEnd)
+  })
