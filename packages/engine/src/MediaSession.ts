@@ -78,27 +78,28 @@ export const defaults: MediaSessionSettings = {
 
 const SAMPLES_PER_MS = CallTimeline.SAMPLES_PER_MS
 
-/** Reads the handshake: the `start` message with a valid token, and the call it names. */
-const handshake = (
-  frames: Stream.Stream<string>,
-  key: Uint8Array
-) =>
+/** With no frame of the person's for this long, the clock moves the timeline instead. */
+const quietFramesMs = 500
+
+/**
+ * Reads the handshake, one frame at a time so that nothing after it is consumed: `connected`
+ * (optional), then the `start` message with a valid token; answers the call it names.
+ */
+const handshake = (inbox: Queue.Dequeue<string, Cause.Done>, key: Uint8Array) =>
   Effect.gen(function*() {
-    const now = yield* Clock.currentTimeMillis
-    const first = yield* Stream.runHead(
-      frames.pipe(
-        Stream.map(TwilioMediaStream.decode),
-        Stream.filter((decoded) => !(Result.isSuccess(decoded) && decoded.success._tag === "Connected")),
-        Stream.take(1)
-      )
-    )
-    if (Option.isNone(first) || Result.isFailure(first.value) || first.value.success._tag !== "Start") {
-      return Option.none()
+    for (;;) {
+      const text = yield* Queue.take(inbox).pipe(Effect.option)
+      if (Option.isNone(text)) return Option.none()
+      const decoded = TwilioMediaStream.decode(text.value)
+      if (Result.isFailure(decoded)) return Option.none()
+      const message = decoded.success
+      if (message._tag === "Connected") continue
+      if (message._tag !== "Start") return Option.none()
+      const token = message.start.customParameters?.["token"]
+      if (typeof token !== "string") return Option.none()
+      const now = yield* Clock.currentTimeMillis
+      return Option.map(MediaToken.verify(key, token, now), (callId) => ({ callId, start: message }))
     }
-    const start = first.value.success
-    const token = start.start.customParameters?.["token"]
-    if (typeof token !== "string") return Option.none()
-    return Option.map(MediaToken.verify(key, token, now), (callId) => ({ callId, start }))
   })
 
 /**
@@ -125,7 +126,7 @@ export const serve = (
       )
       const frames = Stream.fromQueue(inbox)
 
-      const accepted = yield* handshake(frames, key).pipe(
+      const accepted = yield* handshake(inbox, key).pipe(
         Effect.timeoutOption(Duration.millis(settings.startTimeoutMs)),
         Effect.map(Option.flatten)
       )
@@ -323,11 +324,15 @@ const run = (
       )
     )
 
-    // The clock stands in for the person's frames when none come.
+    // The clock stands in for the person's frames when none come (Twilio may send no silent
+    // frames), and only then: while frames come, their timestamps move the timeline, so frames
+    // the session is slow to read are never cut off as late by the clock.
+    let lastFrameAt = startedAt
     yield* Effect.forkScoped(
       Effect.gen(function*() {
-        const now = yield* nowPosition
-        yield* advanceTo(now - timeline.reorderWindow)
+        const now = yield* Clock.currentTimeMillis
+        if (now - lastFrameAt < quietFramesMs) return
+        yield* advanceTo((now - startedAt) * SAMPLES_PER_MS - timeline.reorderWindow)
       }).pipe(Effect.repeat({ schedule: Schedule.spaced(Duration.millis(200)) }))
     )
 
@@ -340,6 +345,7 @@ const run = (
             const bytes = new Uint8Array(Buffer.from(message.media.payload, "base64"))
             const pcm = MuLaw.decode(bytes)
             const timestampMs = message.media.timestamp
+            lastFrameAt = yield* Clock.currentTimeMillis
             CallTimeline.place(timeline, "remote", timestampMs * SAMPLES_PER_MS, pcm)
             yield* write(CallTimeline.advance(timeline, CallTimeline.settled(timeline)))
             const stepped = Vad.step(vad, pcm)

@@ -1,0 +1,333 @@
+/**
+ * The engine's media session against a hand-driven carrier end (Twilio's side of Media
+ * Streams, frame by frame) under TestClock: the token gate, the recordings' alignment on the
+ * call's timeline, `mixed` as the clipped sum, barge-in and clear, and the verdict.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import type { ConversationRecord } from "@voice-agent/core/Conversation"
+import type { AgentCall, AgentEnd } from "@voice-agent/core/ports/Agent"
+import { Agent } from "@voice-agent/core/ports/Agent"
+import type { CallEvent } from "@voice-agent/core/ports/CallEvents"
+import { CallEvents } from "@voice-agent/core/ports/CallEvents"
+import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
+import type { MediaSocket } from "@voice-agent/core/ports/MediaSocket"
+import { RecordingStore } from "@voice-agent/core/ports/RecordingStore"
+import { ServerSecrets } from "@voice-agent/core/ports/ServerSecrets"
+import * as MediaSession from "@voice-agent/engine/MediaSession"
+import * as MediaToken from "@voice-agent/engine/MediaToken"
+import * as MemoryDialer from "@voice-agent/engine/testing/MemoryDialer"
+import * as MemoryMedia from "@voice-agent/engine/testing/MemoryMedia"
+import * as MuLaw from "@voice-agent/media/MuLaw"
+import * as TwilioMediaStream from "@voice-agent/media/TwilioMediaStream"
+import * as Wav from "@voice-agent/media/Wav"
+import * as FileRecordingStore from "@voice-agent/recordings-fs/FileRecordingStore"
+import { Clock, Deferred, Effect, Fiber, Layer, Option, Stream } from "effect"
+import { TestClock } from "effect/testing"
+import { spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+
+const callId = "call-media-1"
+const key = MediaToken.keyFrom(new Uint8Array(32).fill(42))
+const streamSid = "MZ00000000000000000000000000000001"
+
+const conversation: ConversationRecord = {
+  id: "00000000-0000-4000-8000-000000000001",
+  callId,
+  organizationId: "00000000-0000-4000-8000-000000000002",
+  campaignId: null,
+  contactId: "1",
+  direction: "outbound",
+  fromNumber: "+12025550100",
+  toNumber: "+12025550101",
+  startedAt: new Date(0),
+  answeredAt: null,
+  endedAt: null,
+  durationSec: null,
+  terminationReason: null
+}
+
+const tone = (hz: number, samples: number, amplitude = 8000) =>
+  Int16Array.from({ length: samples }, (_, i) => Math.round(amplitude * Math.sin((2 * Math.PI * hz * i) / 8000)))
+
+/** Everything a session needs but the agent, over memory and a temporary recordings directory. */
+const harness = Effect.gen(function*() {
+  const dir = yield* Effect.acquireRelease(
+    Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "va-media-"))),
+    (d) => Effect.sync(() => fs.rmSync(d, { recursive: true, force: true }))
+  )
+  const world = MemoryDialer.makeWorld()
+  const turns: Array<{ speaker: string; text: string; offsetMs: number }> = []
+  const conversations = ConversationRepository.of({
+    insert: () => Effect.die("unused"),
+    appendTurns: (_, added) => Effect.sync(() => void turns.push(...added)),
+    list: () => Effect.die("unused"),
+    findByCallId: () => Effect.die("unused"),
+    transcript: () => Effect.succeed([]),
+    callContext: (id) => Effect.succeed(id === callId ? Option.some({ conversation, data: {} }) : Option.none())
+  })
+  const services = Layer.mergeAll(
+    FileRecordingStore.layer(dir),
+    Layer.effect(CallEvents, MemoryDialer.callEvents(world)),
+    Layer.succeed(ConversationRepository, conversations),
+    Layer.succeed(ServerSecrets, MemoryDialer.serverSecrets)
+  )
+  return { dir, world, turns, services }
+})
+
+/** Lets every fiber run. */
+const settle = Effect.gen(function*() {
+  for (let i = 0; i < 20; i++) yield* Effect.yieldNow
+})
+
+/** The carrier's end: sends Twilio frames, answers marks at once, collects what the session sent. */
+const carrierEnd = (socket: MediaSocket) =>
+  Effect.gen(function*() {
+    const received: Array<TwilioMediaStream.OutboundMessage> = []
+    const closed = yield* Deferred.make<void>()
+    // Twilio plays what it is sent in order and echoes a mark when the audio before it has played;
+    // `clear` drops what is queued and echoes the pending marks at once.
+    let playoutEnd = 0
+    const pending = new Map<string, Fiber.Fiber<void>>()
+    const echo = (name: string) =>
+      socket.send(TwilioMediaStream.encode({ _tag: "Mark", sequenceNumber: 0, streamSid, mark: { name } } as never))
+    yield* Effect.forkScoped(
+      Stream.runForEach(socket.incoming, (text) =>
+        Effect.gen(function*() {
+          const decoded = TwilioMediaStream.decodeOutbound(text)
+          if (decoded._tag === "Failure") return yield* Effect.die(`bad frame from the session: ${text}`)
+          const message = decoded.success
+          received.push(message)
+          const now = yield* Clock.currentTimeMillis
+          switch (message._tag) {
+            case "OutboundMedia": {
+              const ms = Buffer.from(message.media.payload, "base64").length / 8
+              playoutEnd = Math.max(playoutEnd, now) + ms
+              return
+            }
+            case "OutboundMark": {
+              const name = message.mark.name
+              const fiber = yield* Effect.forkScoped(
+                Effect.sleep(Math.max(0, playoutEnd - now)).pipe(
+                  Effect.andThen(echo(name)),
+                  Effect.ensuring(Effect.sync(() => pending.delete(name)))
+                )
+              )
+              pending.set(name, fiber)
+              return
+            }
+            case "Clear": {
+              playoutEnd = now
+              for (const [name, fiber] of [...pending]) {
+                yield* Fiber.interrupt(fiber)
+                yield* echo(name)
+              }
+              pending.clear()
+              return
+            }
+            case "Unknown":
+              return
+          }
+        })).pipe(Effect.ensuring(Deferred.succeed(closed, undefined)))
+    )
+    let sequence = 1
+    const send = (message: unknown) => socket.send(TwilioMediaStream.encode(message as TwilioMediaStream.Message))
+    const handshake = (token: string) =>
+      Effect.andThen(
+        send({ _tag: "Connected", protocol: "Call", version: "1.0.0" }),
+        send({
+          _tag: "Start",
+          sequenceNumber: sequence++,
+          start: {
+            accountSid: "AC00000000000000000000000000000001",
+            streamSid,
+            callSid: "CA00000000000000000000000000000001",
+            tracks: ["inbound"],
+            mediaFormat: TwilioMediaStream.mulaw8k,
+            customParameters: { token }
+          },
+          streamSid
+        })
+      )
+    let chunk = 1
+    /** 20 ms of the person's audio at `timestampMs`, then 20 ms of clock. */
+    const frame = (timestampMs: number, pcm: Int16Array) =>
+      Effect.andThen(
+        send({
+          _tag: "Media",
+          sequenceNumber: sequence++,
+          media: {
+            track: "inbound",
+            chunk: chunk++,
+            timestamp: timestampMs,
+            payload: Buffer.from(MuLaw.encode(pcm)).toString("base64")
+          },
+          streamSid
+        }),
+        Effect.andThen(TestClock.adjust(20), settle)
+      )
+    const stop = send({
+      _tag: "Stop",
+      sequenceNumber: sequence++,
+      stop: { accountSid: "AC00000000000000000000000000000001", callSid: "CA00000000000000000000000000000001" },
+      streamSid
+    })
+    return { received, closed, handshake, frame, stop }
+  })
+
+const readWav = (dir: string, channel: string) => {
+  const file = fs.readdirSync(dir, { recursive: true }).map(String).find((f) => f.endsWith(`${channel}.wav`))
+  assert.isDefined(file, `${channel}.wav in ${fs.readdirSync(dir, { recursive: true }).join(", ")}`)
+  const bytes = new Uint8Array(fs.readFileSync(path.join(dir, file!)))
+  return { path: path.join(dir, file!), samples: Wav.decodeSamples(bytes.subarray(44)) }
+}
+
+/** The first sample index whose 20 ms window holds energy, or -1. */
+const firstSound = (samples: Int16Array) => {
+  for (let i = 0; i + 160 <= samples.length; i += 8) {
+    let energy = 0
+    for (let j = i; j < i + 160; j++) energy += samples[j]! * samples[j]!
+    if (energy / 160 > 1_000_000) return i
+  }
+  return -1
+}
+
+const agentLayer = (run: (call: AgentCall) => Effect.Effect<AgentEnd>) =>
+  Layer.succeed(Agent, Agent.of({ encoding: "pcm16", run }))
+
+describe("MediaSession", () => {
+  it.effect("refuses a stream without a valid token before any audio, and opens no recording", () =>
+    Effect.gen(function*() {
+      const { dir, services } = yield* harness
+      for (const token of ["", "nonsense", MediaToken.sign(key, callId, -1), MediaToken.sign(key, "other", 9e15)]) {
+        const [carrier, server] = yield* MemoryMedia.pair
+        const session = yield* Effect.forkChild(
+          MediaSession.serve(server).pipe(
+            Effect.provide(Layer.merge(services, agentLayer(() => Effect.die("never run"))))
+          )
+        )
+        const end = yield* carrierEnd(carrier)
+        yield* end.handshake(token)
+        yield* end.frame(0, tone(440, 160))
+        yield* Fiber.join(session)
+        yield* Deferred.await(end.closed)
+        assert.deepStrictEqual(end.received, [], token)
+      }
+      assert.deepStrictEqual(fs.readdirSync(dir), [])
+    }))
+
+  it.effect("aligns both channels on the call's timeline; mixed is their clipped sum; the verdict is published", () =>
+    Effect.gen(function*() {
+      const { dir, services, world } = yield* harness
+      // The carrier reports the answer before it opens the stream.
+      world.events.set(callId, [{ _tag: "Answered", at: 0, answeredBy: "human" }])
+      const [carrier, server] = yield* MemoryMedia.pair
+      const agentSpoke = tone(500, 8000) // one second
+      let playedFrom = -1
+      const agent = agentLayer((call) =>
+        Effect.gen(function*() {
+          yield* call.emitTurn({ speaker: "AGENT", text: "tone", offsetMs: yield* call.elapsedMs })
+          const playback = yield* call.say(
+            Stream.make({ encoding: "pcm16" as const, samples: agentSpoke, timestampMs: 0 })
+          )
+          playedFrom = playback.startMs
+          yield* Stream.runDrain(call.input)
+          return { outcome: "completed", endedBy: "remote" } as const
+        })
+      )
+      const session = yield* Effect.forkChild(
+        MediaSession.serve(server).pipe(Effect.provide(Layer.merge(services, agent)))
+      )
+      const end = yield* carrierEnd(carrier)
+      yield* end.handshake(MediaToken.sign(key, callId, 9e15))
+      // Two seconds of the person: silence, and a 1 kHz tone from 1500 ms to 1600 ms.
+      for (let t = 0; t < 2000; t += 20) {
+        yield* end.frame(t, t >= 1500 && t < 1600 ? tone(1000, 160, 12000) : new Int16Array(160))
+      }
+      yield* end.stop
+      yield* Fiber.join(session)
+
+      const remote = readWav(dir, "remote").samples
+      const agentChannel = readWav(dir, "agent").samples
+      assert.approximately(firstSound(remote) / 8, 1500, 20, "the person's tone at 1500 ms")
+      // At the instant its playback started, as the session reported it to the agent.
+      assert.isAtLeast(playedFrom, 0)
+      assert.approximately(firstSound(agentChannel) / 8, playedFrom, 20, "the agent's speech where it was played")
+      assert.isAtLeast(Math.min(remote.length, agentChannel.length), 1900 * 8)
+      // `mixed`, as the store serves it, is the clipped sum of the two channels sample for sample.
+      const servedBytes = yield* RecordingStore.use((store) =>
+        Effect.flatMap(store.read(callId, "mixed"), (read) => Stream.runCollect(read.bytes))
+      ).pipe(Effect.provide(FileRecordingStore.layer(dir)), Effect.orDie)
+      const mixedFile = Buffer.concat([...servedBytes])
+      const mixed = Wav.decodeSamples(new Uint8Array(mixedFile).subarray(44))
+      const length = Math.max(remote.length, agentChannel.length)
+      assert.strictEqual(mixed.length, length)
+      const expected = Int16Array.from(
+        { length },
+        (_, k) => Math.max(-32768, Math.min(32767, (remote[k] ?? 0) + (agentChannel[k] ?? 0)))
+      )
+      assert.isTrue(Buffer.from(mixed.buffer).equals(Buffer.from(expected.buffer)), "mixed = clip(agent + remote)")
+      const verdicts = (world.events.get(callId) ?? []).filter((e: CallEvent) => e._tag === "AgentEnded")
+      assert.deepStrictEqual(verdicts.map((e) => e._tag === "AgentEnded" && [e.outcome, e.endedBy]), [[
+        "completed",
+        "remote"
+      ]])
+      if (spawnSync("sox", ["--version"]).status === 0) {
+        for (const channel of ["agent", "remote"]) {
+          const info = spawnSync("sox", ["--i", readWav(dir, channel).path], { encoding: "utf8" })
+          assert.strictEqual(info.status, 0, info.stderr)
+          assert.include(info.stdout, "Sample Rate    : 8000")
+        }
+      }
+    }))
+
+  it.effect("on a barge-in the agent interrupts: the agent recording holds silence where the cleared audio was", () =>
+    Effect.gen(function*() {
+      const { dir, services, world } = yield* harness
+      world.events.set(callId, [{ _tag: "Answered", at: 0, answeredBy: "human" }])
+      const [carrier, server] = yield* MemoryMedia.pair
+      let playback: unknown
+      let interruptedAt = 0
+      const agent = agentLayer((call) =>
+        Effect.gen(function*() {
+          const speaking = yield* Effect.forkChild(
+            call.say(Stream.make({ encoding: "pcm16" as const, samples: tone(500, 16000), timestampMs: 0 }))
+          )
+          yield* call.input.pipe(
+            Stream.takeUntil((input) => input._tag === "BargeIn"),
+            Stream.runDrain
+          )
+          interruptedAt = yield* call.elapsedMs
+          yield* call.interrupt
+          playback = yield* Fiber.join(speaking)
+          yield* Stream.runDrain(call.input)
+          return { outcome: "cut-short", endedBy: "remote" } as const
+        })
+      )
+      const session = yield* Effect.forkChild(
+        MediaSession.serve(server).pipe(Effect.provide(Layer.merge(services, agent)))
+      )
+      const end = yield* carrierEnd(carrier)
+      yield* end.handshake(MediaToken.sign(key, callId, 9e15))
+      // The person starts speaking at 600 ms, over the agent's two seconds.
+      for (let t = 0; t < 2400; t += 20) yield* end.frame(t, t >= 600 ? tone(300, 160, 12000) : new Int16Array(160))
+      yield* end.stop
+      yield* Fiber.join(session)
+
+      assert.include(end.received.map((m) => m._tag), "Clear")
+      assert.strictEqual((playback as { _tag: string })._tag, "Interrupted")
+      const agentChannel = readWav(dir, "agent").samples
+      const loud = (from: number, to: number) => {
+        let peak = 0
+        for (let i = from * 8; i < Math.min(to * 8, agentChannel.length); i++) {
+          peak = Math.max(peak, Math.abs(agentChannel[i]!))
+        }
+        return peak
+      }
+      assert.isAbove(loud(0, 600), 4000, "the agent was heard before the barge-in")
+      assert.isAbove(interruptedAt, 600, "after the person started")
+      assert.isAbove(loud(interruptedAt - 100, interruptedAt), 4000, "heard until the interruption")
+      assert.strictEqual(loud(interruptedAt + 20, 2400), 0, "nothing of the cleared audio after it")
+    }))
+})
