@@ -119,7 +119,7 @@ const carrierEnd = (socket: MediaSocket) =>
             }
             case "Clear": {
               playoutEnd = now
-              for (const [name, fiber] of [...pending]) {
+              for (const [name, fiber] of Array.from(pending)) {
                 yield* Fiber.interrupt(fiber)
                 yield* echo(name)
               }
@@ -179,8 +179,8 @@ const carrierEnd = (socket: MediaSocket) =>
 const readWav = (dir: string, channel: string) => {
   const file = fs.readdirSync(dir, { recursive: true }).map(String).find((f) => f.endsWith(`${channel}.wav`))
   assert.isDefined(file, `${channel}.wav in ${fs.readdirSync(dir, { recursive: true }).join(", ")}`)
-  const bytes = new Uint8Array(fs.readFileSync(path.join(dir, file!)))
-  return { path: path.join(dir, file!), samples: Wav.decodeSamples(bytes.subarray(44)) }
+  const bytes = new Uint8Array(fs.readFileSync(path.join(dir, file)))
+  return { path: path.join(dir, file), samples: Wav.decodeSamples(bytes.subarray(44)) }
 }
 
 /** The first sample index whose 20 ms window holds energy, or -1. */
