@@ -8,20 +8,33 @@
  * id, at instants read from `Clock` (so `TestClock` drives it): `Ringing` at once, then by the
  * number's `SimOutcome` (timings in `SimOutcome.timings`):
  *
- * - `conversation`: `Answered` (human) after 1 s; the person hangs up after 3 to 6 s
- *   (`SimOutcome.conversationMs`, fixed per number): `Ended` `remote-hangup`.
- * - `early-hangup`: `Answered` (human) after 1 s; the person hangs up 1 s later.
- * - `never-hangs-up`: `Answered` (human) after 1 s; the call lasts until we hang up.
- * - `voicemail`: `Answered` (`machine`) after 1 s; the machine never hangs up either.
  * - `busy`: `Ended` `busy` after 1 s. `no-answer`: `Ended` `no-answer` after 3 s of ringing.
  * - `carrier-failure`: `Ended` `failed` right after `Ringing` (the request was accepted; the
  *   call failed in the network).
+ * - `conversation`, `early-hangup`, `never-hangs-up`: `Answered` (human) after 1 s;
+ *   `voicemail`: `Answered` (`machine`) after 1 s. What follows depends on media.
  *
- * `hangUp` ends the call's script at once and reports `Ended` `local-hangup`, unless the call
- * had already ended (then, as for a call it never placed, it does nothing); it returns when the
- * call's `Ended` is reported. A call's state is dropped when its script ends, and closing the
- * layer interrupts every script in flight (reporting nothing more). Calls carry no audio yet:
- * media over the daemon's WebSocket comes with issue 8.
+ * Media. When the context it is built in has a `MediaConnector`, an answered call streams: at
+ * the answer the carrier connects to the request's `mediaUrl` and speaks Twilio's side of Media
+ * Streams (`SimMediaStream`: `connected`, `start` with `customParameters.token` = the request's
+ * `mediaToken` and `callSid` = the carrier call id, 20 ms μ-law frames, marks and `clear`
+ * answered as Twilio does), with the outcome's person or answering machine on the line
+ * (`SimPerson`: answers questions, hangs up 300 ms after a goodbye, or 1 s after the answer, or
+ * never; the machine plays a greeting and a beep). The call ends when the person hangs up
+ * (`stop`, the stream closed, `Ended` `remote-hangup`), when the server closes the stream
+ * (Twilio ends a `<Connect><Stream>` call then: `Ended` `local-hangup`), or at `hangUp`. A
+ * stream that cannot be connected ends the call at once with `local-hangup` (logged).
+ *
+ * Without a `MediaConnector` calls carry no audio: a `conversation` person hangs up 3 to 6 s
+ * after the answer (`SimOutcome.conversationMs`, fixed per number), an `early-hangup` one 1 s
+ * after it (`Ended` `remote-hangup`), and `never-hangs-up` and `voicemail` calls last until we
+ * hang up.
+ *
+ * `hangUp` ends the call's script at once (sending `stop` and closing the stream of a call
+ * with media) and reports `Ended` `local-hangup`, unless the call had already ended (then, as
+ * for a call it never placed, it does nothing); it returns when the call's `Ended` is reported.
+ * A call's state is dropped when its script ends, and closing the layer interrupts every
+ * script in flight (closing their streams, reporting nothing more).
  *
  * SMS: a message to a number whose outcome is `carrier-failure` (555-0170..0179) is refused
  * like a carrier refusing an unreachable destination; every other message is accepted with
@@ -33,10 +46,15 @@ import { isE164 } from "@voice-agent/core/PhoneNumber"
 import { CallEvents } from "@voice-agent/core/ports/CallEvents"
 import type { CallEndReason, CallEvent } from "@voice-agent/core/ports/CallEvents"
 import { Carrier, CarrierError } from "@voice-agent/core/ports/Carrier"
-import { Clock, Deferred, Effect, Layer } from "effect"
+import type { PlaceCallRequest } from "@voice-agent/core/ports/Carrier"
+import { MediaConnector } from "@voice-agent/core/ports/MediaSocket"
+import { Clock, Deferred, Duration, Effect, Layer, Option, Result } from "effect"
 import type { Scope } from "effect"
 import { randomUUID } from "node:crypto"
+import * as SimMediaStream from "./SimMediaStream.ts"
+import type { SimOutcome } from "./SimOutcome.ts"
 import { conversationMs, outcomeFor, timings } from "./SimOutcome.ts"
+import * as SimPerson from "./SimPerson.ts"
 
 /** A call whose script is running: `hungUp` is completed by `hangUp`, `done` when the script ends. */
 interface LiveCall {
@@ -45,56 +63,111 @@ interface LiveCall {
 }
 
 /**
- * What happens to a call to `to` after `Ringing`, up to (not including) its `Ended`: the
- * effect answers the end reason, or never completes for a call that only we can end.
+ * The simulated account the streams' `start` and `stop` name (`AC` and 32 hex digits).
+ *
+ * @category models
  */
-const timeline = (
-  to: string,
-  report: (event: CallEvent) => Effect.Effect<void>
-): Effect.Effect<CallEndReason> => {
-  const answer = (answeredBy: "human" | "machine") =>
-    Effect.sleep(timings.ringMs).pipe(
-      Effect.andThen(Clock.currentTimeMillis),
-      Effect.flatMap((at) => report({ _tag: "Answered", at, answeredBy }))
-    )
-  switch (outcomeFor(to)) {
-    case "conversation":
-      return answer("human").pipe(Effect.andThen(Effect.sleep(conversationMs(to))), Effect.as("remote-hangup"))
-    case "early-hangup":
-      return answer("human").pipe(Effect.andThen(Effect.sleep(timings.earlyHangupMs)), Effect.as("remote-hangup"))
-    case "never-hangs-up":
-      return answer("human").pipe(Effect.andThen(Effect.never))
-    case "voicemail":
-      return answer("machine").pipe(Effect.andThen(Effect.never))
+export const ACCOUNT_SID = "AC00000000000000000000000000000000"
+
+const hex32 = () => randomUUID().replaceAll("-", "")
+
+/** The ringing: the end of a call never answered, or who answers. */
+const ringing = (outcome: SimOutcome): Effect.Effect<CallEndReason | "human" | "machine"> => {
+  switch (outcome) {
     case "busy":
-      return Effect.sleep(timings.ringMs).pipe(Effect.as("busy"))
+      return Effect.sleep(Duration.millis(timings.ringMs)).pipe(Effect.as("busy"))
     case "no-answer":
-      return Effect.sleep(timings.noAnswerMs).pipe(Effect.as("no-answer"))
+      return Effect.sleep(Duration.millis(timings.noAnswerMs)).pipe(Effect.as("no-answer"))
     case "carrier-failure":
       return Effect.succeed("failed")
+    case "voicemail":
+      return Effect.sleep(Duration.millis(timings.ringMs)).pipe(Effect.as("machine"))
+    case "conversation":
+    case "early-hangup":
+    case "never-hangs-up":
+      return Effect.sleep(Duration.millis(timings.ringMs)).pipe(Effect.as("human"))
+  }
+}
+
+/** An answered call without media: the end reason, or never for a call that only we can end. */
+const silentCall = (outcome: SimPerson.AnsweredOutcome, to: string): Effect.Effect<CallEndReason> => {
+  switch (outcome) {
+    case "conversation":
+      return Effect.sleep(Duration.millis(conversationMs(to))).pipe(Effect.as("remote-hangup"))
+    case "early-hangup":
+      return Effect.sleep(Duration.millis(timings.earlyHangupMs)).pipe(Effect.as("remote-hangup"))
+    case "never-hangs-up":
+    case "voicemail":
+      return Effect.never
   }
 }
 
 /**
- * The simulated `Carrier`. Calls' scripts run in the scope this is built in.
+ * An answered call with media: connects to the call's media URL and streams it until the call
+ * ends, with the person or machine of the outcome on the line.
+ */
+const mediaCall = (
+  connector: MediaConnector["Service"],
+  request: PlaceCallRequest,
+  carrierCallId: string,
+  outcome: SimPerson.AnsweredOutcome,
+  hungUp: Effect.Effect<void>
+): Effect.Effect<CallEndReason> =>
+  Effect.scoped(
+    Effect.gen(function*() {
+      const connected = yield* Effect.raceFirst(
+        Effect.result(connector.connect(request.mediaUrl)).pipe(Effect.map(Option.some)),
+        Effect.as(hungUp, Option.none())
+      )
+      if (Option.isNone(connected)) return "local-hangup"
+      if (Result.isFailure(connected.value)) {
+        // Twilio: the stream failed, and no TwiML follows `<Connect>`: the call ends
+        yield* Effect.logWarning(
+          `Simulated call ${request.callId}: media stream not connected, hanging up (${connected.value.failure.message})`
+        )
+        return "local-hangup"
+      }
+      return yield* SimMediaStream.run({
+        socket: connected.value.success,
+        accountSid: ACCOUNT_SID,
+        callSid: carrierCallId,
+        streamSid: `MZ${hex32()}`,
+        customParameters: { token: request.mediaToken },
+        person: (line) => SimPerson.behave(outcome, line),
+        hangUp: hungUp
+      })
+    })
+  )
+
+/**
+ * The simulated `Carrier`. Calls' scripts run in the scope this is built in; answered calls
+ * stream media through the `MediaConnector` when the context has one.
  *
  * @category constructors
  */
 export const make: Effect.Effect<Carrier["Service"], never, CallEvents | Scope.Scope> = Effect.gen(function*() {
   const events = yield* CallEvents
+  const connector = yield* Effect.serviceOption(MediaConnector)
   const scope = yield* Effect.scope
   const calls = new Map<string, LiveCall>()
 
-  const report = (callId: string) => (event: CallEvent) => events.publish(callId, event)
-
-  const script = (callId: string, to: string, call: LiveCall): Effect.Effect<void> =>
+  const script = (request: PlaceCallRequest, carrierCallId: string, call: LiveCall): Effect.Effect<void> =>
     Effect.gen(function*() {
-      const publish = report(callId)
+      const publish = (event: CallEvent) => events.publish(request.callId, event)
+      const hungUp = Deferred.await(call.hungUp)
+      const untilHungUp = <A>(effect: Effect.Effect<A>) =>
+        Effect.raceFirst(effect, Effect.as(hungUp, "local-hangup" as const))
+      const outcome = outcomeFor(request.to)
       yield* publish({ _tag: "Ringing", at: yield* Clock.currentTimeMillis })
-      const reason = yield* Effect.raceFirst(
-        timeline(to, publish),
-        Deferred.await(call.hungUp).pipe(Effect.as<CallEndReason>("local-hangup"))
-      )
+      const answer = yield* untilHungUp(ringing(outcome))
+      if (answer !== "human" && answer !== "machine") {
+        return yield* publish({ _tag: "Ended", at: yield* Clock.currentTimeMillis, reason: answer })
+      }
+      yield* publish({ _tag: "Answered", at: yield* Clock.currentTimeMillis, answeredBy: answer })
+      const answered = outcome as SimPerson.AnsweredOutcome
+      const reason = Option.isSome(connector)
+        ? yield* mediaCall(connector.value, request, carrierCallId, answered, hungUp)
+        : yield* untilHungUp(silentCall(answered, request.to))
       yield* publish({ _tag: "Ended", at: yield* Clock.currentTimeMillis, reason })
     })
 
@@ -113,7 +186,8 @@ export const make: Effect.Effect<Carrier["Service"], never, CallEvents | Scope.S
         }
         const call: LiveCall = { hungUp: Deferred.makeUnsafe(), done: Deferred.makeUnsafe() }
         calls.set(request.callId, call)
-        return script(request.callId, request.to, call).pipe(
+        const carrierCallId = `CA${hex32()}`
+        return script(request, carrierCallId, call).pipe(
           Effect.forkIn(scope),
           // however the script ends (also interrupted before it started), the call is gone
           Effect.tap((fiber) =>
@@ -124,7 +198,7 @@ export const make: Effect.Effect<Carrier["Service"], never, CallEvents | Scope.S
               })
             )
           ),
-          Effect.as({ carrierCallId: `CA${randomUUID().replaceAll("-", "")}` })
+          Effect.as({ carrierCallId })
         )
       }).pipe(Effect.uninterruptible),
     hangUp: (callId) =>
@@ -136,11 +210,14 @@ export const make: Effect.Effect<Carrier["Service"], never, CallEvents | Scope.S
     sendSms: (message) =>
       outcomeFor(message.to) === "carrier-failure"
         ? Effect.fail(new CarrierError({ reason: "rejected", message: `destination ${message.to} is unreachable` }))
-        : Effect.sync(() => ({ messageId: `SM${randomUUID().replaceAll("-", "")}`, status: "queued" }))
+        : Effect.sync(() => ({ messageId: `SM${hex32()}`, status: "queued" }))
   })
 })
 
 /**
+ * The simulated carrier as a layer. It streams media when a `MediaConnector` is in the context
+ * it is built in (not a requirement: without one, calls carry no audio).
+ *
  * @category layers
  */
 export const layer: Layer.Layer<Carrier, never, CallEvents> = Layer.effect(Carrier, make)

@@ -1,0 +1,206 @@
+/**
+ * Who picks up an answered call of the simulated carrier (CONTRACT §6), scripted and
+ * deterministic: a person who talks with the agent, one who hangs up at once, one who never
+ * does, or an answering machine. They hear the agent through `SimMediaStream` (simulated
+ * speech decoded from the audio as it plays) and speak simulated speech (`SimSpeech.encode`),
+ * so what they say truly crosses the audio path (CONTRACT §7 "Simulated speech").
+ *
+ * By outcome (`behave`), timed from the answer (`timings`):
+ *
+ * - `conversation`: listens. Each time the agent finishes an utterance that ends with "?",
+ *   answers `replyMs` (300 ms) later with `answerFor(utterance)`. When an utterance of the
+ *   agent contains "goodbye" (any case), hangs up `goodbyeMs` (300 ms) after it.
+ * - `never-hangs-up`: answers questions the same way, and never hangs up (the agent ends the
+ *   call by closing the stream).
+ * - `early-hangup`: says nothing and hangs up `SimOutcome.timings.earlyHangupMs` (1 s) after
+ *   the answer, whatever is said.
+ * - `voicemail`: the machine plays its greeting (`voicemailGreeting`, simulated speech, about
+ *   4.9 s) at once, `beepGapMs` (300 ms) of silence, a 1 kHz beep of `beepMs` (500 ms), then
+ *   silence until our side closes the stream.
+ *
+ * Every one of them hangs up after `maxCallMs` (5 minutes) at the latest, so no call runs
+ * forever. The person only knows what they heard: they do not know the contact's `data`, so
+ * `data.sim_answers` is not theirs to use (the agent side may apply it).
+ *
+ * @since 0.1.0
+ */
+import * as SimSpeech from "@voice-agent/media/SimSpeech"
+import { Duration, Effect, Queue } from "effect"
+import type { Line } from "./SimMediaStream.ts"
+import type { SimOutcome } from "./SimOutcome.ts"
+import { timings as outcomeTimings } from "./SimOutcome.ts"
+
+/**
+ * The scripted person's timings, in milliseconds.
+ *
+ * @category models
+ */
+export const timings: {
+  readonly replyMs: number
+  readonly goodbyeMs: number
+  readonly beepGapMs: number
+  readonly beepMs: number
+  readonly maxCallMs: number
+} = {
+  replyMs: 300,
+  goodbyeMs: 300,
+  beepGapMs: 300,
+  beepMs: 500,
+  maxCallMs: 300_000
+}
+
+/**
+ * The outcomes whose calls are answered, and so have someone on the line.
+ *
+ * @category models
+ */
+export type AnsweredOutcome = Extract<SimOutcome, "conversation" | "voicemail" | "early-hangup" | "never-hangs-up">
+
+/**
+ * What the answering machine says before its beep.
+ *
+ * @category models
+ */
+export const voicemailGreeting =
+  "Hi, you have reached the voicemail of this number. Please leave a message after the beep."
+
+/**
+ * The answer to a plain yes/no question.
+ *
+ * @category models
+ */
+export const yesAnswer = "Yes, I have a moment."
+
+/**
+ * The answers by kind of question, CONTRACT §7's defaults by field type.
+ *
+ * @category models
+ */
+export const answers = {
+  text: "Alex Morgan",
+  integer: "forty two",
+  date: "March third twenty twenty seven",
+  digitSequence: "one two three four",
+  calendarSlot: "next Tuesday at ten a m",
+  yes: yesAnswer
+} as const
+
+const YES_NO = /^(?:am|is|are|was|were|do|does|did|can|could|would|will|may|might|have|has|had|should|shall)\b/
+const OPEN = /^(?:what|who|whom|whose|where|which|why|how)\b/
+const DIGITS = /\b(?:digits?|pin|code|zip|postcode|(?:account|phone|card|member) number)\b/
+const SLOT = /\b(?:appointment|slot|schedule|book|meet|meeting|what time|which time)\b/
+const DATE = /\b(?:date|birthday|born|when)\b/
+const INTEGER = /\b(?:how many|how much|how old|number of)\b/
+
+/** The choices of a question that lists them after a colon or in parentheses. */
+const choicesOf = (question: string): ReadonlyArray<string> => {
+  const listed = /\(([^()]*)\)[^()]*$/.exec(question)?.[1] ?? /:([^:]*)$/.exec(question)?.[1]
+  if (listed === undefined) return []
+  const choices = listed.replace(/[?.!]+\s*$/, "").split(/\s*,\s*(?:or\s+)?|\s+or\s+/).map((c) => c.trim())
+  return choices.length >= 2 && choices.every((c) => c !== "") ? choices : []
+}
+
+/**
+ * What the person answers to an utterance of the agent that asks a question (its last
+ * sentence is the question). By the first rule that matches the question:
+ *
+ * 1. choices listed after a colon or in parentheses ("Which do you prefer: email, phone or
+ *    text?") → the first one (a multiple choice field);
+ * 2. digits, a PIN, a code, a zip or postcode, an account, phone, card or member number → "one
+ *    two three four";
+ * 3. an appointment, a slot, a schedule, booking, a meeting, what or which time → "next Tuesday
+ *    at ten a m";
+ * 4. a date, a birthday, being born, "when" → "March third twenty twenty seven";
+ * 5. how many, how much, how old, a number of → "forty two";
+ * 6. a question whose asking clause (the first of its comma-separated clauses to start with a
+ *    question word) starts like a yes/no question (is, are, do, can, would…) → "Yes, I have a
+ *    moment.";
+ * 7. any other question (what, who, where…: a text field such as a name) → "Alex Morgan".
+ *
+ * @category constructors
+ */
+export const answerFor = (utterance: string): string => {
+  const sentences = utterance.trim().split(/(?<=[.!?])\s+/)
+  const question = (sentences.at(-1) ?? "").trim()
+  const lower = question.toLowerCase()
+  const choices = choicesOf(question)
+  if (choices.length > 0) return choices[0]!
+  if (DIGITS.test(lower)) return answers.digitSequence
+  if (SLOT.test(lower)) return answers.calendarSlot
+  if (DATE.test(lower)) return answers.date
+  if (INTEGER.test(lower)) return answers.integer
+  // the clause that asks ("Hello Jane, do you have…"): the first to start like a question
+  const asking = lower.split(/\s*[,;:]\s*/).find((clause) => YES_NO.test(clause) || OPEN.test(clause))
+  return asking !== undefined && YES_NO.test(asking) ? answers.yes : answers.text
+}
+
+/**
+ * Whether an utterance of the agent asks something (it ends with "?").
+ *
+ * @category guards
+ */
+export const isQuestion = (utterance: string): boolean => utterance.trimEnd().endsWith("?")
+
+/**
+ * Whether an utterance of the agent says goodbye.
+ *
+ * @category guards
+ */
+export const isGoodbye = (utterance: string): boolean => /goodbye/i.test(utterance)
+
+/**
+ * The machine's beep: `timings.beepMs` of a 1 kHz sine at 8 kHz, amplitude 8000 (−12 dBFS).
+ *
+ * @category constructors
+ */
+export const beep = (): Int16Array =>
+  Int16Array.from(
+    { length: timings.beepMs * 8 },
+    (_, n) => Math.round(8000 * Math.sin((2 * Math.PI * 1000 * n) / SimSpeech.SAMPLE_RATE))
+  )
+
+/** The machine's whole message: greeting, a short silence, beep. */
+const machineMessage = (): Int16Array => {
+  const greeting = SimSpeech.encode(voicemailGreeting)
+  const gap = timings.beepGapMs * 8
+  const tone = beep()
+  const out = new Int16Array(greeting.length + gap + tone.length)
+  out.set(greeting)
+  out.set(tone, greeting.length + gap)
+  return out
+}
+
+/** Answers questions; returns (hangs up) after a goodbye when `hangsUp`. */
+const converse = (line: Line, hangsUp: boolean): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    while (true) {
+      const utterance = yield* Queue.take(line.heard)
+      if (hangsUp && isGoodbye(utterance)) return yield* Effect.sleep(Duration.millis(timings.goodbyeMs))
+      if (isQuestion(utterance)) {
+        yield* Effect.sleep(Duration.millis(timings.replyMs))
+        yield* line.say(SimSpeech.encode(answerFor(utterance)))
+      }
+    }
+  })
+
+const script = (outcome: AnsweredOutcome, line: Line): Effect.Effect<void> => {
+  switch (outcome) {
+    case "conversation":
+      return converse(line, true)
+    case "never-hangs-up":
+      return converse(line, false)
+    case "early-hangup":
+      return Effect.sleep(Duration.millis(outcomeTimings.earlyHangupMs))
+    case "voicemail":
+      return Effect.andThen(line.say(machineMessage()), Effect.never)
+  }
+}
+
+/**
+ * The person (or machine) for `outcome` on `line`, from the answer: returns when they hang up,
+ * after `timings.maxCallMs` at the latest.
+ *
+ * @category constructors
+ */
+export const behave = (outcome: AnsweredOutcome, line: Line): Effect.Effect<void> =>
+  Effect.raceFirst(script(outcome, line), Effect.sleep(Duration.millis(timings.maxCallMs)))
