@@ -219,6 +219,7 @@ const run = (
     let playoutEnd = 0
     let markSeq = 0
     let generation = 0
+    let finished = false
     const marks = new Map<string, Deferred.Deferred<void>>()
     const nowPosition = Effect.map(elapsedMs, (ms) => ms * SAMPLES_PER_MS)
     const send = (message: TwilioMediaStream.Message) => socket.send(TwilioMediaStream.encode(message))
@@ -227,6 +228,7 @@ const run = (
       Effect.gen(function*() {
         const myGeneration = generation
         const startPosition = Math.max(playoutEnd, yield* nowPosition)
+        if (finished) return { _tag: "Interrupted", startMs: startPosition / SAMPLES_PER_MS, playedMs: 0 } as const
         let last: Deferred.Deferred<void> | undefined
         let pending: Array<Int16Array> = []
         let pendingSamples = 0
@@ -391,7 +393,11 @@ const run = (
       Effect.as(agentDone, "agent" as const)
     )
     yield* Queue.end(input)
+    // Nothing more will play: a `say` in progress ends as interrupted, and later ones at once.
+    generation++
+    finished = true
     for (const waiter of marks.values()) yield* Deferred.succeed(waiter, undefined)
+    marks.clear()
     const end = first === "agent"
       ? yield* Deferred.await(verdict)
       : yield* Deferred.await(verdict).pipe(
