@@ -109,9 +109,14 @@ export const serve = (options: ServeOptions, log: Logging.LogSettings) =>
  */
 export const dial = (options: { readonly dataDir: string }, log: Logging.LogSettings) => {
   const worker = Dialer.workerId()
-  const program = Layer.unwrap(Effect.map(Dialer.publicMediaUrl, (url) => Dialer.layer(worker, url))).pipe(
+  // Without a public URL no carrier can reach a media endpoint: calls go without media.
+  const program = Layer.unwrap(Effect.map(Dialer.publicMediaUrl, (url) =>
+    Dialer.layer(worker, url).pipe(
+      Layer.provide(
+        url === undefined ? Carrier.layerConfig : Carrier.layerConfig.pipe(Layer.provide(Media.connector))
+      )
+    ))).pipe(
     Layer.tap(() => Effect.logInfo(`Dialer ${worker} running (no HTTP API in this process)`)),
-    Layer.provide(Carrier.layerConfig.pipe(Layer.provide(Media.connector))),
     Layer.provide(Storage.layer(options.dataDir))
   )
   return Layer.launch(program).pipe(

@@ -93,14 +93,14 @@ describe("calls that talk, on a daemon", () => {
             const call = byNumber.get(number)
             assert.isDefined(call, number)
             assert.strictEqual(statuses.get(number), status, number)
-            assert.strictEqual(call!.termination_reason, reason, number)
+            assert.strictEqual(call.termination_reason, reason, number)
             const transcript = (yield* Daemon.request(
-              `${api.url}/v1/conversations/${call!.call_id}/transcript`,
+              `${api.url}/v1/conversations/${call.call_id}/transcript`,
               Daemon.bearer(key)
             )).body as ReadonlyArray<Turn>
             const turns = transcript
             const recording = (channel: string) =>
-              fetch(`${api.url}/v1/conversations/${call!.call_id}/channels/${channel}/recording`, Daemon.bearer(key))
+              fetch(`${api.url}/v1/conversations/${call.call_id}/channels/${channel}/recording`, Daemon.bearer(key))
             if (number === numbers.busy) {
               assert.deepStrictEqual(turns, [], "never answered: no transcript")
               assert.strictEqual((yield* Effect.promise(() => recording("mixed"))).status, 404)
@@ -124,7 +124,7 @@ describe("calls that talk, on a daemon", () => {
               assert.strictEqual(response.headers.get("content-type"), "audio/wav")
               const bytes = Buffer.from(yield* Effect.promise(() => response.arrayBuffer()))
               assert.isAbove(bytes.length, 44 + 8000, `${number} ${channel}: more than half a second of audio`)
-              const file = path.join(dir, `${call!.call_id}-${channel}.wav`)
+              const file = path.join(dir, `${call.call_id}-${channel}.wav`)
               fs.writeFileSync(file, bytes)
               if (spawnSync("sox", ["--version"]).status === 0) {
                 const info = spawnSync("sox", ["--i", file], { encoding: "utf8" })

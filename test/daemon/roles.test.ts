@@ -1,7 +1,8 @@
 /**
  * Scale-out roles on one PostgreSQL, as a self-hoster runs them: `serve --no-dialer` answers
  * the API and dials nothing; `voice-agent dial` dials what the API stored, woken by the upload
- * (PostgreSQL NOTIFY from another process), and both exit 0 on SIGTERM.
+ * (PostgreSQL NOTIFY from another process); the call's media goes to the API process (its
+ * public URL), whose agent's verdict reaches the dialing process; both exit 0 on SIGTERM.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as TestDatabase from "@voice-agent/store-sql/testing/TestDatabase"
@@ -55,7 +56,9 @@ describe("serve --no-dialer and dial on one PostgreSQL", () => {
       assert.strictEqual((eligibility.body as { callable: boolean }).callable, true)
       assert.isFalse(api.stdout.some((line) => line.includes("ended:")))
 
-      const dialer = yield* Daemon.dial([], env)
+      // Carriers reach the media endpoint of the API process: the call placed by the dial
+      // process streams there, and the agent's verdict comes back through PostgreSQL.
+      const dialer = yield* Daemon.dial([], { ...env, VOICE_AGENT_PUBLIC_URL: api.url })
       assert.match(dialer.worker, /^.+-\d+-[0-9a-f]{6}$/)
       const ended = yield* dialer.waitFor(/Call \S+ to \+12025550101 ended: (\S+)/).pipe(Effect.timeout("30 seconds"))
       assert.match(ended, /ended: completed/)
@@ -71,6 +74,10 @@ describe("serve --no-dialer and dial on one PostgreSQL", () => {
         calls.conversations.map((c) => [c.to_number, c.termination_reason, c.direction]),
         [["+12025550101", "user-hangup", "outbound"]]
       )
+      const callId = (calls.conversations[0] as unknown as { call_id: string }).call_id
+      const turns = (yield* Daemon.request(`${api.url}/v1/conversations/${callId}/transcript`, Daemon.bearer(key)))
+        .body as Array<{ speaker: string }>
+      assert.deepStrictEqual(turns.map((t) => t.speaker), ["AGENT", "HUMAN", "AGENT"])
 
       assert.strictEqual(yield* dialer.stop("SIGTERM"), 0)
       assert.strictEqual(yield* api.stop("SIGTERM"), 0)

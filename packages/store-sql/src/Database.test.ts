@@ -45,7 +45,9 @@ for (const backend of backends) {
           assert.deepStrictEqual(applied, [
             { id: 1, name: "initial" },
             { id: 2, name: "server_secrets" },
-            { id: 3, name: "dialer" }
+            { id: 3, name: "dialer" },
+            { id: 4, name: "agent_events" },
+            { id: 5, name: "recordings" }
           ])
           assert.deepStrictEqual(yield* Migrations.run, [])
           assert.deepStrictEqual(yield* Migrations.run, [])
