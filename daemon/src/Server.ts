@@ -9,6 +9,7 @@
  * @since 0.1.0
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as LiveCalls from "@voice-agent/engine/LiveCalls"
 import { AdminToken } from "@voice-agent/http/handlers/Admin"
 import * as HttpApp from "@voice-agent/http/HttpApp"
 import { Clock, Effect, Layer } from "effect"
@@ -17,6 +18,7 @@ import { createServer } from "node:http"
 import * as Carrier from "./Carrier.ts"
 import { DemoSeed } from "./DemoSeed.ts"
 import * as Dialer from "./Dialer.ts"
+import * as Listen from "./Listen.ts"
 import * as Logging from "./Logging.ts"
 import * as Media from "./Media.ts"
 import * as Ready from "./Ready.ts"
@@ -57,7 +59,7 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
       )
     )
   }))
-  const http = HttpRouter.serve(Layer.mergeAll(HttpApp.layer, Media.endpoint), {
+  const http = HttpRouter.serve(Layer.mergeAll(HttpApp.layer, Media.endpoint, Listen.endpoint), {
     disableLogger: !Logging.logsRequests(log),
     disableListenLog: true
   })
@@ -83,7 +85,8 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
   return Ready.layer(log, shutdownTimeoutSeconds).pipe(
     Layer.provide(dialer),
     Layer.provideMerge(http),
-    Layer.provide([Recordings.layer(options.dataDir), Media.agent]),
+    // Live listen: the media sessions of this process publish, the listen route subscribes.
+    Layer.provide([Recordings.layer(options.dataDir), Media.agent, LiveCalls.layer]),
     Layer.provideMerge(Carrier.layerConfig.pipe(Layer.provide(Media.connector))),
     Layer.provideMerge(DemoSeed.layer.pipe(Layer.provideMerge(storage))),
     Layer.provide(AdminToken.layerConfig)

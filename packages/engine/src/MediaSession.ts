@@ -47,6 +47,7 @@ import * as MuLaw from "@voice-agent/media/MuLaw"
 import * as TwilioMediaStream from "@voice-agent/media/TwilioMediaStream"
 import * as Vad from "@voice-agent/media/Vad"
 import { Cause, Clock, Deferred, Duration, Effect, Exit, Fiber, Option, Queue, Result, Schedule, Stream } from "effect"
+import { LiveCalls } from "./LiveCalls.ts"
 import * as MediaToken from "./MediaToken.ts"
 
 /**
@@ -191,9 +192,14 @@ const run = (
       remote: yield* open("remote")
     }
     const timeline = CallTimeline.make()
+    // Live listeners (when the process has the registry): every written segment, until the end.
+    const live = yield* Effect.serviceOption(LiveCalls).pipe(
+      Effect.flatMap(Option.match({ onNone: () => Effect.undefined, onSome: (calls) => calls.register(callId) }))
+    )
     const write = (segments: Iterable<CallTimeline.Segment>) =>
       Effect.gen(function*() {
         for (const segment of segments) {
+          if (live !== undefined) yield* live.publish(segment)
           for (const channel of ["agent", "remote"] as const) {
             const writer = writers[channel]
             if (writer === undefined) continue
