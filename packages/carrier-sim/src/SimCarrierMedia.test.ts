@@ -348,7 +348,7 @@ describe("SimCarrier with media", () => {
       assert.deepStrictEqual(ended(eventsOf("call-1")), { _tag: "Ended", at: 2_000, reason: "remote-hangup" })
       assert.isTrue(yield* Deferred.isDone(c.closed))
       assert.strictEqual(c.received.at(-1)?.message._tag, "Stop")
-      assert.deepStrictEqual(personSaid(c), [])
+      assert.deepStrictEqual(personSaid(c).map((u) => u.text), [SimPerson.earlyHangupLine])
     }))
 
   it.effect("the answering machine: greeting, beep, then silence until the server closes", () =>

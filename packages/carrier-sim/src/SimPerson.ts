@@ -12,8 +12,9 @@
  *   agent contains "goodbye" (any case), hangs up `goodbyeMs` (300 ms) after it.
  * - `never-hangs-up`: answers questions the same way, and never hangs up (the agent ends the
  *   call by closing the stream).
- * - `early-hangup`: says nothing and hangs up `SimOutcome.timings.earlyHangupMs` (1 s) after
- *   the answer, whatever is said.
+ * - `early-hangup`: says {@link earlyHangupLine} at once ("Bye.", 0.6 s, over the agent's
+ *   greeting) and hangs up `SimOutcome.timings.earlyHangupMs` (1 s) after the answer, whatever
+ *   is said.
  * - `voicemail`: the machine plays its greeting (`voicemailGreeting`, simulated speech, about
  *   4.9 s) at once, `beepGapMs` (300 ms) of silence, a 1 kHz beep of `beepMs` (500 ms), then
  *   silence until our side closes the stream.
@@ -55,6 +56,13 @@ export const timings: {
  * @category models
  */
 export type AnsweredOutcome = Extract<SimOutcome, "conversation" | "voicemail" | "early-hangup" | "never-hangs-up">
+
+/**
+ * What the person who hangs up early says before leaving.
+ *
+ * @category constructors
+ */
+export const earlyHangupLine = "Bye."
 
 /**
  * What the answering machine says before its beep.
@@ -190,7 +198,10 @@ const script = (outcome: AnsweredOutcome, line: Line): Effect.Effect<void> => {
     case "never-hangs-up":
       return converse(line, false)
     case "early-hangup":
-      return Effect.sleep(Duration.millis(outcomeTimings.earlyHangupMs))
+      return Effect.andThen(
+        line.say(SimSpeech.encode(earlyHangupLine)),
+        Effect.sleep(Duration.millis(outcomeTimings.earlyHangupMs))
+      )
     case "voicemail":
       return Effect.andThen(line.say(machineMessage()), Effect.never)
   }

@@ -138,7 +138,7 @@ export const make = Effect.gen(function*() {
       sql`
         SELECT speaker AS "speaker", text AS "text", offset_ms AS "offsetMs" FROM transcript_turns
         WHERE conversation_id = ${conversationId}
-        ORDER BY seq`
+        ORDER BY offset_ms, seq`
   })
 
   const findContext = SqlSchema.findOneOption({

@@ -50,7 +50,7 @@ export class ConversationRepository extends Context.Service<ConversationReposito
     organizationId: string,
     callId: string
   ) => Effect.Effect<Option.Option<ConversationRecord>>
-  /** Turns in call order. */
+  /** Turns in call order: by offset from the answer, then in the order they were appended. */
   readonly transcript: (conversationId: string) => Effect.Effect<ReadonlyArray<TranscriptTurnRecord>>
   /**
    * The call `callId` (any organization: the caller has authenticated the call itself, by its
