@@ -119,9 +119,9 @@ export const dial = (options: { readonly dataDir: string }, log: Logging.LogSett
         url === undefined ? Carrier.layerConfig : Carrier.layerConfig.pipe(Layer.provide(Media.connector))
       )
     ))).pipe(
-    Layer.tap(() => Effect.logInfo(`Dialer ${worker} running (no HTTP API in this process)`)),
-    Layer.provide(Storage.layer(options.dataDir))
-  )
+      Layer.tap(() => Effect.logInfo(`Dialer ${worker} running (no HTTP API in this process)`)),
+      Layer.provide(Storage.layer(options.dataDir))
+    )
   return Layer.launch(program).pipe(
     Effect.onInterrupt(() => Effect.logInfo("Stopped")),
     Effect.provide(Logging.layer(log))

@@ -40,7 +40,9 @@ export class LiveCalls extends Context.Service<LiveCalls, {
    * Subscribes to the call now (for the scope), if this process serves its media: the segments
    * written from now on, ending when the call ends.
    */
-  readonly listen: (callId: string) => Effect.Effect<Option.Option<Stream.Stream<CallTimeline.Segment>>, never, Scope.Scope>
+  readonly listen: (
+    callId: string
+  ) => Effect.Effect<Option.Option<Stream.Stream<CallTimeline.Segment>>, never, Scope.Scope>
 }>()("@voice-agent/engine/LiveCalls") {}
 
 /**
@@ -92,8 +94,9 @@ export const make: Effect.Effect<LiveCalls["Service"]> = Effect.sync(() => {
           : Stream.fromEffectRepeat(PubSub.take(subscription)).pipe(
             Stream.takeWhile((item) => item._tag === "Segment")
           )
-        return Option.some(Stream.flatMap(items, (item) =>
-          item._tag === "Segment" ? Stream.succeed(item.segment) : Stream.empty))
+        return Option.some(
+          Stream.flatMap(items, (item) => item._tag === "Segment" ? Stream.succeed(item.segment) : Stream.empty)
+        )
       })
   })
 })
