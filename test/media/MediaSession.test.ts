@@ -76,6 +76,15 @@ const harness = Effect.gen(function*() {
   return { dir, world, turns, services }
 })
 
+/** Waits, letting real I/O complete too, until `done()` (at most a few thousand turns). */
+const until = (done: () => boolean) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 5000 && !done(); i++) {
+      yield* Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
+    }
+    assert.isTrue(done(), "waited for the session")
+  })
+
 /** Lets every fiber run. */
 const settle = Effect.gen(function*() {
   for (let i = 0; i < 20; i++) yield* Effect.yieldNow
@@ -310,8 +319,13 @@ describe("MediaSession", () => {
       )
       const end = yield* carrierEnd(carrier)
       yield* end.handshake(MediaToken.sign(key, callId, 9e15))
-      // The person starts speaking at 600 ms, over the agent's two seconds.
-      for (let t = 0; t < 2400; t += 20) yield* end.frame(t, t >= 600 ? tone(300, 160, 12000) : new Int16Array(160))
+      // The person starts speaking at 600 ms, over the agent's two seconds (once the agent's audio
+      // is on its way: the session's recording writes are real I/O, which the TestClock does not
+      // wait for).
+      for (let t = 0; t < 2400; t += 20) {
+        if (t === 600) yield* until(() => end.received.some((m) => m._tag === "OutboundMedia"))
+        yield* end.frame(t, t >= 600 ? tone(300, 160, 12000) : new Int16Array(160))
+      }
       yield* end.stop
       yield* Fiber.join(session)
 
@@ -325,7 +339,9 @@ describe("MediaSession", () => {
         }
         return peak
       }
-      assert.isAbove(loud(0, 600), 4000, "the agent was heard before the barge-in")
+      const startedAt = (playback as { startMs: number }).startMs
+      assert.isBelow(startedAt, interruptedAt)
+      assert.isAbove(loud(startedAt, Math.min(startedAt + 100, interruptedAt)), 4000, "heard from its start")
       assert.isAbove(interruptedAt, 600, "after the person started")
       assert.isAbove(loud(interruptedAt - 100, interruptedAt), 4000, "heard until the interruption")
       assert.strictEqual(loud(interruptedAt + 20, 2400), 0, "nothing of the cleared audio after it")
