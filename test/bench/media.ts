@@ -19,7 +19,12 @@
  * Carrier, server and agent share this one process (and 2 cores with other work), so the
  * figures are a ceiling for the server alone.
  *
- * Measured (Node 24.21.0, 2 cores shared with other work, WebSockets, 30 s window):
+ * Measured after recordings were batched to 200 ms writes (Node 24.21.0, 2 cores, WebSockets,
+ * 20 s window): N=50: lag p50 2 ms, p99 65 ms, max 158 ms, 3.9% of frames over 20 ms;
+ * N=100: p50 55 ms, p99 247 ms; N=200: p50 225 ms, p99 900 ms, max 1140 ms, CPU 115% of one
+ * core, 11.1 ms per second of call audio, RSS peak 572 MB. Still short of the target.
+ *
+ * Measured before (per-frame recording writes; 2 cores shared with other work, 30 s window):
  *   N=200: 435 calls, 67,056 frames (of ~300,000 on the grid: the carrier itself fell behind),
  *          lag p50 6059 ms, p99 22497 ms, max 24568 ms; event loop delay p99 224 ms; CPU 26.2 s
  *          in 31.5 s (83% of one core), 19.5 ms per second of call audio; RSS 168 -> 602 MB.
