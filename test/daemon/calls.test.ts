@@ -11,6 +11,7 @@ import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { WaveFile } from "wavefile"
 import * as Daemon from "../support/Daemon.ts"
 
 const json = (key: string, body: unknown): RequestInit => ({
@@ -18,6 +19,7 @@ const json = (key: string, body: unknown): RequestInit => ({
   headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
   body: JSON.stringify(body)
 })
+
 
 const allWeek = [0, 1, 2, 3, 4, 5, 6].map((day) => ({ day, start_time: "00:00", end_time: "24:00" }))
 
@@ -131,6 +133,21 @@ describe("calls that talk, on a daemon", () => {
                 const info = spawnSync("sox", ["--i", file], { encoding: "utf8" })
                 assert.strictEqual(info.status, 0, info.stderr)
               }
+              // wavefile reads it too: PCM, 8 kHz, 16-bit, mono, as long as the call was answered.
+              const wav = new WaveFile(bytes)
+              const fmt = wav.fmt as {
+                audioFormat: number
+                sampleRate: number
+                bitsPerSample: number
+                numChannels: number
+              }
+              assert.deepStrictEqual(
+                [fmt.audioFormat, fmt.sampleRate, fmt.bitsPerSample, fmt.numChannels],
+                [1, 8000, 16, 1],
+                `${number} ${channel}`
+              )
+              const seconds = wav.getSamples(false).length / 8000
+              assert.approximately(seconds, call.duration_sec ?? 0, 1.5, `${number} ${channel}: ${seconds} s`)
             }
           }
         } finally {
