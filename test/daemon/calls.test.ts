@@ -20,7 +20,6 @@ const json = (key: string, body: unknown): RequestInit => ({
   body: JSON.stringify(body)
 })
 
-
 const allWeek = [0, 1, 2, 3, 4, 5, 6].map((day) => ({ day, start_time: "00:00", end_time: "24:00" }))
 
 interface Conversation {
