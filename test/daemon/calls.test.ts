@@ -14,14 +14,6 @@ import * as path from "node:path"
 import { WaveFile } from "wavefile"
 import * as Daemon from "../support/Daemon.ts"
 
-const json = (key: string, body: unknown): RequestInit => ({
-  method: "POST",
-  headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-  body: JSON.stringify(body)
-})
-
-const allWeek = [0, 1, 2, 3, 4, 5, 6].map((day) => ({ day, start_time: "00:00", end_time: "24:00" }))
-
 interface Conversation {
   readonly call_id: string
   readonly to_number: string
@@ -41,19 +33,6 @@ describe("calls that talk, on a daemon", () => {
       Effect.gen(function*() {
         const api = yield* Daemon.serve(["--port", "0", "--data-dir", ":memory:"])
         const key = Option.getOrThrow(api.apiKey)
-        const created = yield* Daemon.request(
-          `${api.url}/v2/campaigns`,
-          json(key, {
-            name: "talk",
-            origin_phone_numbers: ["+12025550100"],
-            start_date: new Date().toISOString().slice(0, 10),
-            calling_windows: allWeek,
-            timezone: "UTC",
-            max_concurrency: 10
-          })
-        )
-        assert.strictEqual(created.status, 201, JSON.stringify(created.body))
-        const code = (created.body as { campaign_code: string }).campaign_code
         const numbers = {
           conversation: "+12025550101",
           voicemail: "+12025550141",
@@ -61,13 +40,12 @@ describe("calls that talk, on a daemon", () => {
           earlyHangup: "+12025550181",
           neverHangsUp: "+12025550191"
         }
-        const uploaded = yield* Daemon.request(
-          `${api.url}/v2/campaigns/${code}/contacts?accepted_terms_of_service=true`,
-          json(key, {
-            contacts: Object.values(numbers).map((phone_number) => ({ phone_number, data: { name: "Ada" } }))
-          })
+        const code = yield* Daemon.campaignWithContacts(
+          api.url,
+          key,
+          "talk",
+          Object.values(numbers).map((phone_number) => ({ phone_number, data: { name: "Ada" } }))
         )
-        assert.deepStrictEqual(uploaded.body, { created: 5 })
         for (const number of Object.values(numbers)) {
           yield* api.waitFor(new RegExp(`to \\${number} ended:`)).pipe(Effect.timeout("60 seconds"))
         }

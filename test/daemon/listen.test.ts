@@ -10,14 +10,6 @@ import { Effect, Option } from "effect"
 import WebSocket from "ws"
 import * as Daemon from "../support/Daemon.ts"
 
-const json = (key: string, body: unknown): RequestInit => ({
-  method: "POST",
-  headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-  body: JSON.stringify(body)
-})
-
-const allWeek = [0, 1, 2, 3, 4, 5, 6].map((day) => ({ day, start_time: "00:00", end_time: "24:00" }))
-
 interface Frame {
   readonly event: string
   readonly media?: { readonly timestamp: string; readonly payload: string }
@@ -41,24 +33,9 @@ describe("live listen, on a daemon", () => {
       Effect.gen(function*() {
         const api = yield* Daemon.serve(["--port", "0", "--data-dir", ":memory:"])
         const key = Option.getOrThrow(api.apiKey)
-        const created = yield* Daemon.request(
-          `${api.url}/v2/campaigns`,
-          json(key, {
-            name: "listen",
-            origin_phone_numbers: ["+12025550100"],
-            start_date: new Date().toISOString().slice(0, 10),
-            calling_windows: allWeek,
-            timezone: "UTC",
-            max_concurrency: 10
-          })
-        )
-        assert.strictEqual(created.status, 201, JSON.stringify(created.body))
-        const code = (created.body as { campaign_code: string }).campaign_code
-        const uploaded = yield* Daemon.request(
-          `${api.url}/v2/campaigns/${code}/contacts?accepted_terms_of_service=true`,
-          json(key, { contacts: [{ phone_number: "+12025550191", data: { name: "Ada" } }] })
-        )
-        assert.deepStrictEqual(uploaded.body, { created: 1 })
+        yield* Daemon.campaignWithContacts(api.url, key, "listen", [
+          { phone_number: "+12025550191", data: { name: "Ada" } }
+        ])
         const started = yield* api.waitFor(/Media stream of call (\S+) started/).pipe(Effect.timeout("30 seconds"))
         const callId = /Media stream of call (\S+) started/.exec(started)![1]!
         const base = `${api.url}/v1/conversations`

@@ -9,15 +9,6 @@ import * as TestDatabase from "@voice-agent/store-sql/testing/TestDatabase"
 import { Effect, Option } from "effect"
 import * as Daemon from "../support/Daemon.ts"
 
-const json = (key: string, body: unknown): RequestInit => ({
-  method: "POST",
-  headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-  body: JSON.stringify(body)
-})
-
-const today = new Date().toISOString().slice(0, 10)
-const allWeek = [0, 1, 2, 3, 4, 5, 6].map((day) => ({ day, start_time: "00:00", end_time: "24:00" }))
-
 describe("serve --no-dialer and dial on one PostgreSQL", () => {
   it.live("the API process dials nothing; the dial process dials what it stored", () =>
     Effect.gen(function*() {
@@ -27,24 +18,7 @@ describe("serve --no-dialer and dial on one PostgreSQL", () => {
       yield* api.waitFor(/Dialer off \(--no-dialer\)/)
       const key = Option.getOrThrow(api.apiKey)
 
-      const created = yield* Daemon.request(
-        `${api.url}/v2/campaigns`,
-        json(key, {
-          name: "roles",
-          origin_phone_numbers: ["+12025550100"],
-          start_date: today,
-          calling_windows: allWeek,
-          timezone: "UTC",
-          max_concurrency: 2
-        })
-      )
-      assert.strictEqual(created.status, 201, JSON.stringify(created.body))
-      const code = (created.body as { campaign_code: string }).campaign_code
-      const uploaded = yield* Daemon.request(
-        `${api.url}/v2/campaigns/${code}/contacts?accepted_terms_of_service=true`,
-        json(key, { contacts: [{ phone_number: "+12025550101" }] })
-      )
-      assert.deepStrictEqual(uploaded.body, { created: 1 })
+      const code = yield* Daemon.campaignWithContacts(api.url, key, "roles", [{ phone_number: "+12025550101" }])
       const contacts = (yield* Daemon.request(`${api.url}/v2/contacts?campaign_code=${code}`, Daemon.bearer(key)))
         .body as { contacts: Array<{ id: string; status: string }> }
       const id = contacts.contacts[0]!.id

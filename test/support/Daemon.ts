@@ -203,3 +203,48 @@ export const request = (url: string, init?: RequestInit) =>
  * @category constructors
  */
 export const bearer = (token: string): RequestInit => ({ headers: { authorization: `Bearer ${token}` } })
+
+/**
+ * A JSON POST with the bearer key.
+ *
+ * @category constructors
+ */
+export const postJson = (key: string, body: unknown): RequestInit => ({
+  method: "POST",
+  headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+  body: JSON.stringify(body)
+})
+
+/**
+ * Creates a campaign open all week (UTC) from today, with the demo number as origin, and uploads
+ * `contacts`; answers its code.
+ *
+ * @category constructors
+ */
+export const campaignWithContacts = (
+  url: string,
+  key: string,
+  name: string,
+  contacts: ReadonlyArray<{ readonly phone_number: string; readonly data?: Record<string, unknown> }>
+) =>
+  Effect.gen(function*() {
+    const created = yield* request(
+      `${url}/v2/campaigns`,
+      postJson(key, {
+        name,
+        origin_phone_numbers: ["+12025550100"],
+        start_date: new Date().toISOString().slice(0, 10),
+        calling_windows: [0, 1, 2, 3, 4, 5, 6].map((day) => ({ day, start_time: "00:00", end_time: "24:00" })),
+        timezone: "UTC",
+        max_concurrency: 10
+      })
+    )
+    if (created.status !== 201) return yield* Effect.die(`campaign not created: ${JSON.stringify(created.body)}`)
+    const code = (created.body as { campaign_code: string }).campaign_code
+    const uploaded = yield* request(
+      `${url}/v2/campaigns/${code}/contacts?accepted_terms_of_service=true`,
+      postJson(key, { contacts })
+    )
+    if (uploaded.status !== 200) return yield* Effect.die(`contacts not uploaded: ${JSON.stringify(uploaded.body)}`)
+    return code
+  })
