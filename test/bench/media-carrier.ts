@@ -1,0 +1,124 @@
+/**
+ * The carrier side of the media benchmark in `--split` mode (`test/bench/media.ts` forks this):
+ * N lines of simulated carrier calls (SimCarrier with its own in-memory CallEvents) streaming
+ * over real WebSockets (the daemon's `Media.connector`) to the parent's media route, with media
+ * tokens signed under the bench's fixed test key (the parent's ServerSecrets is the same fixed
+ * one). Arguments: N, seconds, media URL. To the parent over IPC: each stream's start (when its
+ * `start` went out, `performance.timeOrigin + performance.now()`, the grid's origin), and at the
+ * end this process's CPU, memory and the number of calls placed.
+ */
+import * as SimCarrier from "@voice-agent/carrier-sim/SimCarrier"
+import { CallEvents } from "@voice-agent/core/ports/CallEvents"
+import type { Carrier } from "@voice-agent/core/ports/Carrier"
+import { MediaConnector } from "@voice-agent/core/ports/MediaSocket"
+import type { MediaSocket } from "@voice-agent/core/ports/MediaSocket"
+import * as MediaToken from "@voice-agent/engine/MediaToken"
+import * as MemoryDialer from "@voice-agent/engine/testing/MemoryDialer"
+import { Context, Duration, Effect, Layer, References, Stream } from "effect"
+import { performance } from "node:perf_hooks"
+import * as Media from "voice-agent/Media"
+
+const [nArg, secondsArg, mediaUrl = ""] = process.argv.slice(2)
+const N = Number(nArg)
+const seconds = Number(secondsArg)
+const now = () => performance.timeOrigin + performance.now()
+const send = (message: unknown, done?: () => void) => process.send?.(message, undefined, undefined, done)
+
+const callOfToken = new Map<string, string>()
+
+/** The carrier's socket, reporting the instant its `start` went out (the grid's origin). */
+const sendLags: Array<number> = []
+const watchCarrier = (socket: MediaSocket): MediaSocket => {
+  let start: number | undefined
+  return {
+    ...socket,
+    send: (text) =>
+      Effect.tap(socket.send(text), () =>
+        Effect.sync(() => {
+          if (text.includes("\"media\":{")) {
+            const timestamp = /"timestamp":"?(\d+)/.exec(text)?.[1]
+            if (start !== undefined && timestamp !== undefined) sendLags.push(now() - (start + Number(timestamp)))
+            return
+          }
+          const message = JSON.parse(text) as { event?: string; start?: { customParameters?: Record<string, string> } }
+          const token = message.start?.customParameters?.["token"]
+          const callId = token === undefined ? undefined : callOfToken.get(token)
+          if (message.event === "start" && callId !== undefined) {
+            start = now()
+            send({ type: "start", callId, at: start })
+          }
+        }))
+  }
+}
+
+const program = Effect.gen(function*() {
+  // The carrier's Answered reaches the server as its webhook would (the session reads the
+  // answering-machine verdict from it, waiting up to 500 ms when it is missing).
+  const local = yield* MemoryDialer.callEvents(MemoryDialer.makeWorld())
+  const events = CallEvents.of({
+    ...local,
+    publish: (callId, event) =>
+      Effect.tap(local.publish(callId, event), () =>
+        Effect.sync(() => {
+          if (event._tag === "Answered") send({ type: "answered", callId, event })
+        }))
+  })
+  const inner = Context.get(yield* Layer.build(Media.connector), MediaConnector)
+  const connector = MediaConnector.of({ connect: (url) => Effect.map(inner.connect(url), watchCarrier) })
+  const carrier: Carrier["Service"] = yield* SimCarrier.make.pipe(
+    Effect.provideService(CallEvents, events),
+    Effect.provideService(MediaConnector, connector)
+  )
+  const key = MediaToken.keyFrom(yield* MemoryDialer.serverSecrets.cursorKey)
+  const deadline = Date.now() + 1_000 + seconds * 1_000
+  let placed = 0
+  const ended = (callId: string) =>
+    Effect.scoped(Effect.flatMap(
+      events.subscribe(callId),
+      (stream) => Stream.runHead(Stream.filter(stream, (event) => event._tag === "Ended"))
+    ))
+  const line = (n: number) =>
+    Effect.gen(function*() {
+      yield* Effect.sleep(Duration.millis(Math.floor((n * 1_000) / N)))
+      for (let k = 0; Date.now() < deadline; k++) {
+        const callId = `bench-${n}-${k}`
+        const mediaToken = MediaToken.sign(key, callId, Date.now() + 3_600_000)
+        callOfToken.set(mediaToken, callId)
+        placed++
+        yield* carrier.placeCall({
+          from: "+12025550100",
+          to: `+1303${String(2_000_000 + n)}`,
+          callId,
+          mediaUrl,
+          mediaToken
+        })
+        const over = yield* Effect.raceFirst(
+          Effect.as(ended(callId), false),
+          Effect.as(Effect.sleep(Duration.millis(Math.max(0, deadline - Date.now()))), true)
+        )
+        if (over) yield* carrier.hangUp(callId)
+      }
+    })
+
+  let rssPeak = process.memoryUsage().rss
+  const sampler = setInterval(() => rssPeak = Math.max(rssPeak, process.memoryUsage().rss), 500)
+  const cpu0 = process.cpuUsage()
+  const t0 = now()
+  yield* Effect.forEach(Array.from({ length: N }, (_, n) => n), line, { concurrency: "unbounded", discard: true })
+  const cpu = process.cpuUsage(cpu0)
+  clearInterval(sampler)
+  const sorted = sendLags.sort((a, b) => a - b)
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN
+  const sendLag = { n: sorted.length, p50: at(0.5), p99: at(0.99), max: sorted.at(-1) ?? Number.NaN }
+  return { type: "done", placed, sendLag, cpuUs: cpu.user + cpu.system, wallMs: now() - t0, rssPeak }
+})
+
+Effect.runPromise(
+  program.pipe(Effect.scoped, Effect.provideService(References.MinimumLogLevel, "Error"))
+).then(
+  (done) => send(done, () => process.exit(0)),
+  (error: unknown) => {
+    console.error(error)
+    process.exit(1)
+  }
+)
