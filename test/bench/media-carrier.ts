@@ -12,11 +12,11 @@ import { CallEvents } from "@voice-agent/core/ports/CallEvents"
 import type { Carrier } from "@voice-agent/core/ports/Carrier"
 import { MediaConnector } from "@voice-agent/core/ports/MediaSocket"
 import type { MediaSocket } from "@voice-agent/core/ports/MediaSocket"
-import * as MediaToken from "@voice-agent/engine/MediaToken"
 import * as MemoryDialer from "@voice-agent/engine/testing/MemoryDialer"
-import { Context, Duration, Effect, Layer, References, Stream } from "effect"
+import { Context, Effect, Layer, References } from "effect"
 import { performance } from "node:perf_hooks"
 import * as Media from "voice-agent/Media"
+import { callLines } from "./CallLines.ts"
 
 const [nArg, secondsArg, mediaUrl = ""] = process.argv.slice(2)
 const N = Number(nArg)
@@ -69,42 +69,24 @@ const program = Effect.gen(function*() {
     Effect.provideService(CallEvents, events),
     Effect.provideService(MediaConnector, connector)
   )
-  const key = MediaToken.keyFrom(yield* MemoryDialer.serverSecrets.cursorKey)
-  const deadline = Date.now() + 1_000 + seconds * 1_000
   let placed = 0
-  const ended = (callId: string) =>
-    Effect.scoped(Effect.flatMap(
-      events.subscribe(callId),
-      (stream) => Stream.runHead(Stream.filter(stream, (event) => event._tag === "Ended"))
-    ))
-  const line = (n: number) =>
-    Effect.gen(function*() {
-      yield* Effect.sleep(Duration.millis(Math.floor((n * 1_000) / N)))
-      for (let k = 0; Date.now() < deadline; k++) {
-        const callId = `bench-${n}-${k}`
-        const mediaToken = MediaToken.sign(key, callId, Date.now() + 3_600_000)
-        callOfToken.set(mediaToken, callId)
-        placed++
-        yield* carrier.placeCall({
-          from: "+12025550100",
-          to: `+1303${String(2_000_000 + n)}`,
-          callId,
-          mediaUrl,
-          mediaToken
-        })
-        const over = yield* Effect.raceFirst(
-          Effect.as(ended(callId), false),
-          Effect.as(Effect.sleep(Duration.millis(Math.max(0, deadline - Date.now()))), true)
-        )
-        if (over) yield* carrier.hangUp(callId)
-      }
-    })
+  const calls = callLines({
+    carrier,
+    events,
+    mediaUrl,
+    lines: N,
+    seconds,
+    onPlace: (callId, mediaToken) => {
+      callOfToken.set(mediaToken, callId)
+      placed++
+    }
+  })
 
   let rssPeak = process.memoryUsage().rss
   const sampler = setInterval(() => rssPeak = Math.max(rssPeak, process.memoryUsage().rss), 500)
   const cpu0 = process.cpuUsage()
   const t0 = now()
-  yield* Effect.forEach(Array.from({ length: N }, (_, n) => n), line, { concurrency: "unbounded", discard: true })
+  yield* calls
   const cpu = process.cpuUsage(cpu0)
   clearInterval(sampler)
   const sorted = sendLags.sort((a, b) => a - b)

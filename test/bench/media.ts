@@ -87,7 +87,6 @@ import { MediaConnector } from "@voice-agent/core/ports/MediaSocket"
 import type { MediaSocket } from "@voice-agent/core/ports/MediaSocket"
 import { ServerSecrets } from "@voice-agent/core/ports/ServerSecrets"
 import * as MediaSession from "@voice-agent/engine/MediaSession"
-import * as MediaToken from "@voice-agent/engine/MediaToken"
 import * as MemoryDialer from "@voice-agent/engine/testing/MemoryDialer"
 import * as MemoryMedia from "@voice-agent/engine/testing/MemoryMedia"
 import * as FileRecordingStore from "@voice-agent/recordings-fs/FileRecordingStore"
@@ -100,6 +99,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { monitorEventLoopDelay, performance } from "node:perf_hooks"
 import * as Media from "voice-agent/Media"
+import { callLines } from "./CallLines.ts"
 
 const args = process.argv.slice(2)
 const option = (name: string) => {
@@ -244,36 +244,17 @@ const program = Effect.gen(function*() {
       Effect.provideService(CallEvents, events),
       Effect.provideService(MediaConnector, connector)
     )
-    const key = MediaToken.keyFrom(yield* MemoryDialer.serverSecrets.cursorKey)
-    const deadline = Date.now() + 1_000 + seconds * 1_000
-    const ended = (callId: string) =>
-      Effect.scoped(Effect.flatMap(
-        events.subscribe(callId),
-        (stream) => Stream.runHead(Stream.filter(stream, (event) => event._tag === "Ended"))
-      ))
-    const line = (n: number) =>
-      Effect.gen(function*() {
-        yield* Effect.sleep(Duration.millis(Math.floor((n * 1_000) / N)))
-        for (let k = 0; Date.now() < deadline; k++) {
-          const callId = `bench-${n}-${k}`
-          const mediaToken = MediaToken.sign(key, callId, Date.now() + 3_600_000)
-          callOfToken.set(mediaToken, callId)
-          placed++
-          yield* carrier.placeCall({
-            from: "+12025550100",
-            to: `+1303${String(2_000_000 + n)}`,
-            callId,
-            mediaUrl,
-            mediaToken
-          })
-          const over = yield* Effect.raceFirst(
-            Effect.as(ended(callId), false),
-            Effect.as(Effect.sleep(Duration.millis(Math.max(0, deadline - Date.now()))), true)
-          )
-          if (over) yield* carrier.hangUp(callId)
-        }
-      })
-    yield* Effect.forEach(Array.from({ length: N }, (_, n) => n), line, { concurrency: "unbounded", discard: true })
+    yield* callLines({
+      carrier,
+      events,
+      mediaUrl,
+      lines: N,
+      seconds,
+      onPlace: (callId, mediaToken) => {
+        callOfToken.set(mediaToken, callId)
+        placed++
+      }
+    })
   })
 
   /** The carriers in a child process (test/bench/media-carrier.ts); what it reports at the end. */
