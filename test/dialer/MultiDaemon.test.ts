@@ -74,15 +74,23 @@ const quickCarrier = Layer.effect(
   })
 )
 
+/**
+ * A fresh database (dropped with the scope) and a maker of storage stacks on it: each call is
+ * a daemon's own, with its own pool of 4 connections (2 of them listen for notifications).
+ */
+const daemonsOnOneDatabase = Effect.map(
+  TestDatabase.freshDatabaseUrl("voice_agent_dialers"),
+  (url) => () =>
+    SqlStorage.layer.pipe(
+      Layer.provideMerge(Database.layerPostgres(Redacted.make(url), { maxConnections: 4 })),
+      Layer.fresh
+    )
+)
+
 describe("three dial loops on one PostgreSQL", () => {
   it.live("hold every cap, never share a contact, and bring every contact on", () =>
     Effect.gen(function*() {
-      const url = yield* TestDatabase.freshDatabaseUrl("voice_agent_dialers")
-      const storage = () =>
-        SqlStorage.layer.pipe(
-          Layer.provideMerge(Database.layerPostgres(Redacted.make(url), { maxConnections: 4 })),
-          Layer.fresh
-        )
+      const storage = yield* daemonsOnOneDatabase
       const seeded = yield* Layer.build(storage())
 
       // Two organizations (cap 8): three campaigns and two campaigns (cap 5 each), open all week.
@@ -236,12 +244,7 @@ describe("three dial loops on one PostgreSQL", () => {
 
   it.live("a loop that dies mid-call is recovered by another once its lease expires", () =>
     Effect.gen(function*() {
-      const url = yield* TestDatabase.freshDatabaseUrl("voice_agent_dialers")
-      const storage = () =>
-        SqlStorage.layer.pipe(
-          Layer.provideMerge(Database.layerPostgres(Redacted.make(url), { maxConnections: 4 })),
-          Layer.fresh
-        )
+      const storage = yield* daemonsOnOneDatabase
       const seeded = yield* Layer.build(storage())
       const now = yield* Clock.currentTimeMillis
       const campaign = yield* Effect.gen(function*() {
