@@ -353,7 +353,7 @@ const run = (
         switch (message._tag) {
           case "Media": {
             if (message.media.track !== "inbound") return
-            const bytes = new Uint8Array(Buffer.from(message.media.payload, "base64"))
+            const bytes: Uint8Array = Buffer.from(message.media.payload, "base64")
             const pcm = MuLaw.decode(bytes)
             const timestampMs = message.media.timestamp
             lastFrameAt = yield* Clock.currentTimeMillis
