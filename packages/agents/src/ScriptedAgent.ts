@@ -103,23 +103,39 @@ const converse = (
     const hungUp = yield* Deferred.make<void>()
 
     // The call's input: audio to the recognizer, voice activity to the turn-taking.
+    // A batch of input at a time (what arrived together): audio frames go to the recognizer
+    // in runs, signals in order between them.
     yield* Effect.forkScoped(
-      Stream.runForEach(call.input, (item: CallInput) => {
-        switch (item._tag) {
-          case "Audio":
-            return item.frame.encoding === "pcm16"
-              ? Queue.offer(audio, { samples: item.frame.samples, timestampMs: item.frame.timestampMs })
-              : Effect.void
-          case "SpeechStarted":
-            return Queue.offer(signals, { _tag: "Started" })
-          case "SpeechStopped":
-            return Queue.offer(signals, { _tag: "Stopped" })
-          case "BargeIn":
-            return call.interrupt
-          case "Dtmf":
-            return Effect.void
-        }
-      }).pipe(Effect.ensuring(Effect.andThen(Queue.end(audio), Deferred.succeed(hungUp, undefined))))
+      Stream.runForEachArray(call.input, (items: ReadonlyArray<CallInput>) =>
+        Effect.gen(function*() {
+          let frames: Array<PcmFrame> = []
+          for (const item of items) {
+            if (item._tag === "Audio") {
+              if (item.frame.encoding === "pcm16") {
+                frames.push({ samples: item.frame.samples, timestampMs: item.frame.timestampMs })
+              }
+              continue
+            }
+            if (frames.length > 0) {
+              yield* Queue.offerAll(audio, frames)
+              frames = []
+            }
+            switch (item._tag) {
+              case "SpeechStarted":
+                yield* Queue.offer(signals, { _tag: "Started" })
+                break
+              case "SpeechStopped":
+                yield* Queue.offer(signals, { _tag: "Stopped" })
+                break
+              case "BargeIn":
+                yield* call.interrupt
+                break
+              case "Dtmf":
+                break
+            }
+          }
+          if (frames.length > 0) yield* Queue.offerAll(audio, frames)
+        })).pipe(Effect.ensuring(Effect.andThen(Queue.end(audio), Deferred.succeed(hungUp, undefined))))
     )
     // What the person said, as HUMAN turns.
     yield* Effect.forkScoped(

@@ -46,7 +46,21 @@ import * as CallTimeline from "@voice-agent/media/CallTimeline"
 import * as MuLaw from "@voice-agent/media/MuLaw"
 import * as TwilioMediaStream from "@voice-agent/media/TwilioMediaStream"
 import * as Vad from "@voice-agent/media/Vad"
-import { Cause, Clock, Deferred, Duration, Effect, Exit, Fiber, Option, Queue, Result, Schedule, Stream } from "effect"
+import {
+  Cause,
+  Clock,
+  Deferred,
+  Duration,
+  Effect,
+  Exit,
+  Fiber,
+  Option,
+  Pull,
+  Queue,
+  Result,
+  Schedule,
+  Stream
+} from "effect"
 import { LiveCalls } from "./LiveCalls.ts"
 import * as MediaToken from "./MediaToken.ts"
 
@@ -79,30 +93,44 @@ export const defaults: MediaSessionSettings = {
 
 const SAMPLES_PER_MS = CallTimeline.SAMPLES_PER_MS
 
-/** Audio the timeline hands out at a time to the recordings (and live listeners): 200 ms. */
+/** Audio the timeline hands out at a time to live listeners: 200 ms. */
 const batchSamples = 200 * CallTimeline.SAMPLES_PER_MS
+
+/**
+ * Audio appended to the recordings at a time: one write per channel per second. Writes are the
+ * costliest step of a frame's path under load (each is a system call on a worker thread whose
+ * wake-up competes for the cores); a daemon killed mid-call loses at most this much.
+ */
+const recordSamples = 1000 * CallTimeline.SAMPLES_PER_MS
 
 /** With no frame of the person's for this long, the clock moves the timeline instead. */
 const quietFramesMs = 500
 
+/** The next batch of text frames (what arrived together), or `undefined` once the stream ended. */
+type NextBatch = Effect.Effect<ReadonlyArray<string> | undefined>
+
 /**
- * Reads the handshake, one frame at a time so that nothing after it is consumed: `connected`
- * (optional), then the `start` message with a valid token; answers the call it names.
+ * Reads the handshake: `connected` (optional), then the `start` message with a valid token;
+ * answers the call it names and the frames that came after `start` in the same batch, which
+ * the session reads first.
  */
-const handshake = (inbox: Queue.Dequeue<string, Cause.Done>, key: Uint8Array) =>
+const handshake = (next: NextBatch, key: Uint8Array) =>
   Effect.gen(function*() {
     for (;;) {
-      const text = yield* Queue.take(inbox).pipe(Effect.option)
-      if (Option.isNone(text)) return Option.none()
-      const decoded = TwilioMediaStream.decode(text.value)
-      if (Result.isFailure(decoded)) return Option.none()
-      const message = decoded.success
-      if (message._tag === "Connected") continue
-      if (message._tag !== "Start") return Option.none()
-      const token = message.start.customParameters?.["token"]
-      if (typeof token !== "string") return Option.none()
-      const now = yield* Clock.currentTimeMillis
-      return Option.map(MediaToken.verify(key, token, now), (callId) => ({ callId, start: message }))
+      const batch = yield* next
+      if (batch === undefined) return Option.none()
+      for (let i = 0; i < batch.length; i++) {
+        const decoded = TwilioMediaStream.decode(batch[i]!)
+        if (Result.isFailure(decoded)) return Option.none()
+        const message = decoded.success
+        if (message._tag === "Connected") continue
+        if (message._tag !== "Start") return Option.none()
+        const token = message.start.customParameters?.["token"]
+        if (typeof token !== "string") return Option.none()
+        const now = yield* Clock.currentTimeMillis
+        const rest = batch.slice(i + 1)
+        return Option.map(MediaToken.verify(key, token, now), (callId) => ({ callId, start: message, rest }))
+      }
     }
   })
 
@@ -123,14 +151,12 @@ export const serve = (
       const recordings = yield* RecordingStore
       const key = MediaToken.keyFrom(yield* (yield* ServerSecrets).cursorKey)
 
-      // The frames, through one bounded queue: the handshake reads the head, the session the rest.
-      const inbox = yield* Queue.bounded<string, Cause.Done>(64)
-      yield* Effect.forkScoped(
-        Stream.runForEach(socket.incoming, (text) => Queue.offer(inbox, text)).pipe(Effect.ensuring(Queue.end(inbox)))
-      )
-      const frames = Stream.fromQueue(inbox)
+      // The frames, a batch at a time (what the socket received together): the handshake reads
+      // the head, the session the rest.
+      const pull = yield* Stream.toPull(socket.incoming)
+      const next: NextBatch = Pull.catchDone(pull, () => Effect.undefined)
 
-      const accepted = yield* handshake(inbox, key).pipe(
+      const accepted = yield* handshake(next, key).pipe(
         Effect.timeoutOption(Duration.millis(settings.startTimeoutMs)),
         Effect.map(Option.flatten)
       )
@@ -138,13 +164,13 @@ export const serve = (
         yield* Effect.logWarning("Media stream refused: no valid start with a call token")
         return yield* socket.close
       }
-      const { callId, start } = accepted.value
+      const { callId, rest, start } = accepted.value
       const found = yield* conversations.callContext(callId)
       if (Option.isNone(found) || found.value.conversation.endedAt !== null) {
         yield* Effect.logWarning(`Media stream refused: call ${callId} is unknown or has ended`)
         return yield* socket.close
       }
-      yield* run(socket, frames, callId, start.streamSid, found.value, settings, {
+      yield* run(socket, { first: rest, next }, callId, start.streamSid, found.value, settings, {
         agent,
         callEvents,
         conversations,
@@ -168,7 +194,7 @@ interface Services {
 
 const run = (
   socket: MediaSocket,
-  frames: Stream.Stream<string>,
+  frames: { readonly first: ReadonlyArray<string>; readonly next: NextBatch },
   callId: string,
   streamSid: string,
   found: { readonly conversation: { readonly id: string } & CallContextFields; readonly data: ContactData },
@@ -199,20 +225,32 @@ const run = (
     const live = yield* Effect.serviceOption(LiveCalls).pipe(
       Effect.flatMap(Option.match({ onNone: () => Effect.undefined, onSome: (calls) => calls.register(callId) }))
     )
-    const write = (segments: Iterable<CallTimeline.Segment>) =>
+    // What was handed out and not yet appended to the recordings (at most about `recordSamples`).
+    let unrecorded: Array<CallTimeline.Segment> = []
+    let unrecordedSamples = 0
+    const record = Effect.gen(function*() {
+      const segments = unrecorded
+      unrecorded = []
+      unrecordedSamples = 0
+      for (const channel of ["agent", "remote"] as const) {
+        const writer = writers[channel]
+        if (writer === undefined || segments.length === 0) continue
+        const written = yield* Effect.result(writer.write(concat(segments.map((segment) => segment[channel]))))
+        if (Result.isFailure(written)) {
+          writers[channel] = undefined
+          yield* Effect.logError(`Recording ${channel} of call ${callId} stopped: ${written.failure.message}`)
+        }
+      }
+    })
+    /** Hands segments to live listeners at once, and to the recordings a second at a time (all at the end). */
+    const write = (segments: Iterable<CallTimeline.Segment>, final = false) =>
       Effect.gen(function*() {
         for (const segment of segments) {
           if (live !== undefined) yield* live.publish(segment)
-          for (const channel of ["agent", "remote"] as const) {
-            const writer = writers[channel]
-            if (writer === undefined) continue
-            const written = yield* Effect.result(writer.write(segment[channel]))
-            if (Result.isFailure(written)) {
-              writers[channel] = undefined
-              yield* Effect.logError(`Recording ${channel} of call ${callId} stopped: ${written.failure.message}`)
-            }
-          }
+          unrecorded.push(segment)
+          unrecordedSamples += segment.remote.length
         }
+        if (final || unrecordedSamples >= recordSamples) yield* record
       })
     const advanceTo = (position: number) =>
       Effect.suspend(() => write(CallTimeline.advance(timeline, Math.max(timeline.cursor, position))))
@@ -220,8 +258,6 @@ const run = (
     // The agent's input.
     const input = yield* Queue.dropping<CallInput, Cause.Done>(settings.inputCapacity)
     let dropped = 0
-    const offer = (item: CallInput) =>
-      Effect.flatMap(Queue.offer(input, item), (ok) => Effect.sync(() => ok ? undefined : void dropped++))
 
     // Playout of the agent's audio: `playoutEnd` is where the carrier will finish what it was
     // sent (in timeline samples); each chunk's mark resolves its waiter.
@@ -243,12 +279,7 @@ const run = (
         let pendingSamples = 0
         const flush = Effect.gen(function*() {
           if (pendingSamples === 0) return
-          const pcm = new Int16Array(pendingSamples)
-          let offset = 0
-          for (const part of pending) {
-            pcm.set(part, offset)
-            offset += part.length
-          }
+          const pcm = concat(pending)
           pending = []
           pendingSamples = 0
           // Pace: at most `aheadMs` ahead of what the person hears now.
@@ -269,13 +300,15 @@ const run = (
           yield* send(TwilioMediaStream.outboundMark(streamSid, name))
         })
         const chunk = settings.chunkMs * SAMPLES_PER_MS
-        yield* Stream.runForEach(audio, (frame) =>
+        yield* Stream.runForEachArray(audio, (frames) =>
           Effect.gen(function*() {
-            if (generation !== myGeneration) return
-            const pcm = frame.encoding === "pcm16" ? frame.samples : MuLaw.decode(frame.bytes)
-            pending.push(pcm)
-            pendingSamples += pcm.length
-            if (pendingSamples >= chunk) yield* flush
+            for (const frame of frames) {
+              if (generation !== myGeneration) return
+              const pcm = frame.encoding === "pcm16" ? frame.samples : MuLaw.decode(frame.bytes)
+              pending.push(pcm)
+              pendingSamples += pcm.length
+              if (pendingSamples >= chunk) yield* flush
+            }
           }))
         yield* flush
         const startMs = startPosition / SAMPLES_PER_MS
@@ -347,58 +380,79 @@ const run = (
       }).pipe(Effect.repeat({ schedule: Schedule.spaced(Duration.millis(200)) }))
     )
 
+    // The person's side, one batch of frames at a time: each frame is handled synchronously
+    // (decoded, placed, run through VAD, queued for the agent), then what settled is recorded.
     let vad = Vad.make()
-    const onFrame = (message: TwilioMediaStream.InboundMessage) =>
-      Effect.gen(function*() {
+    const playedUnsafe = (waiter: Deferred.Deferred<void> | undefined) => {
+      if (waiter !== undefined) Deferred.doneUnsafe(waiter, Exit.void)
+    }
+    const offerUnsafe = (item: CallInput) => {
+      if (!Queue.offerUnsafe(input, item)) dropped++
+    }
+    /** Handles the frames of one batch; answers whether the person hung up (`stop`). */
+    const receive = (batch: ReadonlyArray<string>, now: number): boolean => {
+      const nowPosition = (now - startedAt) * SAMPLES_PER_MS
+      for (const text of batch) {
+        const decoded = TwilioMediaStream.decode(text)
+        if (Result.isFailure(decoded)) continue
+        const message = decoded.success
         switch (message._tag) {
           case "Media": {
-            if (message.media.track !== "inbound") return
+            if (message.media.track !== "inbound") continue
             const bytes: Uint8Array = Buffer.from(message.media.payload, "base64")
             const pcm = MuLaw.decode(bytes)
             const timestampMs = message.media.timestamp
-            lastFrameAt = yield* Clock.currentTimeMillis
+            lastFrameAt = now
             CallTimeline.place(timeline, "remote", timestampMs * SAMPLES_PER_MS, pcm)
-            // Recordings are appended a batch at a time (one write per channel per `batchMs`,
-            // not per 20 ms frame: the per-frame write was the largest cost under load).
-            const settled = CallTimeline.settled(timeline)
-            if (settled - timeline.cursor >= batchSamples) yield* write(CallTimeline.advance(timeline, settled))
             const stepped = Vad.step(vad, pcm)
             vad = stepped.state
             if (stepped.event === "speech-start") {
-              yield* offer({ _tag: "SpeechStarted", timestampMs })
-              if (playoutEnd > (yield* nowPosition)) yield* offer({ _tag: "BargeIn", timestampMs })
+              offerUnsafe({ _tag: "SpeechStarted", timestampMs })
+              if (playoutEnd > nowPosition) offerUnsafe({ _tag: "BargeIn", timestampMs })
             } else if (stepped.event === "speech-end") {
-              yield* offer({ _tag: "SpeechStopped", timestampMs })
+              offerUnsafe({ _tag: "SpeechStopped", timestampMs })
             }
-            const frame: AudioFrame = agent.encoding === "mulaw"
-              ? { encoding: "mulaw", bytes, timestampMs }
-              : { encoding: "pcm16", samples: pcm, timestampMs }
-            return yield* offer({ _tag: "Audio", frame })
+            offerUnsafe({
+              _tag: "Audio",
+              frame: agent.encoding === "mulaw"
+                ? { encoding: "mulaw", bytes, timestampMs }
+                : { encoding: "pcm16", samples: pcm, timestampMs }
+            })
+            continue
           }
           case "Mark": {
-            const waiter = marks.get(message.mark.name)
+            playedUnsafe(marks.get(message.mark.name))
             marks.delete(message.mark.name)
-            if (waiter !== undefined) yield* Deferred.succeed(waiter, undefined)
-            return
+            continue
           }
           case "Dtmf":
-            return yield* offer({ _tag: "Dtmf", digit: message.dtmf.digit, timestampMs: yield* elapsedMs })
+            offerUnsafe({ _tag: "Dtmf", digit: message.dtmf.digit, timestampMs: now - startedAt })
+            continue
           case "Stop":
+            return true
           case "Connected":
           case "Start":
           case "Unknown":
-            return
+            continue
         }
-      })
+      }
+      return false
+    }
 
-    // The person's side, until `stop` or the stream closes; or until the agent ends the call.
-    const personSide = frames.pipe(
-      Stream.map(TwilioMediaStream.decode),
-      Stream.filter(Result.isSuccess),
-      Stream.map((decoded) => decoded.success),
-      Stream.takeUntil((message) => message._tag === "Stop"),
-      Stream.runForEach(onFrame)
-    )
+    // Until `stop` or the stream closes; or until the agent ends the call.
+    const personSide = Effect.gen(function*() {
+      let batch: ReadonlyArray<string> | undefined = frames.first
+      while (batch !== undefined) {
+        if (batch.length > 0) {
+          const stopped = receive(batch, yield* Clock.currentTimeMillis)
+          // What settled goes out 200 ms at a time (live listeners; the recordings gather it).
+          const settled = CallTimeline.settled(timeline)
+          if (settled - timeline.cursor >= batchSamples) yield* write(CallTimeline.advance(timeline, settled))
+          if (stopped) return
+        }
+        batch = yield* frames.next
+      }
+    })
     const agentDone = Deferred.await(verdict)
     const first = yield* Effect.raceFirst(
       Effect.as(personSide, "person" as const),
@@ -418,12 +472,26 @@ const run = (
       )
     yield* Fiber.interrupt(agentFiber)
     if (first === "agent") yield* socket.close
-    yield* write(CallTimeline.finish(timeline))
+    yield* write(CallTimeline.finish(timeline), true)
     if (dropped > 0) yield* Effect.logWarning(`Call ${callId}: the agent fell behind; ${dropped} input item(s) dropped`)
     const at = yield* Clock.currentTimeMillis
     yield* callEvents.publish(callId, { _tag: "AgentEnded", at, outcome: end.outcome, endedBy: end.endedBy })
     yield* Effect.logInfo(`Media stream of call ${callId} ended: ${end.outcome} (ended by ${end.endedBy})`)
   })
+
+/** The arrays end to end, in a new array (the one array itself when there is only one). */
+const concat = (parts: ReadonlyArray<Int16Array>): Int16Array => {
+  if (parts.length === 1) return parts[0]!
+  let length = 0
+  for (const part of parts) length += part.length
+  const all = new Int16Array(length)
+  let offset = 0
+  for (const part of parts) {
+    all.set(part, offset)
+    offset += part.length
+  }
+  return all
+}
 
 type CallContextFields = {
   readonly direction: CallContext["direction"]

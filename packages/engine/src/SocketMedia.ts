@@ -11,7 +11,7 @@
  */
 import type { MediaSocket } from "@voice-agent/core/ports/MediaSocket"
 import { MediaConnectError, MediaConnector } from "@voice-agent/core/ports/MediaSocket"
-import { Duration, Effect, Layer, Stream } from "effect"
+import { Array as Arr, Cause, Duration, Effect, Layer, Stream } from "effect"
 import type { Scope } from "effect"
 import * as Socket from "effect/socket/Socket"
 
@@ -26,11 +26,14 @@ export const fromSocket = (socket: Socket.Socket): Effect.Effect<MediaSocket, So
   Effect.gen(function*() {
     const reader = yield* socket.reader
     const writer = yield* socket.writer
-    const incoming = Stream.fromEffectRepeat(reader.pull).pipe(
-      Stream.flatMap((chunks: ReadonlyArray<Uint8Array | string>) => Stream.fromIterable(chunks)),
-      Stream.map((chunk) => typeof chunk === "string" ? chunk : decoder.decode(chunk)),
-      Stream.catchCause(() => Stream.empty)
-    )
+    // Each pull is what the socket received since the last one: one chunk of the stream, so a
+    // reader that takes whole chunks handles a burst of frames in one step.
+    const incoming = Stream.fromPull(Effect.succeed(
+      reader.pull.pipe(
+        Effect.map((frames) => Arr.map(frames, (frame) => typeof frame === "string" ? frame : decoder.decode(frame))),
+        Effect.catch(() => Cause.done())
+      )
+    ))
     return {
       incoming,
       send: (text) => writer.write(text).pipe(Effect.ignore),
