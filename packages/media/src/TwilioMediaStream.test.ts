@@ -383,3 +383,247 @@ describe("round trip (properties)", () => {
     )
   })
 })
+
+// The per-frame messages take a fast path in decode, decodeOutbound and encode (a hand check of
+// the Schemas' rules); on any input, valid or not, the result must be the Schema path's:
+// the same value with its fields in the same order, or the same error, or the same text.
+describe("fast paths agree with the Schema path (properties)", () => {
+  type Fields = { [key: string]: unknown }
+  const isFields = (value: unknown): value is Fields =>
+    typeof value === "object" && value !== null && !Array.isArray(value)
+
+  const sameDecoding = <A>(
+    fast: Result.Result<A, TwilioMediaStream.MediaStreamDecodeError>,
+    reference: Result.Result<A, TwilioMediaStream.MediaStreamDecodeError>
+  ): boolean => {
+    if (Result.isSuccess(reference)) {
+      if (Result.isFailure(fast)) return assert.fail(`fast path failed: ${fast.failure.message}`)
+      assert.deepStrictEqual(fast.success, reference.success)
+      // key order too: the values are the same JSON text
+      assert.strictEqual(JSON.stringify(fast.success), JSON.stringify(reference.success))
+      return true
+    }
+    if (Result.isSuccess(fast)) return assert.fail(`fast path decoded: ${JSON.stringify(fast.success)}`)
+    const fields = (error: TwilioMediaStream.MediaStreamDecodeError) => ({
+      tag: error._tag,
+      reason: error.reason,
+      event: error.event,
+      detail: error.detail,
+      message: error.message
+    })
+    assert.deepStrictEqual(fields(fast.failure), fields(reference.failure))
+    return false
+  }
+
+  const sameEncoding = (message: TwilioMediaStream.Message): boolean => {
+    const outcome = (run: (message: TwilioMediaStream.Message) => string) =>
+      Result.try({ try: () => run(message), catch: (error) => String(error) })
+    const fast = outcome(TwilioMediaStream.encode)
+    const reference = outcome(TwilioMediaStream.encodeViaSchema)
+    assert.deepStrictEqual(fast, reference)
+    return Result.isSuccess(reference)
+  }
+
+  // numeric text the Schema accepts and a catalogue of what it refuses
+  const numericText = fc.oneof(
+    uint.map(String),
+    fc.stringMatching(/^[0-9]{1,18}$/),
+    fc.constantFrom(
+      "0",
+      "00",
+      "01",
+      "-0",
+      "-1",
+      "+1",
+      "1.5",
+      "1.0",
+      "1e3",
+      "1E3",
+      " 1",
+      "1 ",
+      "",
+      "0x10",
+      "0b1",
+      "Infinity",
+      "NaN",
+      "١",
+      "9007199254740991",
+      "9007199254740992",
+      "9999999999999999",
+      "10000000000000000",
+      "99999999999999999999",
+      "1".repeat(400)
+    )
+  )
+  const wireValue = fc.oneof(
+    { arbitrary: numericText, weight: 3 },
+    {
+      arbitrary: fc.constantFrom("inbound", "outbound", "both", "Inbound", "inbound_track", "media", "mark"),
+      weight: 1
+    },
+    { arbitrary: fc.constantFrom(...knownInbound, ...knownOutbound), weight: 1 },
+    { arbitrary: text, weight: 1 },
+    { arbitrary: fc.jsonValue({ maxDepth: 2 }), weight: 2 },
+    { arbitrary: fc.constantFrom(0, 1, 3, -1, 1.5, 1e3, 2 ** 53, null, true, false, [], {}), weight: 1 }
+  )
+  const key = fc.oneof(
+    text,
+    fc.constantFrom("__proto__", "constructor", "toString", "event", "_tag", "media", "mark", "name", "payload")
+  )
+  type Mutation =
+    | { readonly kind: "delete" }
+    | { readonly kind: "set"; readonly value: unknown }
+    | { readonly kind: "add"; readonly key: string; readonly value: unknown }
+  const mutations = (value: fc.Arbitrary<unknown>) =>
+    fc.array(
+      fc.tuple(
+        fc.nat(),
+        fc.oneof(
+          fc.constant<Mutation>({ kind: "delete" }),
+          value.map((value): Mutation => ({ kind: "set", value })),
+          fc.tuple(key, value).map(([key, value]): Mutation => ({ kind: "add", key, value }))
+        )
+      ),
+      { minLength: 1, maxLength: 3 }
+    )
+  // own properties even for "__proto__", as JSON.parse makes them
+  const define = (target: Fields, key: string, value: unknown) =>
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+
+  /** Applies each mutation to a field (at any depth) picked by its number, skipping `skip` keys at the top. */
+  const mutate = (root: Fields, changes: ReadonlyArray<readonly [number, Mutation]>, skip: ReadonlySet<string>) => {
+    for (const [pick, change] of changes) {
+      const slots: Array<readonly [Fields, string]> = []
+      const walk = (node: Fields, top: boolean) => {
+        for (const name of Object.keys(node)) {
+          if (top && skip.has(name)) continue
+          slots.push([node, name])
+          const child = node[name]
+          if (isFields(child)) walk(child, false)
+        }
+      }
+      walk(root, true)
+      const [node, name] = slots[pick % Math.max(1, slots.length)] ?? [root, ""]
+      if (change.kind === "delete") delete node[name]
+      else if (change.kind === "set") define(node, name, change.value)
+      else define(node, change.key, change.value)
+    }
+    return root
+  }
+
+  const perFrame = new Set(["Media", "Mark", "OutboundMedia", "OutboundMark", "Clear"])
+  const frames = fc.oneof(inbound, outbound).filter((message) => perFrame.has(message._tag))
+  const wireFrames = fc.oneof(
+    { arbitrary: frames.map(TwilioMediaStream.encode), weight: 1 },
+    {
+      arbitrary: fc.tuple(frames, mutations(wireValue)).map(([message, changes]) =>
+        JSON.stringify(mutate(JSON.parse(TwilioMediaStream.encode(message)) as Fields, changes, new Set()))
+      ),
+      weight: 6
+    }
+  )
+
+  it("decode and decodeOutbound: the same value or the same error as through the Schema", () => {
+    let decodedFast = 0
+    fc.assert(
+      fc.property(wireFrames, (frame) => {
+        const inbound = sameDecoding(TwilioMediaStream.decode(frame), TwilioMediaStream.decodeViaSchema(frame))
+        const outbound = sameDecoding(
+          TwilioMediaStream.decodeOutbound(frame),
+          TwilioMediaStream.decodeOutboundViaSchema(frame)
+        )
+        if (inbound || outbound) decodedFast++
+      }),
+      { numRuns: 5000 }
+    )
+    // both accepting and refusing were exercised
+    assert.isAbove(decodedFast, 1000)
+    assert.isBelow(decodedFast, 4500)
+  })
+
+  it("decode: the canonical and non-canonical numbers of the module's header", () => {
+    const media = (value: unknown) =>
+      JSON.stringify({
+        event: "media",
+        sequenceNumber: value,
+        media: { track: "inbound", chunk: value, timestamp: value, payload: "//8=" },
+        streamSid: SID
+      })
+    const mark = (value: unknown) => JSON.stringify({ event: "mark", sequenceNumber: value, streamSid: SID, mark: {} })
+    for (
+      const value of [
+        "0",
+        "7",
+        "9007199254740991",
+        "01",
+        "-1",
+        "1.5",
+        "1e3",
+        "9007199254740992",
+        "1".repeat(20),
+        7,
+        null
+      ]
+    ) {
+      for (const frame of [media(value), mark(value)]) {
+        sameDecoding(TwilioMediaStream.decode(frame), TwilioMediaStream.decodeViaSchema(frame))
+        sameDecoding(TwilioMediaStream.decodeOutbound(frame), TwilioMediaStream.decodeOutboundViaSchema(frame))
+      }
+    }
+  })
+
+  const typeValue = fc.oneof(
+    { arbitrary: fc.constantFrom(0, -0, 1, -1, 1.5, NaN, Infinity, -Infinity, 2 ** 53, 2 ** 53 - 1, 1e21), weight: 2 },
+    { arbitrary: fc.oneof(fc.integer(), fc.double(), uint), weight: 2 },
+    { arbitrary: fc.constantFrom("inbound", "outbound", "both", "3", "", undefined, null), weight: 2 },
+    { arbitrary: text, weight: 1 },
+    { arbitrary: fc.jsonValue({ maxDepth: 2 }), weight: 1 }
+  )
+
+  it("encode: the same text, or the same error thrown, as through the Schema", () => {
+    let encoded = 0
+    fc.assert(
+      fc.property(frames, fc.boolean(), mutations(typeValue), (message, broken, changes) => {
+        const value = broken
+          ? mutate(structuredClone(message) as unknown as Fields, changes, new Set(["_tag"]))
+          : message
+        if (sameEncoding(value as unknown as TwilioMediaStream.Message)) encoded++
+      }),
+      { numRuns: 5000 }
+    )
+    assert.isAbove(encoded, 2500)
+    assert.isBelow(encoded, 4900)
+  })
+
+  it("encode: odd objects that JSON cannot make (arrays with fields, null prototypes, getters)", () => {
+    const fields = { track: "inbound", chunk: 1, timestamp: 2, payload: "//8=", name: "n" }
+    const nested: ReadonlyArray<unknown> = [
+      Object.assign([], fields),
+      Object.assign(Object.create(null) as object, fields),
+      Object.create(fields) as object,
+      {
+        get track() {
+          return "outbound"
+        },
+        get name() {
+          return "g"
+        },
+        chunk: 1,
+        timestamp: 2,
+        payload: ""
+      }
+    ]
+    for (const value of nested) {
+      for (
+        const message of [
+          { _tag: "Media", sequenceNumber: 1, media: value, streamSid: SID },
+          { _tag: "Mark", sequenceNumber: 1, streamSid: SID, mark: value },
+          { _tag: "OutboundMedia", streamSid: SID, media: value },
+          { _tag: "OutboundMark", streamSid: SID, mark: value }
+        ]
+      ) {
+        sameEncoding(message as TwilioMediaStream.Message)
+      }
+    }
+  })
+})

@@ -34,11 +34,20 @@
  * Frames: one text frame is one message. Audio is base64 of raw μ-law (G.711, 8 kHz, mono,
  * 8 bits per sample, no header); Twilio documents no chunk size (20 ms = 160 bytes is the
  * common one), so nothing here depends on it. The payload stays a base64 string: decoding a
- * frame costs one `JSON.parse` and one Schema decode of the envelope, and turning the payload
- * into samples is the caller's step (`Buffer.from(payload, "base64")`, then `MuLaw.decode`).
- * Measured on this machine (Node 24, 2 cores), per 20 ms frame: `decode` of a `media` frame
- * 2.5 µs, `encode` of an `OutboundMedia` 1.0 µs, base64 and μ-law to PCM 0.8 µs. The
+ * frame costs one `JSON.parse` and a check of the envelope, and turning the payload into
+ * samples is the caller's step (`Buffer.from(payload, "base64")`, then `MuLaw.decode`). The
  * transport caps the frame size.
+ *
+ * Fast path: the per-frame messages (`media` and `mark` from the carrier; `media`, `mark`
+ * and `clear` to it) are checked by hand against exactly their Schema's rules and built
+ * directly, both ways; whatever the hand check does not accept goes through the Schema, so
+ * errors are the Schema's. `decodeViaSchema`, `decodeOutboundViaSchema` and `encodeViaSchema`
+ * are the Schema path alone, and property tests pin that both agree on valid and malformed
+ * input (value, field order, error, text). Measured on this machine (Node 24, 2 cores,
+ * `test/bench/media-codecs.ts`), per 20 ms frame: `decode` of a `media` frame 1.35 µs (3.5 µs
+ * through the Schema; `JSON.parse` alone is 0.9 µs), `encode` of an `OutboundMedia` 0.5 µs
+ * (1.4 µs), base64 and μ-law to PCM 0.8 µs. The hand checks sit here, beside the Schemas they
+ * restate, which is why this module is over 600 lines.
  *
  * Failures: a frame that is not JSON, not an object, has no string `event`, or is a known
  * event with missing or mistyped fields decodes to a `MediaStreamDecodeError` (never a
@@ -53,11 +62,14 @@
  */
 import { Data, Result, Schema, SchemaIssue, SchemaTransformation } from "effect"
 
+/** Canonical decimal text of a non-negative integer of at most 16 digits. */
+const CANONICAL_UINT = /^(?:0|[1-9][0-9]{0,15})$/
+
 /**
  * A non-negative safe integer written as canonical decimal text.
  */
 const UintFromString = Schema.String.check(
-  Schema.isPattern(/^(?:0|[1-9][0-9]{0,15})$/, {
+  Schema.isPattern(CANONICAL_UINT, {
     message: "Expected a non-negative integer in decimal (no sign, leading zero or exponent)"
   })
 ).pipe(
@@ -332,28 +344,91 @@ export class MediaStreamDecodeError extends Data.TaggedError("MediaStreamDecodeE
 
 const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()
 
-type Decoder<A> = (json: unknown) => Result.Result<A, Schema.SchemaError>
+type Fields = { readonly [key: string]: unknown }
 
-const decoders = <A>(entries: ReadonlyArray<readonly [string, Decoder<A>]>): ReadonlyMap<string, Decoder<A>> =>
-  new Map(entries)
+/**
+ * How one known event decodes: its Schema, and for the per-frame messages a hand check of
+ * exactly the Schema's rules that builds the same value (fields in the same order), or
+ * answers `undefined` for anything it does not accept, which then goes through the Schema.
+ */
+interface Decoder<A> {
+  readonly schema: (json: unknown) => Result.Result<A, Schema.SchemaError>
+  readonly fast?: (fields: Fields) => A | undefined
+}
 
-const inboundDecoders = decoders<InboundMessage>([
-  ["connected", Schema.decodeUnknownResult(Connected)],
-  ["start", Schema.decodeUnknownResult(Start)],
-  ["media", Schema.decodeUnknownResult(Media)],
-  ["mark", Schema.decodeUnknownResult(Mark)],
-  ["dtmf", Schema.decodeUnknownResult(Dtmf)],
-  ["stop", Schema.decodeUnknownResult(Stop)]
+const isFields = (value: unknown): value is Fields =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** `UintFromString` by hand: the number, or -1 when the Schema would not accept `value`. */
+const uintOf = (value: unknown): number => {
+  if (typeof value !== "string" || !CANONICAL_UINT.test(value)) return -1
+  const n = Number(value)
+  return n <= Number.MAX_SAFE_INTEGER ? n : -1
+}
+
+const fastMedia = (fields: Fields): Media | undefined => {
+  const sequenceNumber = uintOf(fields["sequenceNumber"])
+  const media = fields["media"]
+  const streamSid = fields["streamSid"]
+  if (sequenceNumber < 0 || !isFields(media) || typeof streamSid !== "string") return undefined
+  const track = media["track"]
+  const chunk = uintOf(media["chunk"])
+  const timestamp = uintOf(media["timestamp"])
+  const payload = media["payload"]
+  if ((track !== "inbound" && track !== "outbound") || chunk < 0 || timestamp < 0 || typeof payload !== "string") {
+    return undefined
+  }
+  return { _tag: "Media", sequenceNumber, media: { track, chunk, timestamp, payload }, streamSid }
+}
+
+const fastMark = (fields: Fields): Mark | undefined => {
+  const sequenceNumber = uintOf(fields["sequenceNumber"])
+  const streamSid = fields["streamSid"]
+  const mark = fields["mark"]
+  if (sequenceNumber < 0 || typeof streamSid !== "string" || !isFields(mark)) return undefined
+  const name = mark["name"]
+  return typeof name === "string" ? { _tag: "Mark", sequenceNumber, streamSid, mark: { name } } : undefined
+}
+
+const fastOutboundMedia = (fields: Fields): OutboundMedia | undefined => {
+  const streamSid = fields["streamSid"]
+  const media = fields["media"]
+  if (typeof streamSid !== "string" || !isFields(media)) return undefined
+  const payload = media["payload"]
+  return typeof payload === "string" ? { _tag: "OutboundMedia", streamSid, media: { payload } } : undefined
+}
+
+const fastOutboundMark = (fields: Fields): OutboundMark | undefined => {
+  const streamSid = fields["streamSid"]
+  const mark = fields["mark"]
+  if (typeof streamSid !== "string" || !isFields(mark)) return undefined
+  const name = mark["name"]
+  return typeof name === "string" ? { _tag: "OutboundMark", streamSid, mark: { name } } : undefined
+}
+
+const fastClear = (fields: Fields): Clear | undefined => {
+  const streamSid = fields["streamSid"]
+  return typeof streamSid === "string" ? { _tag: "Clear", streamSid } : undefined
+}
+
+const inboundDecoders: ReadonlyMap<string, Decoder<InboundMessage>> = new Map<string, Decoder<InboundMessage>>([
+  ["connected", { schema: Schema.decodeUnknownResult(Connected) }],
+  ["start", { schema: Schema.decodeUnknownResult(Start) }],
+  ["media", { schema: Schema.decodeUnknownResult(Media), fast: fastMedia }],
+  ["mark", { schema: Schema.decodeUnknownResult(Mark), fast: fastMark }],
+  ["dtmf", { schema: Schema.decodeUnknownResult(Dtmf) }],
+  ["stop", { schema: Schema.decodeUnknownResult(Stop) }]
 ])
 
-const outboundDecoders = decoders<OutboundMessage>([
-  ["media", Schema.decodeUnknownResult(OutboundMedia)],
-  ["mark", Schema.decodeUnknownResult(OutboundMark)],
-  ["clear", Schema.decodeUnknownResult(Clear)]
+const outboundDecoders: ReadonlyMap<string, Decoder<OutboundMessage>> = new Map<string, Decoder<OutboundMessage>>([
+  ["media", { schema: Schema.decodeUnknownResult(OutboundMedia), fast: fastOutboundMedia }],
+  ["mark", { schema: Schema.decodeUnknownResult(OutboundMark), fast: fastOutboundMark }],
+  ["clear", { schema: Schema.decodeUnknownResult(Clear), fast: fastClear }]
 ])
 
 const decodeWith = <A>(
   known: ReadonlyMap<string, Decoder<A>>,
+  fastPath: boolean,
   text: string
 ): Result.Result<A | Unknown, MediaStreamDecodeError> => {
   const parsed = Result.try({
@@ -371,7 +446,7 @@ const decodeWith = <A>(
       })
     )
   }
-  const fields = json as { readonly [key: string]: unknown }
+  const fields = json as Fields
   const event = fields["event"]
   if (typeof event !== "string") {
     return Result.fail(
@@ -380,7 +455,11 @@ const decodeWith = <A>(
   }
   const decoder = known.get(event)
   if (decoder === undefined) return Result.succeed({ _tag: "Unknown", event, json: fields })
-  const decoded = decoder(json)
+  if (fastPath && decoder.fast !== undefined) {
+    const value = decoder.fast(fields)
+    if (value !== undefined) return Result.succeed(value)
+  }
+  const decoded = decoder.schema(json)
   if (Result.isSuccess(decoded)) return Result.succeed(decoded.success)
   const [first] = formatIssue(decoded.failure.issue).issues
   const path = first?.path?.map((key) => typeof key === "object" ? String(key.key) : String(key)).join(".")
@@ -397,19 +476,41 @@ const decodeWith = <A>(
  * Decodes one text frame from the carrier. Never throws: malformed frames fail with a
  * `MediaStreamDecodeError`, unknown events succeed as `Unknown`.
  *
+ * `media` and `mark` take the fast path (module header): the result is always
+ * `decodeViaSchema`'s.
+ *
  * @category decoding
  */
 export const decode = (text: string): Result.Result<InboundMessage, MediaStreamDecodeError> =>
-  decodeWith(inboundDecoders, text)
+  decodeWith(inboundDecoders, true, text)
+
+/**
+ * `decode` with every known event through its Schema, no fast path: the reference `decode`
+ * agrees with.
+ *
+ * @category decoding
+ */
+export const decodeViaSchema = (text: string): Result.Result<InboundMessage, MediaStreamDecodeError> =>
+  decodeWith(inboundDecoders, false, text)
 
 /**
  * Decodes one text frame sent to the carrier (the simulated carrier's side). Events other
- * than `media`, `mark` and `clear` decode to `Unknown`.
+ * than `media`, `mark` and `clear` decode to `Unknown`. All three take the fast path (module
+ * header): the result is always `decodeOutboundViaSchema`'s.
  *
  * @category decoding
  */
 export const decodeOutbound = (text: string): Result.Result<OutboundMessage, MediaStreamDecodeError> =>
-  decodeWith(outboundDecoders, text)
+  decodeWith(outboundDecoders, true, text)
+
+/**
+ * `decodeOutbound` with every known event through its Schema, no fast path: the reference
+ * `decodeOutbound` agrees with.
+ *
+ * @category decoding
+ */
+export const decodeOutboundViaSchema = (text: string): Result.Result<OutboundMessage, MediaStreamDecodeError> =>
+  decodeWith(outboundDecoders, false, text)
 
 const encodeConnected = Schema.encodeSync(Connected)
 const encodeStart = Schema.encodeSync(Start)
@@ -422,14 +523,12 @@ const encodeOutboundMark = Schema.encodeSync(OutboundMark)
 const encodeClear = Schema.encodeSync(Clear)
 
 /**
- * Encodes a message of either direction as the compact JSON text of one frame, fields in the
- * order of Twilio's samples, numbers as decimal strings where the wire has strings. `Unknown`
- * is written back as it was parsed. Throws a `SchemaError` only for a value that breaks its
- * own type at run time (a NaN, negative or fractional number).
+ * `encode` with every message through its Schema, no fast path: the reference `encode` agrees
+ * with. Throws a `SchemaError` for a value that breaks its own type at run time.
  *
  * @category encoding
  */
-export const encode = (message: Message): string => {
+export const encodeViaSchema = (message: Message): string => {
   switch (message._tag) {
     case "Connected":
       return JSON.stringify(encodeConnected(message))
@@ -451,6 +550,76 @@ export const encode = (message: Message): string => {
       return JSON.stringify(encodeClear(message))
     case "Unknown":
       return JSON.stringify(message.json)
+  }
+}
+
+/** What `UintFromString` encodes: a non-negative safe integer (-0 included, written "0"). */
+const isUint = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0
+
+// The per-frame messages written directly: the same bytes as `JSON.stringify` of the Schema's
+// encoding (fields in the same order; numbers are canonical digits and tracks are literals, so
+// only the free strings need `JSON.stringify`), or `undefined` for a value the Schema would
+// refuse, which then goes through the Schema to throw its error.
+
+const fastEncodeMedia = ({ sequenceNumber, media, streamSid }: Media): string | undefined => {
+  if (!isUint(sequenceNumber) || !isFields(media) || typeof streamSid !== "string") return undefined
+  const { track, chunk, timestamp, payload } = media
+  if ((track !== "inbound" && track !== "outbound") || !isUint(chunk) || !isUint(timestamp)) return undefined
+  if (typeof payload !== "string") return undefined
+  return `{"event":"media","sequenceNumber":"${String(sequenceNumber)}","media":{"track":"${track}","chunk":"${
+    String(chunk)
+  }","timestamp":"${String(timestamp)}","payload":${JSON.stringify(payload)}},"streamSid":${JSON.stringify(streamSid)}}`
+}
+
+const fastEncodeMark = ({ sequenceNumber, streamSid, mark }: Mark): string | undefined =>
+  isUint(sequenceNumber) && typeof streamSid === "string" && isFields(mark) && typeof mark.name === "string"
+    ? `{"event":"mark","sequenceNumber":"${String(sequenceNumber)}","streamSid":${
+      JSON.stringify(streamSid)
+    },"mark":{"name":${JSON.stringify(mark.name)}}}`
+    : undefined
+
+const fastEncodeOutboundMedia = ({ streamSid, media }: OutboundMedia): string | undefined =>
+  typeof streamSid === "string" && isFields(media) && typeof media.payload === "string"
+    ? `{"event":"media","streamSid":${JSON.stringify(streamSid)},"media":{"payload":${JSON.stringify(media.payload)}}}`
+    : undefined
+
+const fastEncodeOutboundMark = ({ streamSid, mark }: OutboundMark): string | undefined =>
+  typeof streamSid === "string" && isFields(mark) && typeof mark.name === "string"
+    ? `{"event":"mark","streamSid":${JSON.stringify(streamSid)},"mark":{"name":${JSON.stringify(mark.name)}}}`
+    : undefined
+
+const fastEncodeClear = ({ streamSid }: Clear): string | undefined =>
+  typeof streamSid === "string" ? `{"event":"clear","streamSid":${JSON.stringify(streamSid)}}` : undefined
+
+/**
+ * Encodes a message of either direction as the compact JSON text of one frame, fields in the
+ * order of Twilio's samples, numbers as decimal strings where the wire has strings. `Unknown`
+ * is written back as it was parsed. Throws a `SchemaError` only for a value that breaks its
+ * own type at run time (a NaN, negative or fractional number).
+ *
+ * `Media`, `Mark`, `OutboundMedia`, `OutboundMark` and `Clear` take the fast path (module
+ * header): the text, or the error thrown, is always `encodeViaSchema`'s.
+ *
+ * @category encoding
+ */
+export const encode = (message: Message): string => {
+  switch (message._tag) {
+    case "Media":
+      return fastEncodeMedia(message) ?? encodeViaSchema(message)
+    case "Mark":
+      return fastEncodeMark(message) ?? encodeViaSchema(message)
+    case "OutboundMedia":
+      return fastEncodeOutboundMedia(message) ?? encodeViaSchema(message)
+    case "OutboundMark":
+      return fastEncodeOutboundMark(message) ?? encodeViaSchema(message)
+    case "Clear":
+      return fastEncodeClear(message) ?? encodeViaSchema(message)
+    case "Connected":
+    case "Start":
+    case "Dtmf":
+    case "Stop":
+    case "Unknown":
+      return encodeViaSchema(message)
   }
 }
 
