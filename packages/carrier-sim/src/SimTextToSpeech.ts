@@ -5,10 +5,11 @@
  *
  * Frames are 20 ms (160 samples) of 8 kHz 16-bit PCM, the last one padded with silence. The
  * utterance is encoded when the stream starts (0.3 ms per second of speech) and cut into frames
- * as they are pulled, one per pull; the stream does not pace itself (the caller plays them out). It lasts `SimSpeech.encodedSamples` of the text's UTF-8 bytes, about 15 to
- * 18 characters per second (`(17 + 2 × bytes) × 25 + 5` ms). `options` are ignored: there is one
- * voice. A text longer than `SimSpeech.MAX_BYTES` (4095) UTF-8 bytes fails with a `SpeechError`
- * `rejected` before any frame.
+ * as they are pulled, half a second of them (25 frames) per chunk of the stream; the stream
+ * does not pace itself (the caller plays them out). It lasts `SimSpeech.encodedSamples` of the
+ * text's UTF-8 bytes, about 15 to 18 characters per second (`(17 + 2 × bytes) × 25 + 5` ms).
+ * `options` are ignored: there is one voice. A text longer than `SimSpeech.MAX_BYTES` (4095)
+ * UTF-8 bytes fails with a `SpeechError` `rejected` before any frame.
  *
  * @since 0.1.0
  */
@@ -23,6 +24,9 @@ import { Layer, Stream } from "effect"
  * @category models
  */
 export const FRAME_SAMPLES = 160
+
+/** Frames per chunk of the stream: half a second (a reader pays its per-chunk cost 25 times less). */
+const FRAMES_PER_CHUNK = 25
 
 const utf8 = new TextEncoder()
 
@@ -49,7 +53,7 @@ export const synthesize = (text: string): Stream.Stream<Int16Array, SpeechError>
           message: `simulated speech takes at most ${SimSpeech.MAX_BYTES} UTF-8 bytes, the text has ${bytes}`
         })
       )
-      : Stream.fromIterable(frames(SimSpeech.encode(text)), { chunkSize: 1 })
+      : Stream.fromIterable(frames(SimSpeech.encode(text)), { chunkSize: FRAMES_PER_CHUNK })
   })
 
 /**

@@ -46,21 +46,7 @@ import * as CallTimeline from "@voice-agent/media/CallTimeline"
 import * as MuLaw from "@voice-agent/media/MuLaw"
 import * as TwilioMediaStream from "@voice-agent/media/TwilioMediaStream"
 import * as Vad from "@voice-agent/media/Vad"
-import {
-  Cause,
-  Clock,
-  Deferred,
-  Duration,
-  Effect,
-  Exit,
-  Fiber,
-  Option,
-  Pull,
-  Queue,
-  Result,
-  Schedule,
-  Stream
-} from "effect"
+import { Cause, Clock, Deferred, Duration, Effect, Exit, Fiber, Option, Queue, Result, Stream } from "effect"
 import { LiveCalls } from "./LiveCalls.ts"
 import * as MediaToken from "./MediaToken.ts"
 
@@ -153,8 +139,7 @@ export const serve = (
 
       // The frames, a batch at a time (what the socket received together): the handshake reads
       // the head, the session the rest.
-      const pull = yield* Stream.toPull(socket.incoming)
-      const next: NextBatch = Pull.catchDone(pull, () => Effect.undefined)
+      const next: NextBatch = socket.read
 
       const accepted = yield* handshake(next, key).pipe(
         Effect.timeoutOption(Duration.millis(settings.startTimeoutMs)),
@@ -204,7 +189,8 @@ const run = (
   Effect.gen(function*() {
     const { agent, callEvents, conversations, recordings } = services
     const { conversation } = found
-    const startedAt = yield* Clock.currentTimeMillis
+    const clock = yield* Clock.Clock
+    const startedAt = clock.currentTimeMillisUnsafe()
     const elapsedMs = Effect.map(Clock.currentTimeMillis, (now) => now - startedAt)
     const answeredBy = yield* answeredByOf(callEvents, callId)
     yield* Effect.logInfo(`Media stream of call ${callId} started (${answeredBy})`)
@@ -372,13 +358,17 @@ const run = (
     // frames), and only then: while frames come, their timestamps move the timeline, so frames
     // the session is slow to read are never cut off as late by the clock.
     let lastFrameAt = startedAt
-    yield* Effect.forkScoped(
-      Effect.gen(function*() {
-        const now = yield* Clock.currentTimeMillis
-        if (now - lastFrameAt < quietFramesMs) return
-        yield* advanceTo((now - startedAt) * SAMPLES_PER_MS - timeline.reorderWindow)
-      }).pipe(Effect.repeat({ schedule: Schedule.spaced(Duration.millis(200)) }))
-    )
+    yield* Effect.forkScoped(Effect.forever(
+      Effect.andThen(
+        Effect.sleep(Duration.millis(200)),
+        Effect.suspend(() => {
+          const now = clock.currentTimeMillisUnsafe()
+          return now - lastFrameAt < quietFramesMs
+            ? Effect.void
+            : advanceTo((now - startedAt) * SAMPLES_PER_MS - timeline.reorderWindow)
+        })
+      )
+    ))
 
     // The person's side, one batch of frames at a time: each frame is handled synchronously
     // (decoded, placed, run through VAD, queued for the agent), then what settled is recorded.
@@ -444,7 +434,7 @@ const run = (
       let batch: ReadonlyArray<string> | undefined = frames.first
       while (batch !== undefined) {
         if (batch.length > 0) {
-          const stopped = receive(batch, yield* Clock.currentTimeMillis)
+          const stopped = receive(batch, clock.currentTimeMillisUnsafe())
           // What settled goes out 200 ms at a time (live listeners; the recordings gather it).
           const settled = CallTimeline.settled(timeline)
           if (settled - timeline.cursor >= batchSamples) yield* write(CallTimeline.advance(timeline, settled))

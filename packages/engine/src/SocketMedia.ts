@@ -10,8 +10,8 @@
  * @since 0.1.0
  */
 import type { MediaSocket } from "@voice-agent/core/ports/MediaSocket"
-import { MediaConnectError, MediaConnector } from "@voice-agent/core/ports/MediaSocket"
-import { Array as Arr, Cause, Duration, Effect, Layer, Stream } from "effect"
+import { incomingOf, MediaConnectError, MediaConnector } from "@voice-agent/core/ports/MediaSocket"
+import { Duration, Effect, Layer } from "effect"
 import type { Scope } from "effect"
 import * as Socket from "effect/socket/Socket"
 
@@ -26,16 +26,16 @@ export const fromSocket = (socket: Socket.Socket): Effect.Effect<MediaSocket, So
   Effect.gen(function*() {
     const reader = yield* socket.reader
     const writer = yield* socket.writer
-    // Each pull is what the socket received since the last one: one chunk of the stream, so a
-    // reader that takes whole chunks handles a burst of frames in one step.
-    const incoming = Stream.fromPull(Effect.succeed(
-      reader.pull.pipe(
-        Effect.map((frames) => Arr.map(frames, (frame) => typeof frame === "string" ? frame : decoder.decode(frame))),
-        Effect.catch(() => Cause.done())
-      )
-    ))
+    // Each pull is what the socket received since the last one.
+    const read = reader.pull.pipe(
+      Effect.map((frames): ReadonlyArray<string> =>
+        frames.map((frame) => typeof frame === "string" ? frame : decoder.decode(frame))
+      ),
+      Effect.catch(() => Effect.undefined)
+    )
     return {
-      incoming,
+      read,
+      incoming: incomingOf(read),
       send: (text) => writer.write(text).pipe(Effect.ignore),
       close: writer.write(new Socket.CloseEvent(1000, "call ended")).pipe(Effect.ignore)
     } satisfies MediaSocket

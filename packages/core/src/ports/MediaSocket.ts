@@ -7,8 +7,8 @@
  *
  * @since 0.1.0
  */
-import { Context, Schema } from "effect"
-import type { Effect, Scope, Stream } from "effect"
+import { Array as Arr, Cause, Context, Effect, Schema, Stream } from "effect"
+import type { Scope } from "effect"
 
 /**
  * One end of a media stream.
@@ -16,13 +16,30 @@ import type { Effect, Scope, Stream } from "effect"
  * @category models
  */
 export interface MediaSocket {
-  /** Text frames from the other end, in order; ends when either end closes. */
+  /**
+   * The next text frames from the other end, in order: every frame that arrived since the last
+   * read (at least one; waits for one), or `undefined` once either end closed. A hot path reads
+   * a burst in one step.
+   */
+  readonly read: Effect.Effect<ReadonlyArray<string> | undefined>
+  /** The same frames as a stream (one chunk per read). A socket is read one way or the other. */
   readonly incoming: Stream.Stream<string>
   /** Sends a text frame; waits while the transport's buffer is full (bounded). */
   readonly send: (text: string) => Effect.Effect<void>
   /** Closes the stream (a carrier hangs up a call whose media stream its server closed). */
   readonly close: Effect.Effect<void>
 }
+
+/**
+ * The frames `read` returns, as a stream: one chunk per read, ending with the socket.
+ *
+ * @category constructors
+ */
+export const incomingOf = (read: MediaSocket["read"]): Stream.Stream<string> =>
+  Stream.fromPull(
+    Effect.succeed(Effect.flatMap(read, (frames) =>
+      frames === undefined || !Arr.isReadonlyArrayNonEmpty(frames) ? Cause.done() : Effect.succeed(frames)))
+  )
 
 /**
  * The media endpoint could not be reached or refused the connection.

@@ -7,9 +7,9 @@
  * @since 0.1.0
  */
 import type { MediaSocket } from "@voice-agent/core/ports/MediaSocket"
-import { MediaConnector } from "@voice-agent/core/ports/MediaSocket"
+import { incomingOf, MediaConnector } from "@voice-agent/core/ports/MediaSocket"
 import type { Cause } from "effect"
-import { Effect, Layer, Queue, Scope, Stream } from "effect"
+import { Effect, Layer, Queue, Scope } from "effect"
 
 /** Frames a direction holds before its sender waits. */
 const capacity = 256
@@ -23,11 +23,15 @@ export const pair: Effect.Effect<readonly [MediaSocket, MediaSocket]> = Effect.g
   const ab = yield* Queue.bounded<string, Cause.Done>(capacity)
   const ba = yield* Queue.bounded<string, Cause.Done>(capacity)
   const close = Effect.all([Queue.end(ab), Queue.end(ba)], { discard: true })
-  const end = (inbox: Queue.Queue<string, Cause.Done>, outbox: Queue.Queue<string, Cause.Done>): MediaSocket => ({
-    incoming: Stream.fromQueue(inbox),
-    send: (text) => Queue.offer(outbox, text).pipe(Effect.asVoid),
-    close
-  })
+  const end = (inbox: Queue.Queue<string, Cause.Done>, outbox: Queue.Queue<string, Cause.Done>): MediaSocket => {
+    const read = Queue.takeAll(inbox).pipe(Effect.catch(() => Effect.undefined))
+    return {
+      read,
+      incoming: incomingOf(read),
+      send: (text) => Queue.offer(outbox, text).pipe(Effect.asVoid),
+      close
+    }
+  }
   return [end(ba, ab), end(ab, ba)] as const
 })
 
