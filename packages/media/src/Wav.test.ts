@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
+import * as fc from "fast-check"
 import { mono8k4000Samples, mono8kEmpty, stereo8k8000Frames } from "../test/fixtures/wav.goldens.ts"
 import * as Wav from "./Wav.ts"
 
@@ -139,6 +140,45 @@ describe("encodeSamples / decodeSamples", () => {
   it("ignore an odd trailing byte and read views at odd offsets", () => {
     const bytes = fromHex("aa0100feff99")
     assert.deepStrictEqual(Array.from(Wav.decodeSamples(bytes.subarray(1))), [1, -2])
+  })
+  // what the DataView loop wrote before the little-endian copy, byte for byte, and a new buffer
+  const reference = (samples: Int16Array) => {
+    const bytes = new Uint8Array(samples.length * 2)
+    for (let i = 0; i < samples.length; i++) new DataView(bytes.buffer).setInt16(i * 2, samples[i]!, true)
+    return bytes
+  }
+  it("encode views at any offset to the little-endian bytes, in a buffer of their own", () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: -32768, max: 32767 })), fc.nat(), fc.nat(), (values, from, to) => {
+        const all = Int16Array.from(values)
+        const view = all.subarray(from % (all.length + 1), to % (all.length + 1))
+        const bytes = Wav.encodeSamples(view)
+        const expected = reference(view)
+        assert.deepStrictEqual(bytes, expected)
+        assert.strictEqual(bytes.byteOffset, 0)
+        assert.strictEqual(bytes.buffer.byteLength, view.length * 2)
+        all.fill(7)
+        assert.deepStrictEqual(bytes, expected)
+      })
+    )
+  })
+  it("decode views at any offset, Buffers included, into an array of their own", () => {
+    fc.assert(
+      fc.property(fc.uint8Array(), fc.nat(), fc.nat(), fc.boolean(), (values, from, to, asBuffer) => {
+        const all = asBuffer ? Buffer.from(values) : Uint8Array.from(values)
+        const view = all.subarray(from % (all.length + 1), to % (all.length + 1))
+        const expected = Array.from(
+          { length: view.length >> 1 },
+          (_, i) => (view[2 * i]! | (view[2 * i + 1]! << 8)) << 16 >> 16
+        )
+        const samples = Wav.decodeSamples(view)
+        assert.deepStrictEqual(Array.from(samples), expected)
+        assert.strictEqual(samples.byteOffset, 0)
+        assert.strictEqual(samples.buffer.byteLength, samples.byteLength)
+        view.fill(7)
+        assert.deepStrictEqual(Array.from(samples), expected)
+      })
+    )
   })
   it("round-trip every sample value", () => {
     const all = Int16Array.from({ length: 65536 }, (_, i) => i - 32768)
