@@ -63,9 +63,10 @@
  * it (the fade's first samples are as quiet as silence); `end` is known when the end marker
  * has been read, before the fade-out, so silence inserted there is not counted.
  *
- * Cost, measured on this 2-core machine (Node 24, 20 ms frames): encoding 0.3 ms per second of
- * speech, decoding 0.5 ms per second of speech (0.8 ms with other work loading both cores) and
- * next to nothing for silence, which is dropped before any arithmetic.
+ * Cost, measured on this 2-core machine (Node 24, 20 ms frames, other work loading both cores;
+ * `test/bench/media-codecs.ts`): encoding 0.05 ms per second of speech (a table of the
+ * envelope, shared by all calls, at most 1 MiB), decoding 0.4 ms per second of speech and next
+ * to nothing for silence, which is dropped before any arithmetic.
  *
  * @since 0.1.0
  */
@@ -137,6 +138,36 @@ const crc16 = (bytes: ArrayLike<number>): number => {
 const utf8Encoder = new TextEncoder()
 const utf8Decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 
+/** The amplitude envelope at sample `t` of an utterance of `total` samples: syllables and fades. */
+const envelope = (t: number, total: number): number => {
+  const syllable = Math.sin((Math.PI * t) / SYLLABLE_SAMPLES)
+  const fade = Math.min(1, t / FADE_SAMPLES, (total - 1 - t) / FADE_SAMPLES)
+  return (ENVELOPE_FLOOR + (1 - ENVELOPE_FLOOR) * syllable * syllable) * fade
+}
+
+// `AMPLITUDE × envelope(t, total)` at every `t` where the fade is 1, which does not depend on
+// the utterance: cached, up to ENVELOPE_CACHE_SAMPLES (16.4 s, 1 MiB) and grown as longer
+// utterances come; later samples are computed as they go. The cached values are the very
+// doubles `envelope` gives (a product by a fade of 1 is exact), so every sample is the same
+// as without the cache, and `encode` costs a multiplication and a rounding per sample instead
+// of a sine, two divisions and a `Math.min`.
+const ENVELOPE_CACHE_SAMPLES = 1 << 17
+let envelopeCache = new Float64Array(0)
+
+const scaledEnvelopes = (samples: number): Float64Array => {
+  const wanted = Math.min(samples, ENVELOPE_CACHE_SAMPLES)
+  if (envelopeCache.length < wanted) {
+    const grown = new Float64Array(Math.min(ENVELOPE_CACHE_SAMPLES, Math.max(wanted, 2 * envelopeCache.length)))
+    grown.set(envelopeCache)
+    for (let t = envelopeCache.length; t < grown.length; t++) {
+      const syllable = Math.sin((Math.PI * t) / SYLLABLE_SAMPLES)
+      grown[t] = AMPLITUDE * (ENVELOPE_FLOOR + (1 - ENVELOPE_FLOOR) * syllable * syllable)
+    }
+    envelopeCache = grown
+  }
+  return envelopeCache
+}
+
 /**
  * Number of samples `encode` produces for a text of `bytes` UTF-8 bytes.
  *
@@ -167,15 +198,31 @@ export const encode = (text: string): Int16Array => {
   // the last tone rings on for the fade-out, so that the end marker's window is whole
   const total = symbols.length * N + FADE_SAMPLES
   const out = new Int16Array(total)
+  const scaled = scaledEnvelopes(total)
+  // samples in [FADE_SAMPLES, unfaded) have a fade of 1 and a cached scaled envelope
+  const unfaded = Math.min(total - FADE_SAMPLES, scaled.length)
   for (let s = 0; s < symbols.length; s++) {
     const bin = toneBin(symbols[s]!)
-    const last = s === symbols.length - 1 ? N + FADE_SAMPLES : N
-    for (let n = 0; n < last; n++) {
-      const t = s * N + n
-      const syllable = Math.sin((Math.PI * t) / SYLLABLE_SAMPLES)
-      const fade = Math.min(1, t / FADE_SAMPLES, (total - 1 - t) / FADE_SAMPLES)
-      const envelope = (ENVELOPE_FLOOR + (1 - ENVELOPE_FLOOR) * syllable * syllable) * fade
-      out[t] = Math.round(AMPLITUDE * envelope * sine[(bin * n) % N]!)
+    const start = s * N
+    const end = start + (s === symbols.length - 1 ? N + FADE_SAMPLES : N)
+    const fastStart = Math.min(end, Math.max(start, FADE_SAMPLES))
+    const fastEnd = Math.max(fastStart, Math.min(end, unfaded))
+    // (bin × (t − start)) mod N, one step of `bin` per sample
+    let phase = 0
+    for (let t = start; t < fastStart; t++) {
+      out[t] = Math.round(AMPLITUDE * envelope(t, total) * sine[phase]!)
+      phase += bin
+      if (phase >= N) phase -= N
+    }
+    for (let t = fastStart; t < fastEnd; t++) {
+      out[t] = Math.round(scaled[t]! * sine[phase]!)
+      phase += bin
+      if (phase >= N) phase -= N
+    }
+    for (let t = fastEnd; t < end; t++) {
+      out[t] = Math.round(AMPLITUDE * envelope(t, total) * sine[phase]!)
+      phase += bin
+      if (phase >= N) phase -= N
     }
   }
   return out
@@ -233,6 +280,8 @@ export class Decoder {
   // the last symbol window of kept samples, their input offsets, and a sliding DFT
   private kept = 0
   private readonly window = new Float64Array(N)
+  /** `window` in time order, oldest first (scratch of `strongestTone`). */
+  private readonly ordered = new Float64Array(N)
   private energy = 0
   private readonly re = new Float64Array(PREAMBLE.length)
   private readonly im = new Float64Array(PREAMBLE.length)
@@ -289,19 +338,23 @@ export class Decoder {
   private keep(sample: number, at: number, afterQuiet: boolean, out: Array<Utterance>): void {
     const index = this.kept++
     const slot = index % N
-    const old = this.window[slot]!
-    this.window[slot] = sample
-    this.offsets[index % OFFSET_RING] = at
-    this.afterQuiet[index % OFFSET_RING] = afterQuiet ? 1 : 0
+    const window = this.window
+    const old = window[slot]!
+    window[slot] = sample
+    const ring = index % OFFSET_RING
+    this.offsets[ring] = at
+    this.afterQuiet[ring] = afterQuiet ? 1 : 0
     this.energy += sample * sample - old * old
     const delta = sample - old
+    const re = this.re
+    const im = this.im
     for (let p = 0; p < PREAMBLE.length; p++) {
-      const r = this.re[p]! + delta
-      const m = this.im[p]!
+      const r = re[p]! + delta
+      const m = im[p]!
       const c = preambleCos[p]!
       const s = preambleSin[p]!
-      this.re[p] = r * c - m * s
-      this.im[p] = r * s + m * c
+      re[p] = r * c - m * s
+      im[p] = r * s + m * c
     }
     if (index % STEP === STEP - 1) this.step(index, out)
   }
@@ -388,24 +441,67 @@ export class Decoder {
     })
   }
 
-  /** The strongest of the 16 tones in the current window (Goertzel). */
+  /**
+   * The strongest of the 16 tones in the current window (Goertzel). The window is first put in
+   * time order; then four tones run side by side, four independent recurrences the processor
+   * overlaps (each one alone waits on its previous step). Each tone's arithmetic is the
+   * textbook loop's, operation for operation, so the powers are the same doubles.
+   */
   private strongestTone(): number {
+    const window = this.window
+    const x = this.ordered
     const first = this.kept % N
+    for (let n = first; n < N; n++) x[n - first] = window[n]!
+    for (let n = 0; n < first; n++) x[N - first + n] = window[n]!
     let best = 0
     let bestPower = -1
-    for (let b = 0; b < 16; b++) {
-      const coefficient = goertzelCoefficients[b]!
-      let s1 = 0
-      let s2 = 0
+    for (let b = 0; b < 16; b += 4) {
+      const c0 = goertzelCoefficients[b]!
+      const c1 = goertzelCoefficients[b + 1]!
+      const c2 = goertzelCoefficients[b + 2]!
+      const c3 = goertzelCoefficients[b + 3]!
+      let s01 = 0
+      let s02 = 0
+      let s11 = 0
+      let s12 = 0
+      let s21 = 0
+      let s22 = 0
+      let s31 = 0
+      let s32 = 0
       for (let n = 0; n < N; n++) {
-        const s0 = this.window[(first + n) % N]! + coefficient * s1 - s2
-        s2 = s1
-        s1 = s0
+        const sample = x[n]!
+        const s00 = sample + c0 * s01 - s02
+        const s10 = sample + c1 * s11 - s12
+        const s20 = sample + c2 * s21 - s22
+        const s30 = sample + c3 * s31 - s32
+        s02 = s01
+        s01 = s00
+        s12 = s11
+        s11 = s10
+        s22 = s21
+        s21 = s20
+        s32 = s31
+        s31 = s30
       }
-      const power = s1 * s1 + s2 * s2 - coefficient * s1 * s2
-      if (power > bestPower) {
-        bestPower = power
+      const p0 = s01 * s01 + s02 * s02 - c0 * s01 * s02
+      const p1 = s11 * s11 + s12 * s12 - c1 * s11 * s12
+      const p2 = s21 * s21 + s22 * s22 - c2 * s21 * s22
+      const p3 = s31 * s31 + s32 * s32 - c3 * s31 * s32
+      if (p0 > bestPower) {
+        bestPower = p0
         best = b
+      }
+      if (p1 > bestPower) {
+        bestPower = p1
+        best = b + 1
+      }
+      if (p2 > bestPower) {
+        bestPower = p2
+        best = b + 2
+      }
+      if (p3 > bestPower) {
+        bestPower = p3
+        best = b + 3
       }
     }
     return best
