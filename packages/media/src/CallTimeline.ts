@@ -254,7 +254,9 @@ const take = (track: Track, from: number, until: number): Int16Array => {
     const end = piece.start + piece.samples.length
     const first = Math.max(from, piece.start)
     const last = Math.min(until, end)
-    if (first < last) out.set(piece.samples.subarray(first - piece.start, last - piece.start), first - from)
+    // a piece inside the segment, the common case, is copied without a view over it
+    if (first === piece.start && last === end) out.set(piece.samples, first - from)
+    else if (first < last) out.set(piece.samples.subarray(first - piece.start, last - piece.start), first - from)
     if (end <= until) {
       track.buffered -= piece.samples.length
       continue

@@ -73,6 +73,12 @@ describe("encodeSample", () => {
   it("equals audioop.lin2ulaw for all 65,536 samples", () => {
     assert.strictEqual(sha256(MuLaw.encode(allSamples)), encodeAllSha256)
   })
+  it("encode (a table) is encodeSample (the formula) for all 65,536 samples", () => {
+    const codes = MuLaw.encode(allSamples)
+    allSamples.forEach((sample, i) => {
+      if (codes[i] !== MuLaw.encodeSample(sample)) assert.fail(`sample ${sample}`)
+    })
+  })
   it("is monotonic and within one quantization step of the input", () => {
     const bad: Array<number> = []
     let previous = -Infinity
