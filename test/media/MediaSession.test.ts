@@ -61,6 +61,7 @@ const harness = Effect.gen(function*() {
   const turns: Array<{ speaker: string; text: string; offsetMs: number }> = []
   const conversations = ConversationRepository.of({
     insert: () => Effect.die("unused"),
+    end: () => Effect.die("unused"),
     appendTurns: (_, added) => Effect.sync(() => void turns.push(...added)),
     list: () => Effect.die("unused"),
     findByCallId: () => Effect.die("unused"),

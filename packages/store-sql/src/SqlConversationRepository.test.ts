@@ -73,6 +73,31 @@ for (const backend of await TestDatabase.backends()) {
           assert.isTrue(Option.isNone(yield* conversations.findByCallId(org.id, "missing")))
         }))
 
+      it.effect("ends a call in progress once: its end, duration from the answer and termination reason", () =>
+        Effect.gen(function*() {
+          const conversations = yield* ConversationRepository
+          const org = yield* Fixtures.organization()
+          const inbound = yield* conversations.insert(call(org.id, { direction: "inbound", answeredAt: at(0) }))
+          const end = { answeredAt: at(0), endedAt: at(41.7), terminationReason: "user-hangup" as const }
+          assert.isTrue(yield* conversations.end(inbound.id, end))
+          const ended = { ...inbound, endedAt: at(41.7), durationSec: 41, terminationReason: "user-hangup" as const }
+          assert.deepStrictEqual(yield* conversations.findByCallId(org.id, inbound.callId), Option.some(ended))
+          // a second end changes nothing
+          assert.isFalse(
+            yield* conversations.end(inbound.id, { ...end, endedAt: at(99), terminationReason: "bot-failure" })
+          )
+          assert.deepStrictEqual(yield* conversations.findByCallId(org.id, inbound.callId), Option.some(ended))
+          // never answered: duration 0; an unknown or malformed id ends nothing
+          const missed = yield* conversations.insert(call(org.id, { direction: "inbound" }))
+          assert.isTrue(
+            yield* conversations.end(missed.id, { answeredAt: null, endedAt: at(5), terminationReason: "bot-failure" })
+          )
+          const stored = yield* conversations.findByCallId(org.id, missed.callId)
+          assert.strictEqual(Option.getOrThrow(stored).durationSec, 0)
+          assert.isFalse(yield* conversations.end("not-a-uuid", end))
+          assert.isFalse(yield* conversations.end("00000000-0000-4000-8000-000000000000", end))
+        }))
+
       it.effect("reads a call's context by call id alone, with its contact's data", () =>
         Effect.gen(function*() {
           const conversations = yield* ConversationRepository

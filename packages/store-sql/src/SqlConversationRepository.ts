@@ -141,6 +141,25 @@ export const make = Effect.gen(function*() {
         ORDER BY offset_ms, seq`
   })
 
+  const endRow = SqlSchema.findAll({
+    Request: Schema.Struct({
+      id: Schema.String,
+      answeredAt: Schema.NullOr(Schema.Date),
+      endedAt: Schema.Date,
+      terminationReason: Schema.String
+    }),
+    Result: Schema.Struct({ id: Schema.String }),
+    execute: ({ answeredAt, endedAt, id, terminationReason }) =>
+      sql`
+        UPDATE conversations SET answered_at = ${answeredAt}, ended_at = ${endedAt},
+               termination_reason = ${terminationReason},
+               duration_sec = CASE WHEN ${answeredAt}::timestamptz IS NULL THEN 0
+                 ELSE greatest(0, floor(extract(epoch FROM (${endedAt}::timestamptz - ${answeredAt}::timestamptz))))::int
+               END
+        WHERE id = ${id} AND ended_at IS NULL
+        RETURNING id`
+  })
+
   const findContext = SqlSchema.findOneOption({
     Request: Schema.String,
     Result: Schema.Struct({ ...ConversationRow.fields, data: Schema.NullOr(ContactDataSchema) }),
@@ -154,6 +173,18 @@ export const make = Effect.gen(function*() {
   return ConversationRepository.of({
     insert: Effect.fn("ConversationRepository.insert")(
       (conversation: Omit<ConversationRecord, "id">) => insertRow(conversation),
+      orDieInfrastructure
+    ),
+    end: Effect.fn("ConversationRepository.end")(
+      function*(conversationId: string, end: {
+        readonly answeredAt: Date | null
+        readonly endedAt: Date
+        readonly terminationReason: TerminationReason
+      }) {
+        if (!isUuid(conversationId)) return false
+        const ended = yield* endRow({ id: conversationId, ...end })
+        return ended.length > 0
+      },
       orDieInfrastructure
     ),
     appendTurns: Effect.fn("ConversationRepository.appendTurns")(

@@ -6,7 +6,7 @@
 import { Context } from "effect"
 import type { Effect, Option } from "effect"
 import type { ContactData } from "../Contact.ts"
-import type { ConversationRecord, Direction, TranscriptTurnRecord } from "../Conversation.ts"
+import type { ConversationRecord, Direction, TerminationReason, TranscriptTurnRecord } from "../Conversation.ts"
 
 /**
  * Filters and page of `GET /v1/conversations`, newest first.
@@ -40,6 +40,16 @@ export interface ConversationPage {
 export class ConversationRepository extends Context.Service<ConversationRepository, {
   /** Stores a call with a fresh conversation id. */
   readonly insert: (conversation: Omit<ConversationRecord, "id">) => Effect.Effect<ConversationRecord>
+  /**
+   * Ends a call that is still in progress (a call not placed by the dialer: an inbound one):
+   * its end instant, its `duration_sec` from `answeredAt` (0 when never answered) and its
+   * termination reason. Answers whether it was in progress; an ended call is left as it is.
+   */
+  readonly end: (conversationId: string, end: {
+    readonly answeredAt: Date | null
+    readonly endedAt: Date
+    readonly terminationReason: TerminationReason
+  }) => Effect.Effect<boolean>
   /** Appends turns after the conversation's existing ones. */
   readonly appendTurns: (
     conversationId: string,
