@@ -157,6 +157,53 @@ CREATE TABLE public.transcript_turns (
     CONSTRAINT transcript_turns_speaker_check CHECK ((speaker = ANY (ARRAY['HUMAN'::text, 'AGENT'::text])))
 );
 
+CREATE TABLE public.webhook_deliveries (
+    id bigint NOT NULL,
+    endpoint_id uuid NOT NULL,
+    event_id text NOT NULL,
+    status text NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    next_attempt_at timestamp with time zone,
+    last_attempt_at timestamp with time zone,
+    last_response_status integer,
+    last_error text,
+    delivered_at timestamp with time zone,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT webhook_deliveries_attempts_check CHECK ((attempts >= 0)),
+    CONSTRAINT webhook_deliveries_check CHECK (((status = 'pending'::text) = (next_attempt_at IS NOT NULL))),
+    CONSTRAINT webhook_deliveries_check1 CHECK (((status = 'delivered'::text) = (delivered_at IS NOT NULL))),
+    CONSTRAINT webhook_deliveries_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'delivered'::text, 'failed'::text])))
+);
+
+ALTER TABLE public.webhook_deliveries ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.webhook_deliveries_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+CREATE TABLE public.webhook_endpoints (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    organization_id uuid NOT NULL,
+    url text NOT NULL,
+    events text[],
+    secret bytea NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT webhook_endpoints_events_check CHECK (((events IS NULL) OR ((cardinality(events) > 0) AND (events <@ ARRAY['call.started'::text, 'call.ended'::text, 'contact.status_changed'::text, 'message.received'::text])))),
+    CONSTRAINT webhook_endpoints_secret_check CHECK (((octet_length(secret) >= 24) AND (octet_length(secret) <= 64)))
+);
+
+CREATE TABLE public.webhook_events (
+    id text NOT NULL,
+    organization_id uuid NOT NULL,
+    type text NOT NULL,
+    payload jsonb NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT webhook_events_type_check CHECK ((type = ANY (ARRAY['call.started'::text, 'call.ended'::text, 'contact.status_changed'::text, 'message.received'::text])))
+);
+
 ALTER TABLE ONLY public.api_keys
     ADD CONSTRAINT api_keys_key_hash_key UNIQUE (key_hash);
 
@@ -208,6 +255,18 @@ ALTER TABLE ONLY public.server_secrets
 ALTER TABLE ONLY public.transcript_turns
     ADD CONSTRAINT transcript_turns_pkey PRIMARY KEY (conversation_id, seq);
 
+ALTER TABLE ONLY public.webhook_deliveries
+    ADD CONSTRAINT webhook_deliveries_endpoint_id_event_id_key UNIQUE (endpoint_id, event_id);
+
+ALTER TABLE ONLY public.webhook_deliveries
+    ADD CONSTRAINT webhook_deliveries_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.webhook_endpoints
+    ADD CONSTRAINT webhook_endpoints_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.webhook_events
+    ADD CONSTRAINT webhook_events_pkey PRIMARY KEY (id);
+
 CREATE INDEX campaigns_live_by_organization ON public.campaigns USING btree (organization_id, created_at) WHERE (deleted_at IS NULL);
 
 CREATE UNIQUE INDEX campaigns_live_name_unique ON public.campaigns USING btree (organization_id, name) WHERE (deleted_at IS NULL);
@@ -246,6 +305,12 @@ CREATE INDEX messages_inbound_by_number ON public.messages USING btree (organiza
 
 CREATE INDEX phone_numbers_by_organization ON public.phone_numbers USING btree (organization_id, phone_number);
 
+CREATE INDEX webhook_deliveries_by_endpoint ON public.webhook_deliveries USING btree (endpoint_id, id DESC);
+
+CREATE INDEX webhook_deliveries_due ON public.webhook_deliveries USING btree (next_attempt_at) WHERE (status = 'pending'::text);
+
+CREATE INDEX webhook_endpoints_by_organization ON public.webhook_endpoints USING btree (organization_id, created_at, id);
+
 ALTER TABLE ONLY public.api_keys
     ADD CONSTRAINT api_keys_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES public.organizations(id);
 
@@ -275,3 +340,15 @@ ALTER TABLE ONLY public.recording_chunks
 
 ALTER TABLE ONLY public.transcript_turns
     ADD CONSTRAINT transcript_turns_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES public.conversations(id);
+
+ALTER TABLE ONLY public.webhook_deliveries
+    ADD CONSTRAINT webhook_deliveries_endpoint_id_fkey FOREIGN KEY (endpoint_id) REFERENCES public.webhook_endpoints(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.webhook_deliveries
+    ADD CONSTRAINT webhook_deliveries_event_id_fkey FOREIGN KEY (event_id) REFERENCES public.webhook_events(id);
+
+ALTER TABLE ONLY public.webhook_endpoints
+    ADD CONSTRAINT webhook_endpoints_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES public.organizations(id);
+
+ALTER TABLE ONLY public.webhook_events
+    ADD CONSTRAINT webhook_events_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES public.organizations(id);

@@ -18,6 +18,7 @@ import serverSecrets from "./migrations/0002_server_secrets.ts"
 import dialer from "./migrations/0003_dialer.ts"
 import agentEvents from "./migrations/0004_agent_events.ts"
 import recordings from "./migrations/0005_recordings.ts"
+import webhooks from "./migrations/0006_webhooks.ts"
 
 /**
  * Every migration, by `<id>_<name>`.
@@ -29,7 +30,8 @@ export const migrations = {
   "0002_server_secrets": serverSecrets,
   "0003_dialer": dialer,
   "0004_agent_events": agentEvents,
-  "0005_recordings": recordings
+  "0005_recordings": recordings,
+  "0006_webhooks": webhooks
 }
 
 /**
