@@ -2,7 +2,8 @@
  * The scripted reference agent, the default: a short, fixed conversation that exercises every
  * part of a call (speaking, listening by voice activity, recognizing speech, turns, outcomes)
  * with no language model. It greets the person by the contact's `data` (`name`, else
- * `first_name`), asks whether they have a moment, waits for the person's turn (voice activity
+ * `first_name`; a caller on an inbound call is thanked for calling), asks whether they have a
+ * moment (a caller: how it can help), waits for the person's turn (voice activity
  * on their channel: speech starts, then stops), takes what the speech-to-text heard in it as a
  * HUMAN turn, thanks them, says goodbye, and gives the person a moment to hang up before it
  * ends the call itself. An answering machine gets a message after its greeting and beep.
@@ -17,7 +18,7 @@
  * @since 0.1.0
  */
 import type { ContactData } from "@voice-agent/core/Contact"
-import type { AgentCall, AgentEnd, CallInput } from "@voice-agent/core/ports/Agent"
+import type { AgentCall, AgentEnd, CallContext, CallInput } from "@voice-agent/core/ports/Agent"
 import { Agent } from "@voice-agent/core/ports/Agent"
 import type { PcmFrame } from "@voice-agent/core/ports/SpeechToText"
 import { SpeechToText } from "@voice-agent/core/ports/SpeechToText"
@@ -31,7 +32,8 @@ import type { Cause } from "effect"
  * @category models
  */
 export interface Script {
-  readonly greeting: (data: ContactData) => string
+  /** The first line: by the call's direction, and for a contact by its `data`. */
+  readonly greeting: (context: CallContext) => string
   readonly thanks: string
   readonly voicemail: string
   /** How long to wait for the person to start speaking after a question. */
@@ -54,8 +56,9 @@ const nameOf = (data: ContactData): string | undefined => {
  * @category constructors
  */
 export const defaultScript: Script = {
-  greeting: (data) => {
-    const name = nameOf(data)
+  greeting: (context) => {
+    if (context.direction === "inbound") return "Hello, thank you for calling. How can I help you today?"
+    const name = nameOf(context.data)
     return `Hello${name === undefined ? "" : ` ${name}`}, this is an automated call. Do you have a moment?`
   },
   thanks: "Thank you for your time. Goodbye.",
@@ -188,7 +191,7 @@ const converse = (
       return { outcome: "voicemail", endedBy: "agent" } satisfies AgentEnd
     }
 
-    yield* say(script.greeting(call.context.data))
+    yield* say(script.greeting(call.context))
     if (yield* isHungUp) return remoteEnd("cut-short")
     // The person's turn: speech starts, then stops; what the recognizer heard in it follows.
     const started = yield* nextSignal(script.answerTimeoutMs)

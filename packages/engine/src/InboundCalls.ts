@@ -1,0 +1,197 @@
+/**
+ * Calls coming in to an organization's numbers, from the carrier's notice to the conversation's
+ * end. `accept` finds the organization that owns the dialed number, records the call as an
+ * `inbound` conversation (no campaign, no contact), answered at once, and returns what the
+ * carrier needs to stream it to the media endpoint (the call id and its media token): the
+ * simulated carrier then connects, Twilio is answered with TwiML that makes it connect. The
+ * media session runs the number's agent there like on any call.
+ *
+ * The end: each accepted call is followed in this process (like the dialer's attempts) through
+ * `CallEvents`: the agent's verdict (`AgentEnded`, from whichever daemon the stream reached)
+ * ends the conversation with the termination reason of its outcome and who hung up; a carrier
+ * `Ended` with no verdict within `verdictGraceMs` ends it as `bot-failure`, and so does a call
+ * that outlives `maxCallMs` (hung up through the carrier first). Carriers need not report
+ * `Ended` for an inbound call: Twilio reports it only when the number has a status callback.
+ *
+ * A process that dies with inbound calls in progress leaves their conversations open; the
+ * carrier drops such calls when their media streams close.
+ *
+ * @since 0.1.0
+ */
+import { terminationReasonFor } from "@voice-agent/core/ContactState"
+import { isE164 } from "@voice-agent/core/PhoneNumber"
+import { CallEvents } from "@voice-agent/core/ports/CallEvents"
+import type { CallEvent } from "@voice-agent/core/ports/CallEvents"
+import { Carrier } from "@voice-agent/core/ports/Carrier"
+import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
+import { PhoneNumberRepository } from "@voice-agent/core/ports/PhoneNumberRepository"
+import { ServerSecrets } from "@voice-agent/core/ports/ServerSecrets"
+import { Clock, Context, Duration, Effect, Layer, Option, Pull, Stream } from "effect"
+import { randomUUID } from "node:crypto"
+import * as MediaToken from "./MediaToken.ts"
+
+/**
+ * @category models
+ */
+export interface InboundSettings {
+  /** The media WebSocket URL the carrier streams the call to. */
+  readonly mediaUrl: (callId: string) => string
+  /** How long the carrier has to connect the stream (the token's lifetime). */
+  readonly connectTimeoutMs: number
+  /** An inbound call is hung up after this long whatever happens (`bot-failure`). */
+  readonly maxCallMs: number
+  /** After the carrier's end of a call, how long the agent's verdict may take. */
+  readonly verdictGraceMs: number
+}
+
+/**
+ * @category constructors
+ */
+export const defaults = (mediaUrl: (callId: string) => string): InboundSettings => ({
+  mediaUrl,
+  connectTimeoutMs: 60_000,
+  maxCallMs: 3_600_000,
+  verdictGraceMs: 10_000
+})
+
+/**
+ * An accepted call: our ids, and where and with what token the carrier streams it.
+ *
+ * @category models
+ */
+export interface AcceptedCall {
+  readonly callId: string
+  readonly conversationId: string
+  readonly organizationId: string
+  readonly mediaUrl: string
+  readonly mediaToken: string
+}
+
+/**
+ * @category services
+ */
+export class InboundCalls extends Context.Service<InboundCalls, {
+  /**
+   * Accepts a call from `from` to `to` (E.164), or answers none when `to` is none of the
+   * organizations' numbers (or either number is not E.164): the carrier then rejects the call.
+   */
+  readonly accept: (call: { readonly from: string; readonly to: string }) => Effect.Effect<Option.Option<AcceptedCall>>
+}>()("@voice-agent/engine/InboundCalls") {}
+
+/** What the follower has seen of a call's end. */
+type Ending =
+  | { readonly _tag: "Verdict"; readonly event: Extract<CallEvent, { _tag: "AgentEnded" }> }
+  | { readonly _tag: "NoVerdict"; readonly at: number }
+
+/**
+ * The service; followers run in the scope it is built in (closing it interrupts them, leaving
+ * their conversations open as a dying process would).
+ *
+ * @category constructors
+ */
+export const make = (settings: InboundSettings) =>
+  Effect.gen(function*() {
+    const numbers = yield* PhoneNumberRepository
+    const conversations = yield* ConversationRepository
+    const callEvents = yield* CallEvents
+    const carrier = yield* Carrier
+    const key = MediaToken.keyFrom(yield* (yield* ServerSecrets).cursorKey)
+    const scope = yield* Effect.scope
+
+    /** The call's end as its events tell it, or none past `maxCallMs`. */
+    const awaitEnding = (callId: string) =>
+      Effect.scoped(Effect.gen(function*() {
+        // One reader of the call's events: the verdict, or the carrier's end and then the verdict.
+        const pull = yield* Stream.toPull(
+          (yield* callEvents.subscribe(callId)).pipe(
+            Stream.filter((event) => event._tag === "AgentEnded" || event._tag === "Ended")
+          )
+        )
+        const next = Effect.map(Pull.catchDone(pull, () => Effect.succeed([])), (events) => events[0])
+        const ending = Effect.gen(function*() {
+          const first = yield* next
+          if (first === undefined) return yield* Effect.never
+          if (first._tag === "AgentEnded") return { _tag: "Verdict", event: first } satisfies Ending
+          const late = yield* next.pipe(Effect.timeoutOption(Duration.millis(settings.verdictGraceMs)))
+          return Option.isSome(late) && late.value?._tag === "AgentEnded"
+            ? { _tag: "Verdict", event: late.value } satisfies Ending
+            : { _tag: "NoVerdict", at: first.at } satisfies Ending
+        })
+        return yield* ending.pipe(Effect.timeoutOption(Duration.millis(settings.maxCallMs)))
+      }))
+
+    const follow = (accepted: AcceptedCall, answeredAt: Date) =>
+      Effect.gen(function*() {
+        const ending = yield* awaitEnding(accepted.callId)
+        if (Option.isNone(ending)) {
+          yield* carrier.hangUp(accepted.callId).pipe(
+            Effect.catch((error) => Effect.logWarning(`Hang-up of call ${accepted.callId} failed: ${error.message}`))
+          )
+        }
+        const now = yield* Clock.currentTimeMillis
+        const end = Option.match(ending, {
+          onNone: () => ({ at: now, reason: "bot-failure" as const }),
+          onSome: (seen) =>
+            seen._tag === "Verdict"
+              ? { at: seen.event.at, reason: terminationReasonFor(seen.event.outcome, seen.event.endedBy) }
+              : { at: seen.at, reason: "bot-failure" as const }
+        })
+        const endedAt = new Date(Math.max(end.at, answeredAt.getTime()))
+        yield* conversations.end(accepted.conversationId, {
+          answeredAt,
+          endedAt,
+          terminationReason: end.reason
+        })
+        yield* Effect.logInfo(`Inbound call ${accepted.callId} ended: ${end.reason}`)
+      }).pipe(
+        Effect.annotateLogs({ call: accepted.callId }),
+        Effect.catchCause((cause) => Effect.logError("Following an inbound call failed", cause))
+      )
+
+    return InboundCalls.of({
+      accept: ({ from, to }) =>
+        Effect.gen(function*() {
+          if (!isE164(from) || !isE164(to)) return Option.none()
+          const owner = yield* numbers.findOwner(to)
+          if (Option.isNone(owner)) return Option.none()
+          const now = yield* Clock.currentTimeMillis
+          const answeredAt = new Date(now)
+          const callId = randomUUID()
+          const conversation = yield* conversations.insert({
+            callId,
+            organizationId: owner.value.organizationId,
+            campaignId: null,
+            contactId: null,
+            direction: "inbound",
+            fromNumber: from,
+            toNumber: to,
+            startedAt: answeredAt,
+            answeredAt,
+            endedAt: null,
+            durationSec: null,
+            terminationReason: null
+          })
+          const accepted: AcceptedCall = {
+            callId,
+            conversationId: conversation.id,
+            organizationId: owner.value.organizationId,
+            mediaUrl: settings.mediaUrl(callId),
+            mediaToken: MediaToken.sign(key, callId, now + settings.connectTimeoutMs)
+          }
+          yield* Effect.forkIn(follow(accepted, answeredAt), scope)
+          yield* Effect.logInfo(`Inbound call ${callId} from ${from} to ${to} accepted`)
+          return Option.some(accepted)
+        }).pipe(Effect.uninterruptible)
+    })
+  })
+
+/**
+ * @category layers
+ */
+export const layer = (
+  settings: InboundSettings
+): Layer.Layer<
+  InboundCalls,
+  never,
+  PhoneNumberRepository | ConversationRepository | CallEvents | Carrier | ServerSecrets
+> => Layer.effect(InboundCalls, make(settings))

@@ -1,0 +1,149 @@
+/**
+ * Inbound calls in the engine, on the embedded store: who owns the dialed number, the
+ * `inbound` conversation, and how each way a call can end closes it (the agent's verdict, the
+ * carrier's end without a verdict, a call that outlives its limit and is hung up).
+ */
+import { assert, describe, it } from "@effect/vitest"
+import type { AgentOutcome } from "@voice-agent/core/ports/Agent"
+import { CallEvents } from "@voice-agent/core/ports/CallEvents"
+import { Carrier } from "@voice-agent/core/ports/Carrier"
+import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
+import { PhoneNumberRepository } from "@voice-agent/core/ports/PhoneNumberRepository"
+import { ServerSecrets } from "@voice-agent/core/ports/ServerSecrets"
+import { InboundCalls } from "@voice-agent/engine/InboundCalls"
+import * as InboundCallsModule from "@voice-agent/engine/InboundCalls"
+import * as MediaToken from "@voice-agent/engine/MediaToken"
+import * as MemoryDialer from "@voice-agent/engine/testing/MemoryDialer"
+import * as SqlStorage from "@voice-agent/store-sql/SqlStorage"
+import * as Fixtures from "@voice-agent/store-sql/testing/Fixtures"
+import * as TestDatabase from "@voice-agent/store-sql/testing/TestDatabase"
+import { Clock, Duration, Effect, Layer, Option, Schedule } from "effect"
+
+const hungUp: Array<string> = []
+const carrier = Layer.succeed(
+  Carrier,
+  Carrier.of({
+    placeCall: () => Effect.die("unused"),
+    hangUp: (callId) => Effect.sync(() => void hungUp.push(callId)),
+    sendSms: () => Effect.die("unused")
+  })
+)
+
+const settings: InboundCallsModule.InboundSettings = {
+  mediaUrl: (callId) => `ws://127.0.0.1:9/carrier/twilio/media?call=${callId}`,
+  connectTimeoutMs: 60_000,
+  maxCallMs: 1_500,
+  verdictGraceMs: 200
+}
+
+const world = MemoryDialer.makeWorld()
+const stack = InboundCallsModule.layer(settings).pipe(
+  Layer.provideMerge(Layer.mergeAll(
+    SqlStorage.layer.pipe(Layer.provideMerge(TestDatabase.pglite)),
+    Layer.effect(CallEvents, MemoryDialer.callEvents(world)),
+    Layer.succeed(ServerSecrets, MemoryDialer.serverSecrets),
+    carrier
+  ))
+)
+
+/** An organization owning one number, and a call to it accepted. */
+const acceptedCall = Effect.gen(function*() {
+  const org = yield* Fixtures.organization()
+  const number = Fixtures.randomE164()
+  yield* (yield* PhoneNumberRepository).add(org.id, { phoneNumber: number, smsEnabled: false })
+  const accepted = yield* (yield* InboundCalls).accept({ from: "+13035550123", to: number })
+  return { org, number, accepted: Option.getOrThrow(accepted) }
+})
+
+/** The conversation once it has ended (polled: its follower ends it in the background). */
+const ended = (organizationId: string, callId: string) =>
+  Effect.gen(function*() {
+    const found = yield* (yield* ConversationRepository).findByCallId(organizationId, callId)
+    const conversation = Option.getOrThrow(found)
+    if (conversation.endedAt === null) return yield* Effect.fail("in progress" as const)
+    return conversation
+  }).pipe(Effect.retry(Schedule.spaced(Duration.millis(25))), Effect.timeout(Duration.seconds(10)))
+
+const verdict = (callId: string, outcome: AgentOutcome, endedBy: "remote" | "agent") =>
+  Effect.gen(function*() {
+    const at = (yield* Clock.currentTimeMillis) + 7_300
+    yield* (yield* CallEvents).publish(callId, { _tag: "AgentEnded", at, outcome, endedBy })
+    return at
+  })
+
+describe("InboundCalls", () => {
+  it.layer(stack, { timeout: "60 seconds", excludeTestServices: true })((it) => {
+    it.effect("a call to a number nobody owns, or with a number that is not E.164, is not accepted", () =>
+      Effect.gen(function*() {
+        const inbound = yield* InboundCalls
+        assert.isTrue(Option.isNone(yield* inbound.accept({ from: "+13035550123", to: Fixtures.randomE164() })))
+        const org = yield* Fixtures.organization()
+        const number = Fixtures.randomE164()
+        yield* (yield* PhoneNumberRepository).add(org.id, { phoneNumber: number, smsEnabled: false })
+        assert.isTrue(Option.isNone(yield* inbound.accept({ from: "anonymous", to: number })))
+        assert.isTrue(Option.isNone(yield* inbound.accept({ from: "+13035550123", to: "12025550100" })))
+        const page = yield* (yield* ConversationRepository).list({ organizationId: org.id, limit: 10 })
+        assert.deepStrictEqual(page.conversations, [])
+      }))
+
+    it.effect("an accepted call is an inbound conversation of the number's owner, answered, with a media token for it", () =>
+      Effect.gen(function*() {
+        const { accepted, number, org } = yield* acceptedCall
+        assert.strictEqual(accepted.organizationId, org.id)
+        assert.strictEqual(accepted.mediaUrl, settings.mediaUrl(accepted.callId))
+        const key = MediaToken.keyFrom(yield* MemoryDialer.serverSecrets.cursorKey)
+        const now = yield* Clock.currentTimeMillis
+        assert.deepStrictEqual(MediaToken.verify(key, accepted.mediaToken, now), Option.some(accepted.callId))
+        const found = yield* (yield* ConversationRepository).findByCallId(org.id, accepted.callId)
+        const conversation = Option.getOrThrow(found)
+        assert.strictEqual(conversation.id, accepted.conversationId)
+        assert.strictEqual(conversation.direction, "inbound")
+        assert.strictEqual(conversation.toNumber, number)
+        assert.strictEqual(conversation.fromNumber, "+13035550123")
+        assert.isNull(conversation.campaignId)
+        assert.isNull(conversation.contactId)
+        assert.isNotNull(conversation.answeredAt)
+        assert.isNull(conversation.endedAt)
+        yield* verdict(accepted.callId, "completed", "agent")
+        yield* ended(org.id, accepted.callId)
+      }))
+
+    it.effect("the agent's verdict ends it: termination reason by outcome and who hung up, duration from the answer", () =>
+      Effect.gen(function*() {
+        const cases = [
+          ["completed", "remote", "user-hangup"],
+          ["completed", "agent", "bot-hangup"],
+          ["transfer", "agent", "bot-transfer"],
+          ["agent-failure", "agent", "bot-failure"]
+        ] as const
+        for (const [outcome, endedBy, reason] of cases) {
+          const { accepted, org } = yield* acceptedCall
+          const at = yield* verdict(accepted.callId, outcome, endedBy)
+          const conversation = yield* ended(org.id, accepted.callId)
+          assert.strictEqual(conversation.terminationReason, reason, `${outcome} by ${endedBy}`)
+          assert.strictEqual(conversation.endedAt!.getTime(), at)
+          assert.strictEqual(conversation.durationSec, 7)
+        }
+      }))
+
+    it.effect("the carrier's end with no verdict within the grace is bot-failure; a call past its limit is hung up", () =>
+      Effect.gen(function*() {
+        const first = yield* acceptedCall
+        const endedAt = (yield* Clock.currentTimeMillis) + 2_000
+        yield* (yield* CallEvents).publish(first.accepted.callId, {
+          _tag: "Ended",
+          at: endedAt,
+          reason: "remote-hangup"
+        })
+        const noVerdict = yield* ended(first.org.id, first.accepted.callId)
+        assert.strictEqual(noVerdict.terminationReason, "bot-failure")
+        assert.strictEqual(noVerdict.endedAt!.getTime(), endedAt)
+        assert.notInclude(hungUp, first.accepted.callId)
+
+        const second = yield* acceptedCall
+        const silent = yield* ended(second.org.id, second.accepted.callId)
+        assert.strictEqual(silent.terminationReason, "bot-failure")
+        assert.include(hungUp, second.accepted.callId)
+      }))
+  })
+})
