@@ -106,6 +106,7 @@ CREATE TABLE public.messages (
     content text NOT NULL,
     received_at timestamp with time zone NOT NULL,
     status text NOT NULL,
+    carrier_message_id text,
     CONSTRAINT messages_direction_check CHECK ((direction = ANY (ARRAY['inbound'::text, 'outbound'::text])))
 );
 
@@ -300,6 +301,8 @@ CREATE INDEX conversations_by_from_number ON public.conversations USING btree (o
 CREATE INDEX conversations_by_organization ON public.conversations USING btree (organization_id, started_at DESC, id DESC);
 
 CREATE INDEX conversations_by_to_number ON public.conversations USING btree (organization_id, to_number, started_at DESC, id DESC);
+
+CREATE UNIQUE INDEX messages_carrier_message_id ON public.messages USING btree (carrier_message_id) WHERE (carrier_message_id IS NOT NULL);
 
 CREATE INDEX messages_inbound_by_number ON public.messages USING btree (organization_id, to_number, received_at, id) WHERE (direction = 'inbound'::text);
 

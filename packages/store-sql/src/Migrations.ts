@@ -19,6 +19,7 @@ import dialer from "./migrations/0003_dialer.ts"
 import agentEvents from "./migrations/0004_agent_events.ts"
 import recordings from "./migrations/0005_recordings.ts"
 import webhooks from "./migrations/0006_webhooks.ts"
+import carrierMessageIds from "./migrations/0007_carrier_message_ids.ts"
 
 /**
  * Every migration, by `<id>_<name>`.
@@ -31,7 +32,8 @@ export const migrations = {
   "0003_dialer": dialer,
   "0004_agent_events": agentEvents,
   "0005_recordings": recordings,
-  "0006_webhooks": webhooks
+  "0006_webhooks": webhooks,
+  "0007_carrier_message_ids": carrierMessageIds
 }
 
 /**

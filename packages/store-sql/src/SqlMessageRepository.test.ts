@@ -2,6 +2,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import type { MessageRecord } from "@voice-agent/core/Message"
 import { MessageRepository } from "@voice-agent/core/ports/MessageRepository"
 import { Effect, Layer } from "effect"
+import { randomBytes } from "node:crypto"
 import * as SqlStorage from "./SqlStorage.ts"
 import * as Fixtures from "./testing/Fixtures.ts"
 import * as TestDatabase from "./testing/TestDatabase.ts"
@@ -35,6 +36,43 @@ for (const backend of await TestDatabase.backends()) {
           const stored = yield* messages.insert(fields)
           assert.deepStrictEqual(stored, { ...fields, id: stored.id })
           assert.notStrictEqual((yield* messages.insert(fields)).id, stored.id)
+        }))
+
+      it.effect("stores a carrier's message once per carrier id, also when two deliveries race", () =>
+        Effect.gen(function*() {
+          const messages = yield* MessageRepository
+          const org = yield* Fixtures.organization()
+          const sid = `SM${randomBytes(16).toString("hex")}`
+          const first = yield* messages.receive(inbound(org.id, { content: "first" }), sid)
+          assert.isTrue(first.created)
+          const again = yield* messages.receive(inbound(org.id, { content: "retried" }), sid)
+          assert.deepStrictEqual(again, { message: first.message, created: false })
+          const racing = `SM${randomBytes(16).toString("hex")}`
+          const both = yield* Effect.all(
+            Array.from({ length: 8 }, () => messages.receive(inbound(org.id), racing)),
+            { concurrency: "unbounded" }
+          )
+          assert.strictEqual(both.filter((r) => r.created).length, 1)
+          assert.strictEqual(new Set(both.map((r) => r.message.id)).size, 1)
+          const listed = yield* messages.listInbound({
+            organizationId: org.id,
+            toNumber: inbound(org.id).toNumber,
+            limit: 50
+          })
+          assert.deepStrictEqual(
+            listed.messages.map((m) => m.id).sort(),
+            [first.message.id, both[0]!.message.id].sort()
+          )
+        }))
+
+      it.effect("updates the status of the message a carrier id names", () =>
+        Effect.gen(function*() {
+          const messages = yield* MessageRepository
+          const org = yield* Fixtures.organization()
+          const sid = `SM${randomBytes(16).toString("hex")}`
+          yield* messages.insert(inbound(org.id, { direction: "outbound", status: "queued" }), sid)
+          assert.isTrue(yield* messages.updateStatus(sid, "delivered"))
+          assert.isFalse(yield* messages.updateStatus(`SM${randomBytes(16).toString("hex")}`, "delivered"))
         }))
 
       it.effect("lists inbound messages to a number oldest first, start inclusive, with has_more", () =>

@@ -9,7 +9,7 @@ import { Modality } from "@voice-agent/core/Message"
 import type { InboundMessageQuery } from "@voice-agent/core/ports/MessageRepository"
 import { MessageRepository } from "@voice-agent/core/ports/MessageRepository"
 import { isUuid } from "@voice-agent/core/Uuid"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import type { Statement } from "effect/sql"
 import { orDieInfrastructure } from "./internal/sqlErrors.ts"
@@ -38,17 +38,53 @@ export const make = Effect.gen(function*() {
       `received_at AS "receivedAt", status AS "status"`
   )
 
+  const Insertion = Schema.Struct({ ...messageFields, carrierMessageId: Schema.NullOr(Schema.String) })
   const insertRow = SqlSchema.findOne({
-    Request: Schema.Struct(messageFields),
+    Request: Insertion,
     Result: MessageRow,
     execute: (m) =>
       sql`
-        INSERT INTO messages (organization_id, direction, modality, from_number, to_number, content, received_at, status)
+        INSERT INTO messages (
+          organization_id, direction, modality, from_number, to_number, content, received_at, status, carrier_message_id
+        )
         VALUES (
           ${m.organizationId}, ${m.direction}, ${m.modality}, ${m.fromNumber}, ${m.toNumber}, ${m.content},
-          ${m.receivedAt}, ${m.status}
+          ${m.receivedAt}, ${m.status}, ${m.carrierMessageId}
         )
         RETURNING ${columns}`
+  })
+
+  /** Inserts unless the carrier id is stored already; then answers the stored row, flagged. */
+  const receiveRow = SqlSchema.findOne({
+    Request: Insertion,
+    Result: Schema.Struct({ ...MessageRow.fields, created: Schema.Boolean }),
+    execute: (m) =>
+      sql`
+        WITH inserted AS (
+          INSERT INTO messages (
+            organization_id, direction, modality, from_number, to_number, content, received_at, status, carrier_message_id
+          )
+          VALUES (
+            ${m.organizationId}, ${m.direction}, ${m.modality}, ${m.fromNumber}, ${m.toNumber}, ${m.content},
+            ${m.receivedAt}, ${m.status}, ${m.carrierMessageId}
+          )
+          ON CONFLICT (carrier_message_id) WHERE carrier_message_id IS NOT NULL DO NOTHING
+          RETURNING ${columns}, true AS "created"
+        )
+        SELECT * FROM inserted
+        UNION ALL
+        SELECT ${columns}, false AS "created" FROM messages
+        WHERE carrier_message_id = ${m.carrierMessageId} AND NOT EXISTS (SELECT 1 FROM inserted)`
+  })
+
+  const updateStatusRows = SqlSchema.findAll({
+    Request: Schema.Struct({ carrierMessageId: Schema.String, status: Schema.String }),
+    Result: Schema.Struct({ id: Schema.String }),
+    execute: ({ carrierMessageId, status }) =>
+      sql`
+        UPDATE messages SET status = ${status}
+        WHERE carrier_message_id = ${carrierMessageId}
+        RETURNING id::text AS "id"`
   })
 
   const listPage = SqlSchema.findAll({
@@ -80,7 +116,30 @@ export const make = Effect.gen(function*() {
 
   return MessageRepository.of({
     insert: Effect.fn("MessageRepository.insert")(
-      (message: Omit<MessageRecord, "id">) => insertRow(message),
+      (message: Omit<MessageRecord, "id">, carrierMessageId?: string) =>
+        insertRow({ ...message, carrierMessageId: carrierMessageId ?? null }),
+      orDieInfrastructure
+    ),
+    receive: Effect.fn("MessageRepository.receive")(
+      function*(message: Omit<MessageRecord, "id">, carrierMessageId: string) {
+        // a concurrent first delivery may commit between the two halves: then read it again
+        for (;;) {
+          const found = yield* receiveRow({ ...message, carrierMessageId }).pipe(
+            Effect.map(Option.some),
+            Effect.catchTag("NoSuchElementError", () => Effect.succeedNone)
+          )
+          if (Option.isSome(found)) {
+            const { created, ...stored } = found.value
+            return { message: stored, created }
+          }
+        }
+      },
+      orDieInfrastructure
+    ),
+    updateStatus: Effect.fn("MessageRepository.updateStatus")(
+      function*(carrierMessageId: string, status: string) {
+        return (yield* updateStatusRows({ carrierMessageId, status })).length > 0
+      },
       orDieInfrastructure
     ),
     listInbound: Effect.fn("MessageRepository.listInbound")(

@@ -26,7 +26,21 @@ export interface InboundMessageQuery {
  * @category services
  */
 export class MessageRepository extends Context.Service<MessageRepository, {
-  readonly insert: (message: Omit<MessageRecord, "id">) => Effect.Effect<MessageRecord>
+  /** Stores a message; `carrierMessageId` is the carrier's id for it, when it has one. */
+  readonly insert: (message: Omit<MessageRecord, "id">, carrierMessageId?: string) => Effect.Effect<MessageRecord>
+  /**
+   * Stores a message a carrier delivered under `carrierMessageId`, once: a second delivery of
+   * the same id stores nothing and answers the message stored the first time (`created: false`).
+   */
+  readonly receive: (
+    message: Omit<MessageRecord, "id">,
+    carrierMessageId: string
+  ) => Effect.Effect<{ readonly message: MessageRecord; readonly created: boolean }>
+  /**
+   * Sets the status of the message the carrier knows as `carrierMessageId`; answers whether
+   * there is one.
+   */
+  readonly updateStatus: (carrierMessageId: string, status: string) => Effect.Effect<boolean>
   readonly listInbound: (
     query: InboundMessageQuery
   ) => Effect.Effect<{ readonly messages: ReadonlyArray<MessageRecord>; readonly hasMore: boolean }>
