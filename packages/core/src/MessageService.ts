@@ -67,7 +67,7 @@ export class MessageService extends Context.Service<MessageService, {
             content: request.message,
             receivedAt: yield* nowDate,
             status: sent.status
-          })
+          }, sent.messageId)
           return { status: sent.status }
         }),
         ownedNumber,
