@@ -16,10 +16,11 @@ import * as SqlMessageRepository from "./SqlMessageRepository.ts"
 import * as SqlOrganizationRepository from "./SqlOrganizationRepository.ts"
 import * as SqlPhoneNumberRepository from "./SqlPhoneNumberRepository.ts"
 import * as SqlServerSecrets from "./SqlServerSecrets.ts"
+import * as SqlWebhookRepository from "./SqlWebhookRepository.ts"
 
 /**
- * The nine repositories (the dialer's included), the installation's secrets, and the
- * dialer's call events and wake-ups. Requires a database layer (`Database.layerPostgres`,
+ * The ten repositories (the dialer's and the webhooks' included), the installation's secrets,
+ * and the dialer's call events and wake-ups. Requires a database layer (`Database.layerPostgres`,
  * `Database.layerPglite`, `Database.layerFromConfig`): the SQL client and, for `jsonb`
  * parameters, the PostgreSQL client it is.
  *
@@ -37,5 +38,6 @@ export const layer = Layer.mergeAll(
   SqlServerSecrets.layer,
   SqlDialerRepository.layer,
   SqlCallEvents.layer,
-  SqlDialerWakeup.layer
+  SqlDialerWakeup.layer,
+  SqlWebhookRepository.layer
 )
