@@ -314,3 +314,51 @@ describe("SimCarrier SMS", () => {
       assert.strictEqual(error.reason, "rejected")
     }))
 })
+
+describe("SimCarrier inbound calls", () => {
+  /** The carrier with its simulator, built in its own scope over an in-memory `CallEvents`. */
+  const setupInbound = Effect.gen(function*() {
+    const callEvents = yield* makeCallEvents
+    const scope = yield* Scope.make()
+    const { carrier, simulator } = yield* SimCarrier.makeWithSimulator.pipe(
+      Scope.provide(scope),
+      Effect.provideService(CallEvents, callEvents.service)
+    )
+    yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
+    const callIn = (callId: string, from: string) =>
+      simulator.callIn({
+        from,
+        to: "+12025550100",
+        callId,
+        mediaUrl: `ws://localhost/media/${callId}`,
+        mediaToken: "t"
+      })
+    return { ...callEvents, carrier, callIn } as const
+  })
+
+  it.effect("answers at once; a caller who talks hangs up after their conversation, one who never does is hung up", () =>
+    Effect.gen(function*() {
+      const { callIn, carrier, eventsOf } = yield* setupInbound
+      yield* callIn("in-1", "+13035550123")
+      yield* callIn("in-2", "+13035550192")
+      // busy and no-answer callers make no sense: they call as people who talk
+      yield* callIn("in-3", "+13035550155")
+      yield* TestClock.adjust("0 millis")
+      assert.deepStrictEqual(yield* eventsOf("in-1"), [answered(0)])
+      yield* TestClock.adjust(`${conversationMs("+13035550123")} millis`)
+      assert.deepStrictEqual(yield* eventsOf("in-1"), [
+        answered(0),
+        ended(conversationMs("+13035550123"), "remote-hangup")
+      ])
+      yield* TestClock.adjust("10 minutes")
+      assert.deepStrictEqual(yield* eventsOf("in-2"), [answered(0)])
+      assert.deepStrictEqual((yield* eventsOf("in-3")).map((e) => e._tag), ["Answered", "Ended"])
+      yield* carrier.hangUp("in-2")
+      const events = yield* eventsOf("in-2")
+      assert.deepStrictEqual(events.map((e) => e._tag === "Ended" ? e.reason : e._tag), ["Answered", "local-hangup"])
+      const twice = yield* Effect.flip(
+        callIn("in-1", "+13035550123").pipe(Effect.andThen(callIn("in-1", "+13035550123")))
+      )
+      assert.strictEqual(twice.reason, "rejected")
+    }))
+})

@@ -36,6 +36,12 @@
  * A call's state is dropped when its script ends, and closing the layer interrupts every
  * script in flight (closing their streams, reporting nothing more).
  *
+ * Inbound calls (`InboundSimulator.callIn`, CONTRACT §7 "Simulated inbound call"): the call is
+ * answered at once (`Answered` human) and streams like an answered outbound call, the caller on
+ * the line by the last four digits of the caller's number: `early-hangup` and `never-hangs-up`
+ * numbers behave as such, every other number is a person who talks (no one calls in busy).
+ * `hangUp` ends it like any call.
+ *
  * SMS: a message to a number whose outcome is `carrier-failure` (555-0170..0179) is refused
  * like a carrier refusing an unreachable destination; every other message is accepted with
  * status `queued`, as Twilio answers a send.
@@ -45,10 +51,10 @@
 import { isE164 } from "@voice-agent/core/PhoneNumber"
 import { CallEvents } from "@voice-agent/core/ports/CallEvents"
 import type { CallEndReason, CallEvent } from "@voice-agent/core/ports/CallEvents"
-import { Carrier, CarrierError } from "@voice-agent/core/ports/Carrier"
+import { Carrier, CarrierError, InboundSimulator } from "@voice-agent/core/ports/Carrier"
 import type { PlaceCallRequest } from "@voice-agent/core/ports/Carrier"
 import { MediaConnector } from "@voice-agent/core/ports/MediaSocket"
-import { Clock, Deferred, Duration, Effect, Layer, Option, Result } from "effect"
+import { Clock, Context, Deferred, Duration, Effect, Layer, Option, Result } from "effect"
 import type { Scope } from "effect"
 import { randomUUID } from "node:crypto"
 import * as SimMediaStream from "./SimMediaStream.ts"
@@ -102,6 +108,21 @@ const silentCall = (outcome: SimPerson.AnsweredOutcome, to: string): Effect.Effe
   }
 }
 
+/** Who calls in from `from`: its answered outcome; numbers no one would answer call as people who talk. */
+const callerOutcome = (outcome: SimOutcome): SimPerson.AnsweredOutcome => {
+  switch (outcome) {
+    case "early-hangup":
+    case "never-hangs-up":
+      return outcome
+    case "conversation":
+    case "voicemail":
+    case "busy":
+    case "no-answer":
+    case "carrier-failure":
+      return "conversation"
+  }
+}
+
 /**
  * An answered call with media: connects to the call's media URL and streams it until the call
  * ends, with the person or machine of the outcome on the line.
@@ -145,11 +166,57 @@ const mediaCall = (
  *
  * @category constructors
  */
-export const make: Effect.Effect<Carrier["Service"], never, CallEvents | Scope.Scope> = Effect.gen(function*() {
+export const makeWithSimulator: Effect.Effect<
+  { readonly carrier: Carrier["Service"]; readonly simulator: InboundSimulator["Service"] },
+  never,
+  CallEvents | Scope.Scope
+> = Effect.gen(function*() {
   const events = yield* CallEvents
   const connector = yield* Effect.serviceOption(MediaConnector)
   const scope = yield* Effect.scope
   const calls = new Map<string, LiveCall>()
+
+  /** An inbound call: answered at once, the caller on the line by their number's outcome. */
+  const inboundScript = (request: PlaceCallRequest, carrierCallId: string, call: LiveCall): Effect.Effect<void> =>
+    Effect.gen(function*() {
+      const publish = (event: CallEvent) => events.publish(request.callId, event)
+      const hungUp = Deferred.await(call.hungUp)
+      yield* publish({ _tag: "Answered", at: yield* Clock.currentTimeMillis, answeredBy: "human" })
+      const caller = callerOutcome(outcomeFor(request.from))
+      const reason = Option.isSome(connector)
+        ? yield* mediaCall(connector.value, request, carrierCallId, caller, hungUp)
+        : yield* Effect.raceFirst(silentCall(caller, request.from), Effect.as(hungUp, "local-hangup" as const))
+      yield* publish({ _tag: "Ended", at: yield* Clock.currentTimeMillis, reason })
+    })
+
+  /** Runs a call's script in the layer's scope, tracked for `hangUp` until it ends. */
+  const start = (
+    request: PlaceCallRequest,
+    run: (request: PlaceCallRequest, carrierCallId: string, call: LiveCall) => Effect.Effect<void>
+  ) =>
+    Effect.suspend(() => {
+      if (calls.has(request.callId)) {
+        return Effect.fail(
+          new CarrierError({ reason: "rejected", message: `call ${request.callId} is already in progress` })
+        )
+      }
+      const call: LiveCall = { hungUp: Deferred.makeUnsafe(), done: Deferred.makeUnsafe() }
+      calls.set(request.callId, call)
+      const carrierCallId = `CA${hex32()}`
+      return run(request, carrierCallId, call).pipe(
+        Effect.forkIn(scope),
+        // however the script ends (also interrupted before it started), the call is gone
+        Effect.tap((fiber) =>
+          Effect.sync(() =>
+            fiber.addObserver(() => {
+              if (calls.get(request.callId) === call) calls.delete(request.callId)
+              Deferred.doneUnsafe(call.done, Effect.void)
+            })
+          )
+        ),
+        Effect.as({ carrierCallId })
+      )
+    }).pipe(Effect.uninterruptible)
 
   const script = (request: PlaceCallRequest, carrierCallId: string, call: LiveCall): Effect.Effect<void> =>
     Effect.gen(function*() {
@@ -171,36 +238,13 @@ export const make: Effect.Effect<Carrier["Service"], never, CallEvents | Scope.S
       yield* publish({ _tag: "Ended", at: yield* Clock.currentTimeMillis, reason })
     })
 
-  return Carrier.of({
+  const carrier = Carrier.of({
     placeCall: (request) =>
-      Effect.suspend(() => {
-        if (!isE164(request.to)) {
-          return Effect.fail(
-            new CarrierError({ reason: "rejected", message: `${JSON.stringify(request.to)} is not an E.164 number` })
-          )
-        }
-        if (calls.has(request.callId)) {
-          return Effect.fail(
-            new CarrierError({ reason: "rejected", message: `call ${request.callId} is already in progress` })
-          )
-        }
-        const call: LiveCall = { hungUp: Deferred.makeUnsafe(), done: Deferred.makeUnsafe() }
-        calls.set(request.callId, call)
-        const carrierCallId = `CA${hex32()}`
-        return script(request, carrierCallId, call).pipe(
-          Effect.forkIn(scope),
-          // however the script ends (also interrupted before it started), the call is gone
-          Effect.tap((fiber) =>
-            Effect.sync(() =>
-              fiber.addObserver(() => {
-                if (calls.get(request.callId) === call) calls.delete(request.callId)
-                Deferred.doneUnsafe(call.done, Effect.void)
-              })
-            )
-          ),
-          Effect.as({ carrierCallId })
-        )
-      }).pipe(Effect.uninterruptible),
+      isE164(request.to)
+        ? start(request, script)
+        : Effect.fail(
+          new CarrierError({ reason: "rejected", message: `${JSON.stringify(request.to)} is not an E.164 number` })
+        ),
     hangUp: (callId) =>
       Effect.suspend(() => {
         const call = calls.get(callId)
@@ -212,12 +256,29 @@ export const make: Effect.Effect<Carrier["Service"], never, CallEvents | Scope.S
         ? Effect.fail(new CarrierError({ reason: "rejected", message: `destination ${message.to} is unreachable` }))
         : Effect.sync(() => ({ messageId: `SM${hex32()}`, status: "queued" }))
   })
+  const simulator = InboundSimulator.of({ callIn: (request) => Effect.asVoid(start(request, inboundScript)) })
+  return { carrier, simulator }
 })
 
 /**
- * The simulated carrier as a layer. It streams media when a `MediaConnector` is in the context
+ * The simulated `Carrier` alone.
+ *
+ * @category constructors
+ */
+export const make: Effect.Effect<Carrier["Service"], never, CallEvents | Scope.Scope> = Effect.map(
+  makeWithSimulator,
+  ({ carrier }) => carrier
+)
+
+/**
+ * The simulated carrier as a layer, with its inbound callers. It streams media when a `MediaConnector` is in the context
  * it is built in (not a requirement: without one, calls carry no audio).
  *
  * @category layers
  */
-export const layer: Layer.Layer<Carrier, never, CallEvents> = Layer.effect(Carrier, make)
+export const layer: Layer.Layer<Carrier | InboundSimulator, never, CallEvents> = Layer.effectContext(
+  Effect.map(
+    makeWithSimulator,
+    ({ carrier, simulator }) => Context.make(Carrier, carrier).pipe(Context.add(InboundSimulator, simulator))
+  )
+)

@@ -60,3 +60,17 @@ export class Carrier extends Context.Service<Carrier, {
     readonly body: string
   }) => Effect.Effect<{ readonly messageId: string; readonly status: string }, CarrierError>
 }>()("@voice-agent/core/ports/Carrier") {}
+
+/**
+ * The simulated network's callers (CONTRACT §7 "Simulated inbound call"): a carrier that can
+ * make a call come in provides it. The call is already accepted on our side (it has our call id
+ * and its media token); the carrier answers it at once and streams it to `mediaUrl` like an
+ * answered outbound call, with a person on the line chosen by the caller's number (CONTRACT §6),
+ * and reports its progress to `CallEvents`. `Carrier.hangUp` ends it. Real carriers do not
+ * provide this: their calls come in through their webhooks.
+ *
+ * @category services
+ */
+export class InboundSimulator extends Context.Service<InboundSimulator, {
+  readonly callIn: (call: PlaceCallRequest) => Effect.Effect<void, CarrierError>
+}>()("@voice-agent/core/ports/Carrier/InboundSimulator") {}
