@@ -21,13 +21,14 @@
  *
  * @since 0.1.0
  */
-import { Result, Schema } from "effect"
+import { Clock, Effect, Result, Schema } from "effect"
 import type { ContactData } from "./Contact.ts"
 import type { ContactStatus } from "./ContactState.ts"
 import type { ConversationRecord } from "./Conversation.ts"
 import { toConversation } from "./Conversation.ts"
 import type { MessageRecord } from "./Message.ts"
 import { toInboundMessage } from "./Message.ts"
+import { WebhookRepository } from "./ports/WebhookRepository.ts"
 import { fromMillis, toIso } from "./Time.ts"
 
 /**
@@ -186,6 +187,25 @@ export const messageReceived = (message: MessageRecord): OutgoingEvent => ({
   type: "message.received",
   data: { message: toInboundMessage(message) }
 })
+
+/**
+ * Writes `events` for delivery, stamped with the current time, through the WebhookRepository;
+ * answers how many deliveries they made. Run inside a transaction of the store's SQL client,
+ * they commit or roll back with it.
+ *
+ * @category constructors
+ */
+export const emit = (events: ReadonlyArray<OutgoingEvent>): Effect.Effect<number, never, WebhookRepository> =>
+  WebhookRepository.use((webhooks) => Effect.flatMap(Clock.currentTimeMillis, (now) => webhooks.enqueue(events, now)))
+
+/**
+ * `message.received` for an inbound message just stored (for the carriers' inbound SMS and the
+ * admin API's simulated one).
+ *
+ * @category constructors
+ */
+export const emitMessageReceived = (message: MessageRecord): Effect.Effect<number, never, WebhookRepository> =>
+  emit([messageReceived(message)])
 
 /**
  * The JSON body of a delivery: `{type, timestamp, data}`, `timestamp` the event's instant.
