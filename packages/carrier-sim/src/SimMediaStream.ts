@@ -42,7 +42,7 @@ import type { MediaSocket } from "@voice-agent/core/ports/MediaSocket"
 import * as MuLaw from "@voice-agent/media/MuLaw"
 import * as SimSpeech from "@voice-agent/media/SimSpeech"
 import * as TwilioMediaStream from "@voice-agent/media/TwilioMediaStream"
-import { Clock, Deferred, Duration, Effect, Fiber, Queue, Result, Semaphore, Stream } from "effect"
+import { Clock, Deferred, Duration, Effect, Fiber, Queue, Result, Scope, Semaphore } from "effect"
 
 /**
  * Milliseconds of audio per inbound frame.
@@ -179,8 +179,8 @@ class Playout {
   }
 
   /** `clear` at `now`: what played so far is heard, the rest dropped, every mark echoed. */
-  clear(now: number): Played {
-    const played = this.advance(now)
+  clear(now: number, played: Played = { marks: [], heard: [] }): Played {
+    this.advance(now, played)
     const head = this.entries[0]
     if (head?._tag === "Audio" && head.start < now) {
       this.hear(head.start, head.samples.subarray(0, now - head.start), played)
@@ -210,18 +210,22 @@ class Mouth {
     return true
   }
 
-  /** The next frame of speech (a fresh array), or undefined for silence. */
-  next(): Int16Array | undefined {
+  /**
+   * Writes the next frame of speech, μ-law encoded, to `codes` (a line's last frame padded
+   * with silence); false when the person is silent (`codes` untouched).
+   */
+  next(codes: Uint8Array): boolean {
     const line = this.lines[0]
-    if (line === undefined) return undefined
-    const frame = new Int16Array(FRAME_SAMPLES)
-    frame.set(line.subarray(this.at, this.at + FRAME_SAMPLES))
+    if (line === undefined) return false
+    for (let i = 0, n = this.at; i < FRAME_SAMPLES; i++, n++) {
+      codes[i] = MuLaw.encodeSample(n < line.length ? line[n]! : 0)
+    }
     this.at += FRAME_SAMPLES
     if (this.at >= line.length) {
       this.lines.shift()
       this.at = 0
     }
-    return frame
+    return true
   }
 }
 
@@ -231,30 +235,43 @@ const SILENT_PAYLOAD = Buffer.alloc(FRAME_SAMPLES, MuLaw.SILENCE).toString("base
  * Runs the stream until the call ends, and answers how: `remote-hangup` when the person hung
  * up, `local-hangup` when the server closed the stream or the carrier hung up. Never fails.
  *
+ * Per frame the work is synchronous, with effects only at the edges: the sender wakes once per
+ * frame (a `Clock` sleep to its grid slot) and hands the socket one text; the reader takes each
+ * batch of frames the socket received together in one step; the player sleeps until the next
+ * entry of the playout queue is due and is woken early only when the queue's head changes
+ * (it ran dry or was cleared), not per message.
+ *
  * @category constructors
  */
 export const run = (options: StreamOptions): Effect.Effect<"remote-hangup" | "local-hangup"> =>
   Effect.scoped(
     Effect.gen(function*() {
       const { accountSid, callSid, socket, streamSid } = options
+      const clock = yield* Clock.Clock
+      const scope = yield* Scope.Scope
+      // Sends are numbered as they go out. Under the lock a send that the socket makes wait (a
+      // full buffer; MemoryMedia's queue) keeps the others, of other fibers, behind it, so the
+      // wire order is the numbering order whatever the socket does with waiting writers.
       const lock = yield* Semaphore.make(1)
       let sequence = 0
+      const sendOne = (message: (sequenceNumber: number) => TwilioMediaStream.InboundMessage) =>
+        Effect.suspend(() => socket.send(TwilioMediaStream.encode(message(++sequence))))
       /** Sends messages in one go (nothing in between), numbering them. */
       const send = (messages: ReadonlyArray<(sequenceNumber: number) => TwilioMediaStream.InboundMessage>) =>
-        lock.withPermits(1)(
-          Effect.forEach(
-            messages,
-            (message) => Effect.suspend(() => socket.send(TwilioMediaStream.encode(message(++sequence)))),
-            { discard: true }
-          )
+        lock.withPermit(
+          messages.length === 1 ? sendOne(messages[0]!) : Effect.forEach(messages, sendOne, { discard: true })
         )
       const warned = new Set<string>()
-      const warnOnce = (kind: string, message: string) =>
-        Effect.suspend(() => {
-          if (warned.has(kind)) return Effect.void
-          warned.add(kind)
-          return Effect.logWarning(`Simulated media stream ${streamSid} of call ${callSid}: ${message}`)
-        })
+      /** The warnings not yet logged of this stream (each kind logged once), to log with `logWarnings`. */
+      const warnings: Array<string> = []
+      const warnOnce = (kind: string, message: string): void => {
+        if (warned.has(kind)) return
+        warned.add(kind)
+        warnings.push(`Simulated media stream ${streamSid} of call ${callSid}: ${message}`)
+      }
+      const logWarnings = Effect.suspend(() =>
+        Effect.forEach(warnings.splice(0), (warning) => Effect.logWarning(warning), { discard: true })
+      )
 
       // The handshake, as Twilio sends it.
       yield* socket.send(TwilioMediaStream.encode({ _tag: "Connected", protocol: "Call", version: "1.0.0" }))
@@ -271,66 +288,103 @@ export const run = (options: StreamOptions): Effect.Effect<"remote-hangup" | "lo
         },
         streamSid
       })])
-      const startedAt = yield* Clock.currentTimeMillis
-      const position = Effect.map(Clock.currentTimeMillis, (now) => (now - startedAt) * SAMPLES_PER_MS)
+      const startedAt = clock.currentTimeMillisUnsafe()
+      /** Now, in samples since the stream's start. */
+      const position = () => (clock.currentTimeMillisUnsafe() - startedAt) * SAMPLES_PER_MS
 
       const playout = new Playout()
       const mouth = new Mouth()
       const heard = yield* Queue.sliding<string>(limits.maxHeard)
-      const kicks = yield* Queue.sliding<void>(1)
       const closed = yield* Deferred.make<void>()
 
       const echo = (names: ReadonlyArray<string>) =>
         send(names.map((name) => (sequenceNumber) => ({ _tag: "Mark", sequenceNumber, streamSid, mark: { name } })))
-      const deliver = (played: Played) => Effect.andThen(echo(played.marks), Queue.offerAll(heard, played.heard))
+      /** Echoes the marks played, then hands the person what they heard. */
+      const deliver = (played: Played): Effect.Effect<void> =>
+        played.marks.length > 0
+          ? Effect.andThen(echo(played.marks), Queue.offerAll(heard, played.heard))
+          : Effect.sync(() => void Queue.offerAllUnsafe(heard, played.heard))
 
-      // What the server sends.
-      const onMessage = (text: string) =>
+      // Playout: a player fiber sleeps until the queue's next entry is due, plays what is due,
+      // and stops when the queue is empty. Entries are due in the order they are queued, so only
+      // a new head can be due sooner than the player wakes (the queue was empty, or cleared):
+      // then the reader starts a new player, and the one it replaces stops when it wakes.
+      let generation = 0
+      /** When the running player next plays (samples); `Infinity` when none is running. */
+      let wakeAt = Infinity
+      let player: Fiber.Fiber<void> | undefined
+      const play = (mine: number) =>
         Effect.gen(function*() {
-          const decoded = TwilioMediaStream.decodeOutbound(text)
-          if (Result.isFailure(decoded)) return yield* warnOnce("invalid", `ignored ${decoded.failure.message}`)
-          const message = decoded.success
-          if (message._tag === "Unknown") return yield* warnOnce(`event ${message.event}`, `ignored ${message.event}`)
-          if (message.streamSid !== streamSid) {
-            return yield* warnOnce("streamSid", "ignored a message for another stream")
-          }
-          const now = yield* position
-          switch (message._tag) {
-            case "OutboundMedia": {
-              const samples = MuLaw.decode(Buffer.from(message.media.payload, "base64"))
-              if (!playout.media(now, samples)) yield* warnOnce("full", "playout buffer full, audio dropped")
-              return yield* Queue.offer(kicks, undefined)
+          while (mine === generation) {
+            const now = position()
+            const played = playout.advance(now)
+            if (played.marks.length > 0 || played.heard.length > 0) {
+              wakeAt = now // plays again as soon as this is delivered
+              yield* deliver(played)
+              continue
             }
-            case "OutboundMark":
-              if (!playout.mark(now, message.mark.name)) return yield* echo([message.mark.name])
-              return yield* Queue.offer(kicks, undefined)
-            case "Clear":
-              yield* deliver(playout.clear(now))
-              return yield* Queue.offer(kicks, undefined)
+            const due = playout.nextDue()
+            if (due === undefined) {
+              wakeAt = Infinity
+              return
+            }
+            wakeAt = due
+            yield* clock.sleep(Duration.millis(Math.ceil((due - now) / SAMPLES_PER_MS)))
           }
         })
+      const schedule = Effect.suspend(() => {
+        const due = playout.nextDue()
+        if (due === undefined || due >= wakeAt) return Effect.void
+        wakeAt = due
+        return Effect.map(Effect.forkIn(play(++generation), scope), (fiber) => void (player = fiber))
+      })
+
+      // What the server sends: each batch the socket received together is handled in one
+      // synchronous step, then its echoes are sent and the player is woken if it must be.
+      const receive = (text: string, now: number, played: Played): void => {
+        const decoded = TwilioMediaStream.decodeOutbound(text)
+        if (Result.isFailure(decoded)) return warnOnce("invalid", `ignored ${decoded.failure.message}`)
+        const message = decoded.success
+        if (message._tag === "Unknown") return warnOnce(`event ${message.event}`, `ignored ${message.event}`)
+        if (message.streamSid !== streamSid) return warnOnce("streamSid", "ignored a message for another stream")
+        switch (message._tag) {
+          case "OutboundMedia": {
+            const samples = MuLaw.decode(Buffer.from(message.media.payload, "base64"))
+            if (!playout.media(now, samples)) warnOnce("full", "playout buffer full, audio dropped")
+            return
+          }
+          case "OutboundMark":
+            if (!playout.mark(now, message.mark.name)) played.marks.push(message.mark.name)
+            return
+          case "Clear":
+            playout.clear(now, played)
+            return
+        }
+      }
       const reader = yield* Effect.forkScoped(
-        Stream.runForEach(socket.incoming, onMessage).pipe(Effect.ensuring(Deferred.succeed(closed, undefined)))
+        Effect.gen(function*() {
+          while (true) {
+            const texts = yield* socket.read
+            if (texts === undefined) return
+            const now = position()
+            const played: Played = { marks: [], heard: [] }
+            for (const text of texts) receive(text, now, played)
+            if (played.marks.length > 0 || played.heard.length > 0) yield* deliver(played)
+            yield* schedule
+            if (warnings.length > 0) yield* logWarnings
+          }
+        }).pipe(Effect.ensuring(Deferred.succeed(closed, undefined)))
       )
 
-      // Playout: wakes when the next entry is due, or when the queue changed.
-      const player = yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
-        const now = yield* position
-        yield* deliver(playout.advance(now))
-        const due = playout.nextDue()
-        const changed = Queue.take(kicks)
-        if (due === undefined) return yield* changed
-        yield* Effect.raceFirst(Effect.sleep(Duration.millis(Math.ceil((due - now) / SAMPLES_PER_MS))), changed)
-      })))
-
-      // The person's audio, one frame every 20 ms on the stream's grid.
+      // The person's audio, one frame every 20 ms on the stream's grid; a late frame goes at
+      // once, and the ones after it too until the sender is back on the grid.
+      const codes = Buffer.alloc(FRAME_SAMPLES)
       const sender = yield* Effect.forkScoped(Effect.gen(function*() {
         for (let chunk = 1;; chunk++) {
           const timestamp = (chunk - 1) * FRAME_MS
-          const wait = startedAt + timestamp - (yield* Clock.currentTimeMillis)
-          if (wait > 0) yield* Effect.sleep(Duration.millis(wait))
-          const frame = mouth.next()
-          const payload = frame === undefined ? SILENT_PAYLOAD : Buffer.from(MuLaw.encode(frame)).toString("base64")
+          const wait = startedAt + timestamp - clock.currentTimeMillisUnsafe()
+          if (wait > 0) yield* clock.sleep(Duration.millis(wait))
+          const payload = mouth.next(codes) ? codes.toString("base64") : SILENT_PAYLOAD
           yield* send([(sequenceNumber) => ({
             _tag: "Media",
             sequenceNumber,
@@ -343,14 +397,18 @@ export const run = (options: StreamOptions): Effect.Effect<"remote-hangup" | "lo
       const line: Line = {
         heard,
         say: (samples) =>
-          Effect.suspend(() => mouth.say(samples) ? Effect.void : warnOnce("mouth", "the person had too much to say"))
+          Effect.suspend(() => {
+            if (!mouth.say(samples)) warnOnce("mouth", "the person had too much to say")
+            return logWarnings
+          })
       }
       const ended = yield* Effect.raceAll([
         Effect.as(Deferred.await(closed), "closed" as const),
         Effect.as(options.person(line), "person" as const),
         Effect.as(options.hangUp, "carrier" as const)
       ])
-      yield* Fiber.interruptAll([sender, player, reader])
+      generation++ // a player still sleeping stops when it wakes
+      yield* Fiber.interruptAll(player === undefined ? [sender, reader] : [sender, reader, player])
       if (ended !== "closed") {
         yield* send([(sequenceNumber) => ({ _tag: "Stop", sequenceNumber, stop: { accountSid, callSid }, streamSid })])
           .pipe(Effect.timeoutOption(Duration.millis(limits.stopTimeoutMs)))
