@@ -22,6 +22,7 @@ import { DeprecationHeaderLive } from "./handlers/Deprecation.ts"
 import * as ErrorBodies from "./handlers/ErrorBodies.ts"
 import { LegacyHandlers } from "./handlers/Legacy.ts"
 import { MessagesHandlers } from "./handlers/Messages.ts"
+import { WebhooksHandlers } from "./handlers/Webhooks.ts"
 
 /**
  * The core services the handlers delegate to, built once for the whole app.
@@ -48,7 +49,8 @@ export const apiLayer = HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json"
     ContactsHandlers,
     ConversationsHandlers,
     LegacyHandlers,
-    AdminHandlers
+    AdminHandlers,
+    WebhooksHandlers
   ]),
   Layer.provide(servicesLayer)
 )

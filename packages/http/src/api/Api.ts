@@ -12,6 +12,7 @@ import { ConversationsApi } from "./ConversationsApi.ts"
 import { LegacyApi } from "./LegacyApi.ts"
 import { MessagesApi, SendSmsApi } from "./MessagesApi.ts"
 import { FastApiValidation } from "./Validation.ts"
+import { WebhooksApi } from "./WebhooksApi.ts"
 
 /**
  * @category models
@@ -24,6 +25,7 @@ export class Api extends HttpApi.make("voice-agent")
   .add(ConversationsApi)
   .add(LegacyApi)
   .add(AdminApi)
+  .add(WebhooksApi)
   .middleware(FastApiValidation)
   .annotate(HttpApi.ParseOptions, { errors: "all" })
   .annotateMerge(OpenApi.annotations({

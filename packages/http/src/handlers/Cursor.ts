@@ -14,7 +14,7 @@ import { createHmac, timingSafeEqual } from "node:crypto"
 /**
  * @category models
  */
-export type CursorKind = "contacts" | "conversations"
+export type CursorKind = "contacts" | "conversations" | "webhook-deliveries"
 
 const tagLength = 16
 
