@@ -18,6 +18,7 @@ import { createServer } from "node:http"
 import * as Carrier from "./Carrier.ts"
 import { DemoSeed } from "./DemoSeed.ts"
 import * as Dialer from "./Dialer.ts"
+import * as Inbound from "./Inbound.ts"
 import * as Listen from "./Listen.ts"
 import * as Logging from "./Logging.ts"
 import * as Media from "./Media.ts"
@@ -84,9 +85,13 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
   // reverse: the dialer stops claiming and drains its calls before the database closes.
   return Ready.layer(log, shutdownTimeoutSeconds).pipe(
     Layer.provide(dialer),
+    Layer.provide(Inbound.announce),
     Layer.provideMerge(http),
     // Live listen: the media sessions of this process publish, the listen route subscribes.
     Layer.provide([Recordings.layer(options.dataDir), Media.agent, LiveCalls.layer]),
+    // Inbound calls (carriers' webhooks, the admin API's simulated ones) stream to the media endpoint.
+    Layer.provideMerge(Inbound.layer),
+    Layer.provideMerge(Inbound.mediaEndpoint),
     Layer.provideMerge(Carrier.layerConfig.pipe(Layer.provide(Media.connector))),
     Layer.provideMerge(DemoSeed.layer.pipe(Layer.provideMerge(storage))),
     Layer.provide(AdminToken.layerConfig)

@@ -58,6 +58,7 @@ const documented = {
     ["post", "/admin/v1/organizations/{org_id}/dnc"],
     ["delete", "/admin/v1/organizations/{org_id}/dnc"],
     ["post", "/admin/v1/organizations/{org_id}/inbound-messages"],
+    ["post", "/admin/v1/organizations/{org_id}/inbound-calls"],
     ["post", "/admin/v1/organizations/{org_id}/webhooks"],
     ["get", "/admin/v1/organizations/{org_id}/webhooks"],
     ["delete", "/admin/v1/organizations/{org_id}/webhooks/{webhook_id}"],

@@ -8,9 +8,9 @@ import type { AgentOutcome } from "@voice-agent/core/ports/Agent"
 import { CallEvents } from "@voice-agent/core/ports/CallEvents"
 import { Carrier } from "@voice-agent/core/ports/Carrier"
 import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
+import { InboundCalls } from "@voice-agent/core/ports/InboundCalls"
 import { PhoneNumberRepository } from "@voice-agent/core/ports/PhoneNumberRepository"
 import { ServerSecrets } from "@voice-agent/core/ports/ServerSecrets"
-import { InboundCalls } from "@voice-agent/engine/InboundCalls"
 import * as InboundCallsModule from "@voice-agent/engine/InboundCalls"
 import * as MediaToken from "@voice-agent/engine/MediaToken"
 import * as MemoryDialer from "@voice-agent/engine/testing/MemoryDialer"
@@ -30,7 +30,7 @@ const carrier = Layer.succeed(
 )
 
 const settings: InboundCallsModule.InboundSettings = {
-  mediaUrl: (callId) => `ws://127.0.0.1:9/carrier/twilio/media?call=${callId}`,
+  mediaUrl: Effect.succeed("ws://127.0.0.1:9/carrier/twilio/media"),
   connectTimeoutMs: 60_000,
   maxCallMs: 1_500,
   verdictGraceMs: 200
@@ -90,7 +90,7 @@ describe("InboundCalls", () => {
       Effect.gen(function*() {
         const { accepted, number, org } = yield* acceptedCall
         assert.strictEqual(accepted.organizationId, org.id)
-        assert.strictEqual(accepted.mediaUrl, settings.mediaUrl(accepted.callId))
+        assert.strictEqual(accepted.mediaUrl, "ws://127.0.0.1:9/carrier/twilio/media")
         const key = MediaToken.keyFrom(yield* MemoryDialer.serverSecrets.cursorKey)
         const now = yield* Clock.currentTimeMillis
         assert.deepStrictEqual(MediaToken.verify(key, accepted.mediaToken, now), Option.some(accepted.callId))

@@ -1,6 +1,6 @@
 /**
- * Calls coming in to an organization's numbers, from the carrier's notice to the conversation's
- * end. `accept` finds the organization that owns the dialed number, records the call as an
+ * Calls coming in to an organization's numbers (the `InboundCalls` port), from the carrier's
+ * notice to the conversation's end. `accept` finds the organization that owns the dialed number, records the call as an
  * `inbound` conversation (no campaign, no contact), answered at once, and returns what the
  * carrier needs to stream it to the media endpoint (the call id and its media token): the
  * simulated carrier then connects, Twilio is answered with TwiML that makes it connect. The
@@ -24,9 +24,11 @@ import { CallEvents } from "@voice-agent/core/ports/CallEvents"
 import type { CallEvent } from "@voice-agent/core/ports/CallEvents"
 import { Carrier } from "@voice-agent/core/ports/Carrier"
 import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
+import type { AcceptedCall } from "@voice-agent/core/ports/InboundCalls"
+import { InboundCalls } from "@voice-agent/core/ports/InboundCalls"
 import { PhoneNumberRepository } from "@voice-agent/core/ports/PhoneNumberRepository"
 import { ServerSecrets } from "@voice-agent/core/ports/ServerSecrets"
-import { Clock, Context, Duration, Effect, Layer, Option, Pull, Stream } from "effect"
+import { Clock, Duration, Effect, Layer, Option, Pull, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import * as MediaToken from "./MediaToken.ts"
 
@@ -34,8 +36,11 @@ import * as MediaToken from "./MediaToken.ts"
  * @category models
  */
 export interface InboundSettings {
-  /** The media WebSocket URL the carrier streams the call to. */
-  readonly mediaUrl: (callId: string) => string
+  /**
+   * The media WebSocket URL carriers stream calls to (waited for: a daemon knows its own address
+   * once it listens).
+   */
+  readonly mediaUrl: Effect.Effect<string>
   /** How long the carrier has to connect the stream (the token's lifetime). */
   readonly connectTimeoutMs: number
   /** An inbound call is hung up after this long whatever happens (`bot-failure`). */
@@ -47,36 +52,12 @@ export interface InboundSettings {
 /**
  * @category constructors
  */
-export const defaults = (mediaUrl: (callId: string) => string): InboundSettings => ({
+export const defaults = (mediaUrl: Effect.Effect<string>): InboundSettings => ({
   mediaUrl,
   connectTimeoutMs: 60_000,
   maxCallMs: 3_600_000,
   verdictGraceMs: 10_000
 })
-
-/**
- * An accepted call: our ids, and where and with what token the carrier streams it.
- *
- * @category models
- */
-export interface AcceptedCall {
-  readonly callId: string
-  readonly conversationId: string
-  readonly organizationId: string
-  readonly mediaUrl: string
-  readonly mediaToken: string
-}
-
-/**
- * @category services
- */
-export class InboundCalls extends Context.Service<InboundCalls, {
-  /**
-   * Accepts a call from `from` to `to` (E.164), or answers none when `to` is none of the
-   * organizations' numbers (or either number is not E.164): the carrier then rejects the call.
-   */
-  readonly accept: (call: { readonly from: string; readonly to: string }) => Effect.Effect<Option.Option<AcceptedCall>>
-}>()("@voice-agent/engine/InboundCalls") {}
 
 /** What the follower has seen of a call's end. */
 type Ending =
@@ -175,7 +156,7 @@ export const make = (settings: InboundSettings) =>
             callId,
             conversationId: conversation.id,
             organizationId: owner.value.organizationId,
-            mediaUrl: settings.mediaUrl(callId),
+            mediaUrl: yield* settings.mediaUrl,
             mediaToken: MediaToken.sign(key, callId, now + settings.connectTimeoutMs)
           }
           yield* Effect.forkIn(follow(accepted, answeredAt), scope)

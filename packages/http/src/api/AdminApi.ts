@@ -204,6 +204,25 @@ export const InboundMessageRequest = Schema.Struct({
   received_at: optionalSetting(Timestamp)
 }).annotate({ identifier: "InboundMessageRequest" })
 
+/**
+ * Body of `POST /admin/v1/organizations/{org_id}/inbound-calls`.
+ *
+ * @category schemas
+ */
+export const InboundCallRequest = Schema.Struct({
+  from_number: NormalizedPhoneNumber,
+  to_number: NormalizedPhoneNumber
+}).annotate({ identifier: "InboundCallRequest" })
+
+/**
+ * Response of `POST /admin/v1/organizations/{org_id}/inbound-calls`.
+ *
+ * @category schemas
+ */
+export const InboundCallResource = Schema.Struct({ call_id: Schema.String }).annotate({
+  identifier: "InboundCall"
+})
+
 const orgId = { org_id: Schema.String }
 
 /**
@@ -254,7 +273,17 @@ export class AdminApi extends HttpApiGroup.make("admin")
       payload: storableBody(InboundMessageRequest),
       success: InboundMessage.pipe(HttpApiSchema.status(201)),
       error: [BadRequest, NotFound]
-    }).annotate(OpenApi.Summary, "Simulate an inbound message")
+    }).annotate(OpenApi.Summary, "Simulate an inbound message"),
+    HttpApiEndpoint.post("createInboundCall", "/admin/v1/organizations/:org_id/inbound-calls", {
+      params: orgId,
+      payload: storableBody(InboundCallRequest),
+      success: InboundCallResource.pipe(HttpApiSchema.status(201)),
+      error: [BadRequest, NotFound, Conflict]
+    }).annotate(OpenApi.Summary, "Simulate an inbound call")
+      .annotate(
+        OpenApi.Description,
+        "The simulated carrier calls `to_number` from `from_number`; the call is answered by the number's agent and listed as inbound. 409 when the daemon runs another carrier."
+      )
   )
   .middleware(AdminAuthorization)
   .annotateMerge(OpenApi.annotations({

@@ -13,7 +13,9 @@ import { toInboundMessage } from "@voice-agent/core/Message"
 import { toPhoneNumberResource } from "@voice-agent/core/Organization"
 import type { Organization, OrganizationSettings } from "@voice-agent/core/Organization"
 import { ApiKeyRepository } from "@voice-agent/core/ports/ApiKeyRepository"
+import { InboundSimulator } from "@voice-agent/core/ports/Carrier"
 import { DncRepository } from "@voice-agent/core/ports/DncRepository"
+import { InboundCalls } from "@voice-agent/core/ports/InboundCalls"
 import { MessageRepository } from "@voice-agent/core/ports/MessageRepository"
 import { OrganizationRepository } from "@voice-agent/core/ports/OrganizationRepository"
 import { PhoneNumberRepository } from "@voice-agent/core/ports/PhoneNumberRepository"
@@ -23,7 +25,7 @@ import { HttpApiBuilder } from "effect/http-api"
 import { createHash, timingSafeEqual } from "node:crypto"
 import { AdminAuthorization, organizationDefaults, toOrganizationResource } from "../api/AdminApi.ts"
 import { Api } from "../api/Api.ts"
-import { BadRequest, NotFound, Unauthorized } from "../api/HttpErrors.ts"
+import { BadRequest, Conflict, NotFound, Unauthorized } from "../api/HttpErrors.ts"
 import { mapDomainErrors } from "./ErrorMapping.ts"
 import { FastApiValidationLive } from "./Validation.ts"
 
@@ -164,6 +166,36 @@ export const AdminHandlersNoDeps = HttpApiBuilder.group(
           status: "received"
         })
         return toInboundMessage(record)
+      }),
+      createInboundCall: Effect.fn("Admin.createInboundCall")(function*({ params, payload }) {
+        yield* existing(params.org_id)
+        const owned = yield* numbers.findOwned(params.org_id, [payload.to_number])
+        if (owned.length === 0) {
+          return yield* new BadRequest({
+            detail: `Phone number ${payload.to_number} is not one of this organization's numbers`
+          })
+        }
+        const simulator = yield* Effect.serviceOption(InboundSimulator)
+        const inbound = yield* Effect.serviceOption(InboundCalls)
+        if (Option.isNone(simulator) || Option.isNone(inbound)) {
+          return yield* new Conflict({
+            detail: "Simulated inbound calls need the simulated carrier (VOICE_AGENT_CARRIER=sim)"
+          })
+        }
+        const accepted = yield* inbound.value.accept({ from: payload.from_number, to: payload.to_number })
+        if (Option.isNone(accepted)) {
+          return yield* new BadRequest({ detail: `Phone number ${payload.to_number} cannot take calls` })
+        }
+        const { callId, mediaToken, mediaUrl } = accepted.value
+        yield* simulator.value.callIn({
+          from: payload.from_number,
+          to: payload.to_number,
+          callId,
+          mediaUrl,
+          mediaToken
+        })
+          .pipe(Effect.orDie)
+        return { call_id: callId }
       })
     })
   })
