@@ -1,7 +1,7 @@
 /**
  * A tiny local HTTP server standing in for Twilio's REST API in tests: it records every request
- * (method, path, headers, raw body) and answers each with what the test's `reply` says (or
- * never, for timeouts). Scoped: it listens on a free loopback port and closes with its scope.
+ * (method, path, headers, raw body) and answers each with what the test's `reply` says, at
+ * once or after a delay (or never, for timeouts). Scoped: it listens on a free loopback port and closes with its scope.
  */
 import { Effect } from "effect"
 import type { Scope } from "effect"
@@ -16,10 +16,10 @@ export interface Recorded {
   readonly body: string
 }
 
-/** A JSON answer, a raw text answer, or no answer at all. */
+/** A JSON answer, a raw text answer (either after `delayMs`), or no answer at all. */
 export type Reply =
-  | { readonly status: number; readonly json: unknown }
-  | { readonly status: number; readonly text: string }
+  | { readonly status: number; readonly json: unknown; readonly delayMs?: number }
+  | { readonly status: number; readonly text: string; readonly delayMs?: number }
   | "never"
 
 export interface RestServer {
@@ -44,8 +44,10 @@ const listen = (reply: (request: Recorded) => Reply) =>
         const answer = reply(recorded)
         if (answer === "never") return
         const json = "json" in answer
-        res.writeHead(answer.status, { "content-type": json ? "application/json" : "text/plain" })
-        res.end(json ? JSON.stringify(answer.json) : answer.text)
+        setTimeout(() => {
+          res.writeHead(answer.status, { "content-type": json ? "application/json" : "text/plain" })
+          res.end(json ? JSON.stringify(answer.json) : answer.text)
+        }, answer.delayMs ?? 0)
       })
     })
     server.listen(0, "127.0.0.1", () => {
