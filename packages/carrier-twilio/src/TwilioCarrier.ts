@@ -29,7 +29,9 @@
  * and nothing is asked. After a restart the memory is empty: calls in progress then end on their
  * own: an answered call's media stream closes with the process that held it, and Twilio ends a
  * `<Connect><Stream>` call whose stream closes; a call still ringing rings until `Timeout`, and
- * if answered, its stream is refused (no session is waiting for it), which ends it too.
+ * if it is answered, its stream is served only while its call is live on some daemon (the
+ * engine's MediaSession refuses a call that is unknown or has ended), and a refused stream ends
+ * it too.
  *
  * `sendSms` posts the message with `StatusCallback` = `<publicUrl>/carrier/twilio/sms-status`
  * and answers Twilio's message SID and status (`queued`, usually).
