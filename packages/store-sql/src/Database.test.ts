@@ -47,7 +47,8 @@ for (const backend of backends) {
             { id: 2, name: "server_secrets" },
             { id: 3, name: "dialer" },
             { id: 4, name: "agent_events" },
-            { id: 5, name: "recordings" }
+            { id: 5, name: "recordings" },
+            { id: 6, name: "webhooks" }
           ])
           assert.deepStrictEqual(yield* Migrations.run, [])
           assert.deepStrictEqual(yield* Migrations.run, [])
