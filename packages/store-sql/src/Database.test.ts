@@ -48,7 +48,8 @@ for (const backend of backends) {
             { id: 3, name: "dialer" },
             { id: 4, name: "agent_events" },
             { id: 5, name: "recordings" },
-            { id: 6, name: "webhooks" }
+            { id: 6, name: "webhooks" },
+            { id: 7, name: "carrier_message_ids" }
           ])
           assert.deepStrictEqual(yield* Migrations.run, [])
           assert.deepStrictEqual(yield* Migrations.run, [])
