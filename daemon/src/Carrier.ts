@@ -1,26 +1,60 @@
 /**
  * Which carrier the daemon talks to (CONTRACT §3): `VOICE_AGENT_CARRIER=sim` (the default, the
- * deterministic simulated carrier of CONTRACT §6) or `twilio`, which this version does not ship
- * yet and refuses at start with a sentence rather than failing on the first call. The carrier
- * reports calls' progress to `CallEvents`, which the daemon's storage provides.
+ * deterministic simulated carrier of CONTRACT §6) or `twilio` (with `TWILIO_ACCOUNT_SID`,
+ * `TWILIO_AUTH_TOKEN` (it signs the webhooks), optionally `TWILIO_API_KEY` and `TWILIO_API_SECRET`
+ * for the REST API, `TWILIO_API_BASE` and
+ * `VOICE_AGENT_PUBLIC_URL`; a missing or malformed one stops the daemon at start with a
+ * sentence that names it). The carrier reports calls' progress to `CallEvents`, which the
+ * daemon's storage provides; with Twilio, the reports arrive at the webhook routes
+ * (`TwilioWebhooks`), which `serve` mounts.
  *
  * @since 0.1.0
  */
 import * as SimCarrier from "@voice-agent/carrier-sim/SimCarrier"
+import * as TwilioCarrier from "@voice-agent/carrier-twilio/TwilioCarrier"
+import * as TwilioConfig from "@voice-agent/carrier-twilio/TwilioConfig"
 import type { CallEvents } from "@voice-agent/core/ports/CallEvents"
 import type { Carrier } from "@voice-agent/core/ports/Carrier"
 import { Config, ConfigProvider, Effect, Layer } from "effect"
 
 /**
+ * The configured carrier: the simulated one, or Twilio with its settings.
+ *
+ * @category models
+ */
+export type Choice =
+  | { readonly _tag: "sim" }
+  | { readonly _tag: "twilio"; readonly config: TwilioConfig.TwilioConfig }
+
+/**
+ * @category constructors
+ */
+export const choice: Effect.Effect<Choice, Config.ConfigError> = Effect.gen(function*() {
+  const name = (yield* Config.String("VOICE_AGENT_CARRIER").pipe(Config.withDefault("sim"))).trim().toLowerCase()
+  if (name === "sim") return { _tag: "sim" } as const
+  if (name === "twilio") return { _tag: "twilio", config: yield* TwilioConfig.config } as const
+  return yield* Effect.fail(
+    new Config.ConfigError(
+      new ConfigProvider.SourceError({
+        message: `VOICE_AGENT_CARRIER must be sim or twilio, not ${JSON.stringify(name)}`
+      })
+    )
+  )
+})
+
+/**
+ * The carrier of a choice. The simulated one also provides its `InboundSimulator`.
+ *
+ * @category layers
+ */
+export const layerOf = (chosen: Choice): Layer.Layer<Carrier, never, CallEvents> =>
+  chosen._tag === "sim" ? SimCarrier.layer : TwilioCarrier.layer(TwilioCarrier.optionsFrom(chosen.config))
+
+/**
+ * The configured carrier.
+ *
  * @category layers
  */
 export const layerConfig: Layer.Layer<Carrier, Config.ConfigError, CallEvents> = Layer.unwrap(
-  Effect.gen(function*() {
-    const name = (yield* Config.String("VOICE_AGENT_CARRIER").pipe(Config.withDefault("sim"))).trim().toLowerCase()
-    if (name === "sim") return SimCarrier.layer
-    const message = name === "twilio"
-      ? "VOICE_AGENT_CARRIER=twilio is not available in this version; use sim"
-      : `VOICE_AGENT_CARRIER must be sim or twilio, not ${JSON.stringify(name)}`
-    return yield* Effect.fail(new Config.ConfigError(new ConfigProvider.SourceError({ message })))
-  })
+  Effect.map(choice, layerOf)
 )

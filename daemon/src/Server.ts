@@ -25,6 +25,7 @@ import * as Media from "./Media.ts"
 import * as Ready from "./Ready.ts"
 import * as Recordings from "./Recordings.ts"
 import * as Storage from "./Storage.ts"
+import * as TwilioWebhooks from "./TwilioWebhooks.ts"
 
 /**
  * @category models
@@ -60,10 +61,21 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
       )
     )
   }))
-  const http = HttpRouter.serve(Layer.mergeAll(HttpApp.layer, Media.endpoint, Listen.endpoint), {
-    disableLogger: !Logging.logsRequests(log),
-    disableListenLog: true
-  })
+  // With Twilio, its webhooks are routes of this server too.
+  const carrierRoutes = (chosen: Carrier.Choice) =>
+    chosen._tag === "twilio"
+      ? TwilioWebhooks.routes({ authToken: chosen.config.authToken, publicUrl: chosen.config.publicUrl })
+      : Layer.empty
+  const http = Layer.unwrap(
+    Effect.map(
+      Carrier.choice,
+      (chosen) =>
+        HttpRouter.serve(Layer.mergeAll(HttpApp.layer, Media.endpoint, Listen.endpoint, carrierRoutes(chosen)), {
+          disableLogger: !Logging.logsRequests(log),
+          disableListenLog: true
+        })
+    )
+  )
     .pipe(
       Layer.provideMerge(NodeHttpServer.layer(createServer, {
         port: options.port,

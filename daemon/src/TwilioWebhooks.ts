@@ -32,7 +32,7 @@ import { MessageRepository } from "@voice-agent/core/ports/MessageRepository"
 import { PhoneNumberRepository } from "@voice-agent/core/ports/PhoneNumberRepository"
 import { ServerSecrets } from "@voice-agent/core/ports/ServerSecrets"
 import * as MediaToken from "@voice-agent/engine/MediaToken"
-import { Clock, Context, Deferred, Effect, Layer, Option, Result } from "effect"
+import { Clock, Deferred, Effect, Layer, Option, Result } from "effect"
 import type { Redacted as RedactedType } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { MediaEndpoint } from "./Inbound.ts"
@@ -40,13 +40,13 @@ import { MediaEndpoint } from "./Inbound.ts"
 /**
  * What the webhooks need of the Twilio settings.
  *
- * @category services
+ * @category models
  */
-export class TwilioWebhookSettings extends Context.Service<TwilioWebhookSettings, {
+export interface TwilioWebhookSettings {
   readonly authToken: RedactedType.Redacted
   /** `VOICE_AGENT_PUBLIC_URL`, without a trailing slash. */
   readonly publicUrl: string
-}>()("voice-agent/TwilioWebhooks/TwilioWebhookSettings") {}
+}
 
 /**
  * The largest webhook body read (Twilio's are a few kilobytes).
@@ -62,24 +62,25 @@ const detail = (status: number, text: string) => HttpServerResponse.jsonUnsafe({
 const twiml = (document: string) => HttpServerResponse.text(document, { contentType: TwiML.contentType })
 
 /** The posted parameters, if the request is Twilio's; otherwise the answer to give. */
-const verified = Effect.gen(function*() {
-  const { authToken, publicUrl } = yield* TwilioWebhookSettings
-  const request = yield* HttpServerRequest.HttpServerRequest
-  const length = Number(request.headers["content-length"] ?? "0")
-  if (length > maxBodyBytes) return Result.fail(detail(413, "Webhook body too large"))
-  const body = yield* request.text.pipe(Effect.orElseSucceed(() => undefined))
-  if (body === undefined || body.length > maxBodyBytes) return Result.fail(detail(400, "Unreadable webhook body"))
-  const params = TwilioWebhooks.parseForm(body)
-  const url = `${publicUrl}${request.url}`
-  if (!TwilioSignature.validate(authToken, request.headers["x-twilio-signature"], url, params)) {
-    yield* Effect.logWarning(`Twilio webhook ${request.url.split("?")[0]} refused: invalid signature`)
-    return Result.fail(detail(403, "Invalid Twilio signature"))
-  }
-  return Result.succeed({ params, query: new URL(url).searchParams })
-})
+const verified = ({ authToken, publicUrl }: TwilioWebhookSettings) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const length = Number(request.headers["content-length"] ?? "0")
+    if (length > maxBodyBytes) return Result.fail(detail(413, "Webhook body too large"))
+    const body = yield* request.text.pipe(Effect.orElseSucceed(() => undefined))
+    if (body === undefined || body.length > maxBodyBytes) return Result.fail(detail(400, "Unreadable webhook body"))
+    const params = TwilioWebhooks.parseForm(body)
+    const url = `${publicUrl}${request.url}`
+    if (!TwilioSignature.validate(authToken, request.headers["x-twilio-signature"], url, params)) {
+      yield* Effect.logWarning(`Twilio webhook ${request.url.split("?")[0]} refused: invalid signature`)
+      return Result.fail(detail(403, "Invalid Twilio signature"))
+    }
+    return Result.succeed({ params, query: new URL(url).searchParams })
+  })
 
 /** A route that runs `handle` on a verified, decoded body. */
 const route = <A, R>(
+  settings: TwilioWebhookSettings,
   path: HttpRouter.PathInput,
   decode: (params: TwilioSignature.Params) => Result.Result<A, TwilioWebhooks.TwilioWebhookError>,
   handle: (body: A, query: URLSearchParams) => Effect.Effect<HttpServerResponse.HttpServerResponse, never, R>
@@ -88,7 +89,7 @@ const route = <A, R>(
     "POST",
     path,
     Effect.gen(function*() {
-      const checked = yield* verified
+      const checked = yield* verified(settings)
       if (Result.isFailure(checked)) return checked.failure
       const decoded = decode(checked.success.params)
       if (Result.isFailure(decoded)) return detail(400, decoded.failure.message)
@@ -96,92 +97,91 @@ const route = <A, R>(
     })
   )
 
-const voice = route(
-  "/carrier/twilio/voice",
-  TwilioWebhooks.decodeVoiceRequest,
-  (request, query) =>
-    Effect.gen(function*() {
-      const mediaUrl = yield* Deferred.await(yield* MediaEndpoint)
-      const now = yield* Clock.currentTimeMillis
-      const callId = query.get("call_id")
-      if (callId === null) {
-        const accepted = yield* (yield* InboundCalls).accept({ from: request.From, to: request.To })
-        return Option.match(accepted, {
-          onNone: () => twiml(TwiML.reject),
-          onSome: (call) => twiml(TwiML.connectStream({ url: call.mediaUrl, parameters: { token: call.mediaToken } }))
-        })
-      }
-      const found = yield* (yield* ConversationRepository).callContext(callId)
-      if (Option.isNone(found) || found.value.conversation.endedAt !== null) return twiml(TwiML.empty)
-      const event = TwilioWebhooks.answered(request, now)
-      if (Option.isSome(event)) yield* (yield* CallEvents).publish(callId, event.value)
-      const key = MediaToken.keyFrom(yield* (yield* ServerSecrets).cursorKey)
-      const token = MediaToken.sign(key, callId, now + streamTokenMs)
-      return twiml(TwiML.connectStream({ url: mediaUrl, parameters: { token } }))
-    })
-)
+const voice = (settings: TwilioWebhookSettings) =>
+  route(
+    settings,
+    "/carrier/twilio/voice",
+    TwilioWebhooks.decodeVoiceRequest,
+    (request, query) =>
+      Effect.gen(function*() {
+        const mediaUrl = yield* Deferred.await(yield* MediaEndpoint)
+        const now = yield* Clock.currentTimeMillis
+        const callId = query.get("call_id")
+        if (callId === null) {
+          const accepted = yield* (yield* InboundCalls).accept({ from: request.From, to: request.To })
+          return Option.match(accepted, {
+            onNone: () => twiml(TwiML.reject),
+            onSome: (call) => twiml(TwiML.connectStream({ url: call.mediaUrl, parameters: { token: call.mediaToken } }))
+          })
+        }
+        const found = yield* (yield* ConversationRepository).callContext(callId)
+        if (Option.isNone(found) || found.value.conversation.endedAt !== null) return twiml(TwiML.empty)
+        const event = TwilioWebhooks.answered(request, now)
+        if (Option.isSome(event)) yield* (yield* CallEvents).publish(callId, event.value)
+        const key = MediaToken.keyFrom(yield* (yield* ServerSecrets).cursorKey)
+        const token = MediaToken.sign(key, callId, now + streamTokenMs)
+        return twiml(TwiML.connectStream({ url: mediaUrl, parameters: { token } }))
+      })
+  )
 
-const status = route(
-  "/carrier/twilio/status",
-  TwilioWebhooks.decodeStatusCallback,
-  (callback, query) =>
-    Effect.gen(function*() {
-      const callId = query.get("call_id")
-      if (callId === null) return detail(400, "Expected the query parameter call_id")
-      const event = TwilioWebhooks.callEvent(callback, yield* Clock.currentTimeMillis)
-      if (Option.isSome(event) && event.value._tag !== "Answered") {
-        yield* (yield* CallEvents).publish(callId, event.value)
-      }
-      return HttpServerResponse.empty({ status: 204 })
-    })
-)
+const status = (settings: TwilioWebhookSettings) =>
+  route(
+    settings,
+    "/carrier/twilio/status",
+    TwilioWebhooks.decodeStatusCallback,
+    (callback, query) =>
+      Effect.gen(function*() {
+        const callId = query.get("call_id")
+        if (callId === null) return detail(400, "Expected the query parameter call_id")
+        const event = TwilioWebhooks.callEvent(callback, yield* Clock.currentTimeMillis)
+        if (Option.isSome(event) && event.value._tag !== "Answered") {
+          yield* (yield* CallEvents).publish(callId, event.value)
+        }
+        return HttpServerResponse.empty({ status: 204 })
+      })
+  )
 
-const sms = route("/carrier/twilio/sms", TwilioWebhooks.decodeIncomingMessage, (message) =>
-  Effect.gen(function*() {
-    const to = message.To
-    const owner = isE164(to) ? yield* (yield* PhoneNumberRepository).findOwner(to) : Option.none()
-    if (Option.isNone(owner)) {
-      yield* Effect.logWarning(`Incoming SMS ${message.MessageSid} to ${to}: not one of our numbers, ignored`)
+const sms = (settings: TwilioWebhookSettings) =>
+  route(settings, "/carrier/twilio/sms", TwilioWebhooks.decodeIncomingMessage, (message) =>
+    Effect.gen(function*() {
+      const to = message.To
+      const owner = isE164(to) ? yield* (yield* PhoneNumberRepository).findOwner(to) : Option.none()
+      if (Option.isNone(owner)) {
+        yield* Effect.logWarning(`Incoming SMS ${message.MessageSid} to ${to}: not one of our numbers, ignored`)
+        return twiml(TwiML.empty)
+      }
+      const stored = yield* (yield* MessageRepository).receive({
+        organizationId: owner.value.organizationId,
+        direction: "inbound",
+        modality: "sms",
+        fromNumber: message.From,
+        toNumber: to,
+        content: message.Body,
+        receivedAt: new Date(yield* Clock.currentTimeMillis),
+        status: "received"
+      }, message.MessageSid)
+      if (stored.created) yield* Effect.logInfo(`Incoming SMS ${message.MessageSid} to ${to} stored`)
       return twiml(TwiML.empty)
-    }
-    const stored = yield* (yield* MessageRepository).receive({
-      organizationId: owner.value.organizationId,
-      direction: "inbound",
-      modality: "sms",
-      fromNumber: message.From,
-      toNumber: to,
-      content: message.Body,
-      receivedAt: new Date(yield* Clock.currentTimeMillis),
-      status: "received"
-    }, message.MessageSid)
-    if (stored.created) yield* Effect.logInfo(`Incoming SMS ${message.MessageSid} to ${to} stored`)
-    return twiml(TwiML.empty)
-  }))
+    }))
 
-const smsStatus = route(
-  "/carrier/twilio/sms-status",
-  TwilioWebhooks.decodeMessageStatusCallback,
-  (callback) =>
-    Effect.gen(function*() {
-      yield* (yield* MessageRepository).updateStatus(callback.MessageSid, callback.MessageStatus)
-      return HttpServerResponse.empty({ status: 204 })
-    })
-)
+const smsStatus = (settings: TwilioWebhookSettings) =>
+  route(
+    settings,
+    "/carrier/twilio/sms-status",
+    TwilioWebhooks.decodeMessageStatusCallback,
+    (callback) =>
+      Effect.gen(function*() {
+        yield* (yield* MessageRepository).updateStatus(callback.MessageSid, callback.MessageStatus)
+        return HttpServerResponse.empty({ status: 204 })
+      })
+  )
 
 /**
  * The four webhook routes.
  *
  * @category layers
  */
-export const routes = Layer.mergeAll(voice, status, sms, smsStatus)
-
-/**
- * Settings from the Twilio configuration.
- *
- * @category layers
- */
-export const settings = (authToken: RedactedType.Redacted, publicUrl: string) =>
-  Layer.succeed(
-    TwilioWebhookSettings,
-    TwilioWebhookSettings.of({ authToken, publicUrl: publicUrl.replace(/\/+$/, "") })
-  )
+export const routes = (settings: TwilioWebhookSettings) => {
+  const checked = { ...settings, publicUrl: settings.publicUrl.replace(/\/+$/, "") }
+  return Layer.mergeAll(voice(checked), status(checked), sms(checked), smsStatus(checked))
+}
