@@ -190,4 +190,33 @@ describe("the daemon on Twilio (the fake)", () => {
       { timeout: 180_000 }
     )
   }
+
+  it.live(
+    "a missing or malformed Twilio setting stops serve at start with a sentence naming it, no secret printed",
+    () =>
+      Effect.gen(function*() {
+        const base = {
+          VOICE_AGENT_CARRIER: "twilio",
+          TWILIO_ACCOUNT_SID: `AC${"0".repeat(32)}`,
+          TWILIO_AUTH_TOKEN: "very-secret-token",
+          VOICE_AGENT_PUBLIC_URL: "https://voice.example.com"
+        }
+        const cases: ReadonlyArray<readonly [Record<string, string>, string]> = [
+          [{ ...base, TWILIO_ACCOUNT_SID: "" }, "TWILIO_ACCOUNT_SID"],
+          [{ ...base, TWILIO_ACCOUNT_SID: "AC123" }, "TWILIO_ACCOUNT_SID"],
+          [{ ...base, TWILIO_AUTH_TOKEN: "" }, "TWILIO_AUTH_TOKEN"],
+          [{ ...base, VOICE_AGENT_PUBLIC_URL: "" }, "VOICE_AGENT_PUBLIC_URL"],
+          [{ ...base, VOICE_AGENT_PUBLIC_URL: "ftp://x" }, "VOICE_AGENT_PUBLIC_URL"],
+          [{ ...base, TWILIO_API_BASE: "not a url" }, "TWILIO_API_BASE"]
+        ]
+        for (const [env, variable] of cases) {
+          const result = yield* Daemon.cli(["serve", "--port", "0", "--data-dir", ":memory:"], env)
+          assert.strictEqual(result.code, 1, `${variable}: ${result.stdout}`)
+          assert.include(result.stderr, variable)
+          assert.notInclude(result.stdout + result.stderr, "very-secret-token")
+          assert.notInclude(result.stdout, "ready on")
+        }
+      }),
+    { timeout: 120_000 }
+  )
 })
