@@ -10,6 +10,12 @@
  * module holds the rest and the transactions. Every instant is the caller's (epoch
  * milliseconds from its Clock); no statement here reads the database's clock.
  *
+ * Webhook events: each transaction writes the events of the changes it makes, in the same
+ * transaction (sql/enqueueWebhookEvents, one more statement when there are any): `call.started`
+ * with the conversation record `startCall` creates, `call.ended` with the one `endCall` closes
+ * (or `release` removes, a call the carrier refused before placing it: `failed`, 0 s), and
+ * `contact.status_changed` whenever a transition moves the contact's status.
+ *
  * Ownership of a call: a step applies only while the contact's lease is the caller's (its
  * worker, and for `endCall` and `release` the conversation it carries). `startCall` also needs
  * the lease live, so no call starts on a lease that recovery may take back; `endCall` and
@@ -22,11 +28,14 @@ import { PgClient } from "@effect/sql-pg"
 import { CallingWindow } from "@voice-agent/core/CallingWindow"
 import type { ContactDialState, NotPlacedReason } from "@voice-agent/core/ContactState"
 import { applyOutcome, dial, release, terminationReasonFor } from "@voice-agent/core/ContactState"
+import type { ConversationRecord } from "@voice-agent/core/Conversation"
 import { E164 } from "@voice-agent/core/PhoneNumber"
 import type { CallEnd, CallStart } from "@voice-agent/core/ports/DialerRepository"
 import { DialerRepository } from "@voice-agent/core/ports/DialerRepository"
 import { fromMillis } from "@voice-agent/core/Time"
 import { isUuid } from "@voice-agent/core/Uuid"
+import type { OutgoingEvent } from "@voice-agent/core/Webhook"
+import { callEnded, callStarted } from "@voice-agent/core/Webhook"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlSchema } from "effect/sql"
 import type { SqlError } from "effect/sql"
@@ -35,12 +44,15 @@ import { waitingContact } from "./internal/callable.ts"
 import { dialStateColumns, DialStateRow, toDialState, toPolicy, toStateWrite } from "./internal/dialState.ts"
 import { isBigintId } from "./internal/ids.ts"
 import { orDieInfrastructure } from "./internal/sqlErrors.ts"
+import { conversationColumns, statusChanged } from "./internal/webhookEvents.ts"
 import { claimDueContacts } from "./sql/claimDueContacts.ts"
+import { enqueueWebhookEvents } from "./sql/enqueueWebhookEvents.ts"
 import { lockContactForCall } from "./sql/lockContactForCall.ts"
 import type { LockedContact } from "./sql/lockContactForCall.ts"
 import { recoverExpiredLeases } from "./sql/recoverExpiredLeases.ts"
 import { renewLeases } from "./sql/renewLeases.ts"
 import { writeContactStates } from "./sql/writeContactStates.ts"
+import { ConversationRow } from "./SqlConversationRepository.ts"
 
 const DialableRow = Schema.Struct({
   id: Schema.String,
@@ -81,6 +93,7 @@ export const make = Effect.gen(function*() {
   const recoverExpired = recoverExpiredLeases(sql)
   const lockContact = lockContactForCall(sql)
   const writeStates = writeContactStates(sql)
+  const enqueue = enqueueWebhookEvents(sql)
 
   const dialable = SqlSchema.findAll({
     Request: Schema.Void,
@@ -135,7 +148,7 @@ export const make = Effect.gen(function*() {
         RETURNING id::text AS "id"`
   })
 
-  const closeConversation = SqlSchema.void({
+  const closeConversation = SqlSchema.findAll({
     Request: Schema.Struct({
       id: Schema.String,
       answeredAt: Schema.NullOr(Schema.Date),
@@ -143,16 +156,22 @@ export const make = Effect.gen(function*() {
       durationSec: Schema.Int,
       terminationReason: Schema.String
     }),
+    Result: ConversationRow,
     execute: (c) =>
       sql`
         UPDATE conversations SET answered_at = ${c.answeredAt}, ended_at = ${c.endedAt},
                duration_sec = ${c.durationSec}, termination_reason = ${c.terminationReason}
-        WHERE id = ${c.id} AND ended_at IS NULL`
+        WHERE id = ${c.id} AND ended_at IS NULL
+        RETURNING ${sql.literal(conversationColumns)}`
   })
 
-  const deleteConversation = SqlSchema.void({
+  const deleteConversation = SqlSchema.findAll({
     Request: Schema.String,
-    execute: (id) => sql`DELETE FROM conversations WHERE id = ${id} AND ended_at IS NULL`
+    Result: ConversationRow,
+    execute: (id) =>
+      sql`
+        DELETE FROM conversations WHERE id = ${id} AND ended_at IS NULL
+        RETURNING ${sql.literal(conversationColumns)}`
   })
 
   const inspectRow = SqlSchema.findOneOption({
@@ -186,7 +205,21 @@ export const make = Effect.gen(function*() {
   ): Effect.Effect<Option.Option<typeof LockedContact.Type>, SqlError.SqlError | Schema.SchemaError> =>
     isBigintId(contactId) ? lockContact(contactId) : Effect.succeedNone
 
-  const write = (contactId: string, state: ContactDialState) => writeStates([toStateWrite(contactId, state)])
+  /**
+   * Stores the locked contact's next state, and writes `events` with its
+   * `contact.status_changed` when the status moved.
+   */
+  const transition = (
+    contactId: string,
+    locked: typeof LockedContact.Type,
+    next: ContactDialState,
+    now: number,
+    events: ReadonlyArray<OutgoingEvent> = []
+  ) =>
+    Effect.andThen(
+      writeStates([toStateWrite(contactId, next)]),
+      enqueue([...events, ...statusChanged({ ...locked, id: contactId }, locked.status, next.status)], fromMillis(now))
+    )
 
   return DialerRepository.of({
     dialableCampaigns: Effect.fn("DialerRepository.dialableCampaigns")(
@@ -229,12 +262,17 @@ export const make = Effect.gen(function*() {
           const state = toDialState(row)
           if (!holds(state, input.worker, null) || state.lease!.expiresAt <= input.now) return claimLost
           if (row.onDnc || state.status !== "TRYING") {
-            yield* write(input.contactId, release(state, "do-not-call", toPolicy(row), input.now))
+            yield* transition(input.contactId, row, release(state, "do-not-call", toPolicy(row), input.now), input.now)
             const notPlaced: CallStart = { _tag: "NotPlaced", reason: "do-not-call" }
             return notPlaced
           }
           if (!row.dialable) {
-            yield* write(input.contactId, release(state, "campaign-stopped", toPolicy(row), input.now))
+            yield* transition(
+              input.contactId,
+              row,
+              release(state, "campaign-stopped", toPolicy(row), input.now),
+              input.now
+            )
             const notPlaced: CallStart = { _tag: "NotPlaced", reason: "campaign-stopped" }
             return notPlaced
           }
@@ -248,7 +286,24 @@ export const make = Effect.gen(function*() {
             to: row.phoneNumber,
             startedAt: fromMillis(input.now)
           })
-          yield* write(input.contactId, dial(state, conversation.id, input.now))
+          const record: ConversationRecord = {
+            id: conversation.id,
+            callId: input.callId,
+            organizationId: row.organizationId,
+            campaignId: row.campaignId,
+            contactId: input.contactId,
+            direction: "outbound",
+            fromNumber: from,
+            toNumber: row.phoneNumber,
+            startedAt: fromMillis(input.now),
+            answeredAt: null,
+            endedAt: null,
+            durationSec: null,
+            terminationReason: null
+          }
+          yield* transition(input.contactId, row, dial(state, conversation.id, input.now), input.now, [
+            callStarted(record)
+          ])
           const started: CallStart = { _tag: "Dial", conversationId: conversation.id, from }
           return started
         })),
@@ -258,17 +313,20 @@ export const make = Effect.gen(function*() {
       (end: CallEnd) =>
         !isUuid(end.conversationId) ? Effect.void : sql.withTransaction(Effect.gen(function*() {
           const locked = yield* lock(end.contactId)
-          yield* closeConversation({
+          const closed = yield* closeConversation({
             id: end.conversationId,
             answeredAt: end.answeredAt === null ? null : fromMillis(end.answeredAt),
             endedAt: fromMillis(end.endedAt),
             durationSec: durationSec(end.answeredAt, end.endedAt),
             terminationReason: terminationReasonFor(end.outcome, end.endedBy)
           })
-          if (Option.isNone(locked)) return
-          const state = toDialState(locked.value)
-          if (!holds(state, end.worker, end.conversationId)) return
-          yield* write(end.contactId, applyOutcome(state, end.outcome, toPolicy(locked.value), end.endedAt))
+          const ended = closed.map(callEnded)
+          if (Option.isNone(locked) || !holds(toDialState(locked.value), end.worker, end.conversationId)) {
+            yield* enqueue(ended, fromMillis(end.endedAt))
+            return
+          }
+          const next = applyOutcome(toDialState(locked.value), end.outcome, toPolicy(locked.value), end.endedAt)
+          yield* transition(end.contactId, locked.value, next, end.endedAt, ended)
         })),
       orDieInfrastructure
     ),
@@ -287,8 +345,14 @@ export const make = Effect.gen(function*() {
           if (Option.isNone(locked)) return
           const state = toDialState(locked.value)
           if (!holds(state, input.worker, conversationId)) return
-          yield* write(input.contactId, release(state, input.reason, toPolicy(locked.value), input.now))
-          if (conversationId !== null) yield* deleteConversation(conversationId)
+          // The carrier refused the call before placing it: its record goes, and its end is told
+          // as a call that failed at once.
+          const removed = conversationId === null ? [] : yield* deleteConversation(conversationId)
+          const ended = removed.map((record) =>
+            callEnded({ ...record, endedAt: fromMillis(input.now), durationSec: 0, terminationReason: "failed" })
+          )
+          const next = release(state, input.reason, toPolicy(locked.value), input.now)
+          yield* transition(input.contactId, locked.value, next, input.now, ended)
         })),
       orDieInfrastructure
     ),

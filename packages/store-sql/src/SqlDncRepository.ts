@@ -2,17 +2,23 @@
  * DncRepository on SQL (table `dnc_entries`), including the sweep that fails an
  * organization's `TRYING` contacts when their number is listed (CONTRACT §5): the
  * `ContactState.onDoNotCall` transition over many rows at once, in one statement, tested
- * against that function.
+ * against that function. Each contact it fails gets its `contact.status_changed` webhook event,
+ * written in the same transaction (sql/enqueueWebhookEvents).
  *
  * @since 0.1.0
  */
+import { PgClient } from "@effect/sql-pg"
+import { ContactDataSchema } from "@voice-agent/core/Contact"
 import type { E164 as E164Type } from "@voice-agent/core/PhoneNumber"
 import { E164 } from "@voice-agent/core/PhoneNumber"
 import { DncRepository } from "@voice-agent/core/ports/DncRepository"
+import { nowDate } from "@voice-agent/core/Time"
 import { isUuid } from "@voice-agent/core/Uuid"
 import { Effect, Layer, Schema } from "effect"
-import { SqlClient, SqlSchema } from "effect/sql"
+import { SqlSchema } from "effect/sql"
 import { orDieInfrastructure } from "./internal/sqlErrors.ts"
+import { statusChanged } from "./internal/webhookEvents.ts"
+import { enqueueWebhookEvents } from "./sql/enqueueWebhookEvents.ts"
 
 const Numbers = Schema.Struct({ organizationId: Schema.String, phoneNumbers: Schema.Array(Schema.String) })
 const Count = Schema.Struct({ count: Schema.Int })
@@ -21,7 +27,8 @@ const Count = Schema.Struct({ count: Schema.Int })
  * @category constructors
  */
 export const make = Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
+  const sql = yield* PgClient.PgClient
+  const enqueue = enqueueWebhookEvents(sql)
 
   const insertNew = SqlSchema.findOne({
     Request: Numbers,
@@ -43,19 +50,23 @@ export const make = Effect.gen(function*() {
   // the contact FAILED and places nothing). A claim racing with this UPDATE either locked the
   // row first (this UPDATE waits, then re-reads it: still TRYING, so it fails too) or finds it
   // locked and skips it.
-  const failTryingContacts = SqlSchema.findOne({
+  const failTryingContacts = SqlSchema.findAll({
     Request: Numbers,
-    Result: Count,
+    Result: Schema.Struct({
+      id: Schema.String,
+      campaignId: Schema.String,
+      organizationId: Schema.String,
+      phoneNumber: Schema.String,
+      data: ContactDataSchema
+    }),
     execute: ({ organizationId, phoneNumbers }) =>
       sql`
-        WITH failed AS (
-          UPDATE contacts SET status = 'FAILED', next_attempt_at = NULL
-          WHERE organization_id = ${organizationId}
-            AND status = 'TRYING'
-            AND phone_number = ANY(${phoneNumbers}::text[])
-          RETURNING 1
-        )
-        SELECT count(*)::int AS "count" FROM failed`
+        UPDATE contacts SET status = 'FAILED', next_attempt_at = NULL
+        WHERE organization_id = ${organizationId}
+          AND status = 'TRYING'
+          AND phone_number = ANY(${phoneNumbers}::text[])
+        RETURNING id::text AS "id", campaign_id::text AS "campaignId", organization_id::text AS "organizationId",
+                  phone_number AS "phoneNumber", data AS "data"`
   })
 
   const deleteEntry = SqlSchema.findOne({
@@ -88,7 +99,8 @@ export const make = Effect.gen(function*() {
         return yield* sql.withTransaction(Effect.gen(function*() {
           const added = yield* insertNew(request)
           const failed = yield* failTryingContacts(request)
-          return { added: added.count, contactsFailed: failed.count }
+          yield* enqueue(failed.flatMap((contact) => statusChanged(contact, "TRYING", "FAILED")), yield* nowDate)
+          return { added: added.count, contactsFailed: failed.length }
         }))
       },
       orDieInfrastructure

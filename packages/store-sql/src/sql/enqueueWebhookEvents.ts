@@ -1,9 +1,10 @@
 /**
  * Writes webhook events and fans each out to its organization's subscribed endpoints, in one
- * statement: the events travel as one jsonb array; an event is inserted only when some
- * endpoint of its organization takes its type (`events` null or containing it), with a new
- * message id (`msg_` + 32 hex digits, random); then one pending delivery per (event, subscribed
- * endpoint), due at `now`, is inserted from the events' `RETURNING` joined to the endpoints.
+ * statement: the events travel as one jsonb array; an event is kept only when some endpoint of
+ * its organization takes its type (`events` null or containing it) and gets a new message id
+ * (`msg_` + 32 hex digits, random; the `input` CTE is materialized so each id is drawn once);
+ * the events are inserted, then one pending delivery per (event, subscribed endpoint), due at
+ * `now`, in the order of the events given (so delivery ids, and the delivery lists, follow it).
  * Both inserts read the endpoints in the statement's one snapshot, so an event is never written
  * without deliveries nor fanned out to an endpoint it was not checked against.
  *
@@ -52,27 +53,27 @@ export const enqueueWebhookEvents = (sql: PgClient.PgClient) => {
     Result: Schema.Struct({ deliveries: Schema.Int }),
     execute: ({ events, now }) => {
       const statement = sql`
-        WITH input AS (
-          SELECT i.ord, i.organization_id, i.type, i.payload
+        WITH input AS MATERIALIZED (
+          SELECT i.ord, i.organization_id, i.type, i.payload, 'msg_' || replace(gen_random_uuid()::text, '-', '') AS id
           FROM jsonb_to_recordset(${sql.json(events)}) AS i(ord int, organization_id uuid, type text, payload jsonb)
-        ),
-        events AS (
-          INSERT INTO webhook_events (id, organization_id, type, payload, created_at)
-          SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), i.organization_id, i.type, i.payload, ${now}
-          FROM input i
           WHERE EXISTS (
             SELECT 1 FROM webhook_endpoints w
             WHERE w.organization_id = i.organization_id AND (w.events IS NULL OR i.type = ANY(w.events))
           )
-          ORDER BY i.ord
-          RETURNING id, organization_id, type
+        ),
+        events AS (
+          INSERT INTO webhook_events (id, organization_id, type, payload, created_at)
+          SELECT i.id, i.organization_id, i.type, i.payload, ${now} FROM input i ORDER BY i.ord
+          RETURNING id
         ),
         deliveries AS (
           INSERT INTO webhook_deliveries (endpoint_id, event_id, status, next_attempt_at, created_at)
-          SELECT w.id, e.id, 'pending', ${now}, ${now}
+          SELECT w.id, i.id, 'pending', ${now}, ${now}
           FROM events e
+          JOIN input i ON i.id = e.id
           JOIN webhook_endpoints w
-            ON w.organization_id = e.organization_id AND (w.events IS NULL OR e.type = ANY(w.events))
+            ON w.organization_id = i.organization_id AND (w.events IS NULL OR i.type = ANY(w.events))
+          ORDER BY i.ord, w.created_at, w.id
           RETURNING 1
         )`
       return embedded

@@ -14,6 +14,7 @@
  * call's `startCall` and `endCall` together, one contact after another on one connection, 233
  * calls/s (two transactions of three and four statements).
  */
+import { ContactDataSchema } from "@voice-agent/core/Contact"
 import { E164 } from "@voice-agent/core/PhoneNumber"
 import { Schema } from "effect"
 import { SqlSchema } from "effect/sql"
@@ -21,8 +22,8 @@ import type { SqlClient } from "effect/sql"
 import { dialStateColumns, DialStateRow, policyColumns, PolicyRow } from "../internal/dialState.ts"
 
 /**
- * The locked contact: where it belongs, its number and DNC listing, its dialing state and its
- * campaign's policy.
+ * The locked contact: where it belongs, its number, `data` (for its webhook events) and DNC
+ * listing, its dialing state and its campaign's policy.
  *
  * @category schemas
  */
@@ -30,6 +31,7 @@ export const LockedContact = Schema.Struct({
   campaignId: Schema.String,
   organizationId: Schema.String,
   phoneNumber: E164,
+  data: ContactDataSchema,
   onDnc: Schema.Boolean,
   /** The campaign is enabled and not deleted, and its organization may dial out (now). */
   dialable: Schema.Boolean,
@@ -47,7 +49,7 @@ export const lockContactForCall = (sql: SqlClient.SqlClient) =>
     execute: (contactId) =>
       sql`
         SELECT c.campaign_id::text AS "campaignId", c.organization_id::text AS "organizationId",
-               c.phone_number AS "phoneNumber",
+               c.phone_number AS "phoneNumber", c.data AS "data",
                EXISTS (
                  SELECT 1 FROM dnc_entries d WHERE d.organization_id = c.organization_id AND d.phone_number = c.phone_number
                ) AS "onDnc",
