@@ -1,10 +1,10 @@
 /**
  * `voice-agent serve`: the composition of the daemon (CONTRACT §3). Storage (migrated), the
- * first-start demo organization, the carrier and the recordings, the HTTP API, then the ready
- * announcement; each is its own module, this one only wires them. Layers build in that order
- * and are released in reverse on SIGTERM/SIGINT: the server stops accepting, requests in
- * flight get up to `shutdownTimeoutSeconds`, then the database closes (and releases the data
- * directory).
+ * first-start demo organization, the carrier and the recordings, the HTTP API, the event
+ * webhook worker, then the ready announcement; each is its own module, this one only wires them.
+ * Layers build in that order and are released in reverse on SIGTERM/SIGINT: the server stops
+ * accepting, requests in flight get up to `shutdownTimeoutSeconds`, then the database closes
+ * (and releases the data directory).
  *
  * @since 0.1.0
  */
@@ -26,6 +26,7 @@ import * as Ready from "./Ready.ts"
 import * as Recordings from "./Recordings.ts"
 import * as Storage from "./Storage.ts"
 import * as TwilioWebhooks from "./TwilioWebhooks.ts"
+import * as Webhooks from "./Webhooks.ts"
 
 /**
  * @category models
@@ -93,10 +94,12 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
       return Dialer.layer(worker, (yield* Dialer.publicMediaUrl) ?? own)
     }))
     : Dialer.none.pipe(Layer.tap(() => Effect.logInfo("Dialer off (--no-dialer): this process serves the API only")))
-  // Build order: storage, then the carrier over it, then the API and the dialer. Release runs in
-  // reverse: the dialer stops claiming and drains its calls before the database closes.
+  // Build order: storage, then the carrier over it, then the API, the webhook worker and the
+  // dialer. Release runs in reverse: the dialer stops claiming and drains its calls, then the
+  // webhook worker finishes its attempts in flight, before the database closes.
   return Ready.layer(log, shutdownTimeoutSeconds).pipe(
     Layer.provide(dialer),
+    Layer.provide(Webhooks.layer),
     Layer.provide(Inbound.announce),
     Layer.provideMerge(http),
     // Live listen: the media sessions of this process publish, the listen route subscribes.

@@ -207,7 +207,9 @@ export const make = Effect.gen(function*() {
 
   /**
    * Stores the locked contact's next state, and writes `events` with its
-   * `contact.status_changed` when the status moved.
+   * `contact.status_changed` when the status moved. Nothing is written when the contact's
+   * organization had no webhook endpoint when it was locked: the enqueue would find none, and
+   * the hot path keeps its statement count (an endpoint registered during the step misses it).
    */
   const transition = (
     contactId: string,
@@ -218,7 +220,12 @@ export const make = Effect.gen(function*() {
   ) =>
     Effect.andThen(
       writeStates([toStateWrite(contactId, next)]),
-      enqueue([...events, ...statusChanged({ ...locked, id: contactId }, locked.status, next.status)], fromMillis(now))
+      locked.webhooks
+        ? enqueue(
+          [...events, ...statusChanged({ ...locked, id: contactId }, locked.status, next.status)],
+          fromMillis(now)
+        )
+        : Effect.succeed(0)
     )
 
   return DialerRepository.of({
@@ -322,7 +329,7 @@ export const make = Effect.gen(function*() {
           })
           const ended = closed.map(callEnded)
           if (Option.isNone(locked) || !holds(toDialState(locked.value), end.worker, end.conversationId)) {
-            yield* enqueue(ended, fromMillis(end.endedAt))
+            if (Option.isNone(locked) || locked.value.webhooks) yield* enqueue(ended, fromMillis(end.endedAt))
             return
           }
           const next = applyOutcome(toDialState(locked.value), end.outcome, toPolicy(locked.value), end.endedAt)

@@ -23,7 +23,8 @@ import { dialStateColumns, DialStateRow, policyColumns, PolicyRow } from "../int
 
 /**
  * The locked contact: where it belongs, its number, `data` (for its webhook events) and DNC
- * listing, its dialing state and its campaign's policy.
+ * listing, its dialing state and its campaign's policy, and whether its organization has any
+ * webhook endpoint (when not, the step writes no event and saves the statement that would).
  *
  * @category schemas
  */
@@ -33,6 +34,7 @@ export const LockedContact = Schema.Struct({
   phoneNumber: E164,
   data: ContactDataSchema,
   onDnc: Schema.Boolean,
+  webhooks: Schema.Boolean,
   /** The campaign is enabled and not deleted, and its organization may dial out (now). */
   dialable: Schema.Boolean,
   ...DialStateRow.fields,
@@ -53,6 +55,7 @@ export const lockContactForCall = (sql: SqlClient.SqlClient) =>
                EXISTS (
                  SELECT 1 FROM dnc_entries d WHERE d.organization_id = c.organization_id AND d.phone_number = c.phone_number
                ) AS "onDnc",
+               EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.organization_id = c.organization_id) AS "webhooks",
                (k.enabled AND k.deleted_at IS NULL AND o.outbound_dialing_enabled AND NOT o.billing_issue) AS "dialable",
                ${sql.literal(dialStateColumns("c"))}, ${sql.literal(policyColumns("k"))}
         FROM contacts c JOIN campaigns k ON k.id = c.campaign_id JOIN organizations o ON o.id = c.organization_id
