@@ -11,7 +11,8 @@
  *   and `Ended`; `Answered` comes from the voice request, which carries the detection's verdict
  *   a status callback may lack).
  * - `POST /carrier/twilio/sms`: an incoming SMS, stored once per `MessageSid` (a retried
- *   delivery stores nothing more) and listed by `GET /v1/messages`.
+ *   delivery stores nothing more), listed by `GET /v1/messages`, and announced once to the
+ *   organization's event webhooks (`message.received`).
  * - `POST /carrier/twilio/sms-status`: a sent message's delivery status.
  *
  * Every request is verified first: `X-Twilio-Signature` over `VOICE_AGENT_PUBLIC_URL` + the
@@ -31,6 +32,7 @@ import { InboundCalls } from "@voice-agent/core/ports/InboundCalls"
 import { MessageRepository } from "@voice-agent/core/ports/MessageRepository"
 import { PhoneNumberRepository } from "@voice-agent/core/ports/PhoneNumberRepository"
 import { ServerSecrets } from "@voice-agent/core/ports/ServerSecrets"
+import * as Webhook from "@voice-agent/core/Webhook"
 import * as MediaToken from "@voice-agent/engine/MediaToken"
 import { Clock, Deferred, Effect, Layer, Option, Result } from "effect"
 import type { Redacted as RedactedType } from "effect"
@@ -160,7 +162,10 @@ const sms = (settings: TwilioWebhookSettings) =>
         receivedAt: new Date(yield* Clock.currentTimeMillis),
         status: "received"
       }, message.MessageSid)
-      if (stored.created) yield* Effect.logInfo(`Incoming SMS ${message.MessageSid} to ${to} stored`)
+      if (stored.created) {
+        yield* Webhook.emitMessageReceived(stored.message)
+        yield* Effect.logInfo(`Incoming SMS ${message.MessageSid} to ${to} stored`)
+      }
       return twiml(TwiML.empty)
     }))
 

@@ -11,6 +11,7 @@ import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepo
 import { InboundCalls } from "@voice-agent/core/ports/InboundCalls"
 import { PhoneNumberRepository } from "@voice-agent/core/ports/PhoneNumberRepository"
 import { ServerSecrets } from "@voice-agent/core/ports/ServerSecrets"
+import { WebhookRepository } from "@voice-agent/core/ports/WebhookRepository"
 import * as InboundCallsModule from "@voice-agent/engine/InboundCalls"
 import * as MediaToken from "@voice-agent/engine/MediaToken"
 import * as MemoryDialer from "@voice-agent/engine/testing/MemoryDialer"
@@ -106,6 +107,34 @@ describe("InboundCalls", () => {
         assert.isNull(conversation.endedAt)
         yield* verdict(accepted.callId, "completed", "agent")
         yield* ended(org.id, accepted.callId)
+      }))
+
+    it.effect("announces call.started when accepted and call.ended when over to the organization's webhooks", () =>
+      Effect.gen(function*() {
+        const webhooks = yield* WebhookRepository
+        const org = yield* Fixtures.organization()
+        const number = Fixtures.randomE164()
+        yield* (yield* PhoneNumberRepository).add(org.id, { phoneNumber: number, smsEnabled: false })
+        const { endpoint } = yield* webhooks.createEndpoint({
+          organizationId: org.id,
+          url: "http://127.0.0.1:9/hooks",
+          events: null,
+          now: yield* Clock.currentTimeMillis
+        })
+        const accepted = Option.getOrThrow(yield* (yield* InboundCalls).accept({ from: "+13035550123", to: number }))
+        const types = Effect.map(
+          webhooks.listDeliveries({ organizationId: org.id, endpointId: endpoint.id, limit: 10 }),
+          (page) => page.deliveries.map((d) => d.eventType).reverse()
+        )
+        assert.deepStrictEqual(yield* types, ["call.started"])
+        yield* verdict(accepted.callId, "completed", "remote")
+        yield* ended(org.id, accepted.callId)
+        const both = yield* types.pipe(
+          Effect.filterOrFail((seen) => seen.length === 2),
+          Effect.retry(Schedule.spaced(Duration.millis(25))),
+          Effect.timeout(Duration.seconds(10))
+        )
+        assert.deepStrictEqual(both, ["call.started", "call.ended"])
       }))
 
     it.effect("the agent's verdict ends it: termination reason by outcome and who hung up, duration from the answer", () =>

@@ -13,6 +13,9 @@
  * that outlives `maxCallMs` (hung up through the carrier first). Carriers need not report
  * `Ended` for an inbound call: Twilio reports it only when the number has a status callback.
  *
+ * Event webhooks: `call.started` when the call is accepted, `call.ended` when its conversation
+ * ends (after the change, not in its transaction).
+ *
  * A process that dies with inbound calls in progress leaves their conversations open; the
  * carrier drops such calls when their media streams close.
  *
@@ -28,6 +31,8 @@ import type { AcceptedCall } from "@voice-agent/core/ports/InboundCalls"
 import { InboundCalls } from "@voice-agent/core/ports/InboundCalls"
 import { PhoneNumberRepository } from "@voice-agent/core/ports/PhoneNumberRepository"
 import { ServerSecrets } from "@voice-agent/core/ports/ServerSecrets"
+import { WebhookRepository } from "@voice-agent/core/ports/WebhookRepository"
+import * as Webhook from "@voice-agent/core/Webhook"
 import { Clock, Duration, Effect, Layer, Option, Pull, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import * as MediaToken from "./MediaToken.ts"
@@ -76,6 +81,7 @@ export const make = (settings: InboundSettings) =>
     const conversations = yield* ConversationRepository
     const callEvents = yield* CallEvents
     const carrier = yield* Carrier
+    const webhooks = yield* WebhookRepository
     const key = MediaToken.keyFrom(yield* (yield* ServerSecrets).cursorKey)
     const scope = yield* Effect.scope
 
@@ -118,13 +124,18 @@ export const make = (settings: InboundSettings) =>
               : { at: seen.at, reason: "bot-failure" as const }
         })
         const endedAt = new Date(Math.max(end.at, answeredAt.getTime()))
-        yield* conversations.end(accepted.conversationId, {
+        const ended = yield* conversations.end(accepted.conversationId, {
           answeredAt,
           endedAt,
           terminationReason: end.reason
         })
+        if (ended) {
+          const record = yield* conversations.findByCallId(accepted.organizationId, accepted.callId)
+          if (Option.isSome(record)) yield* Webhook.emit([Webhook.callEnded(record.value)])
+        }
         yield* Effect.logInfo(`Inbound call ${accepted.callId} ended: ${end.reason}`)
       }).pipe(
+        Effect.provideService(WebhookRepository, webhooks),
         Effect.annotateLogs({ call: accepted.callId }),
         Effect.catchCause((cause) => Effect.logError("Following an inbound call failed", cause))
       )
@@ -152,6 +163,7 @@ export const make = (settings: InboundSettings) =>
             durationSec: null,
             terminationReason: null
           })
+          yield* Webhook.emit([Webhook.callStarted(conversation)])
           const accepted: AcceptedCall = {
             callId,
             conversationId: conversation.id,
@@ -162,7 +174,7 @@ export const make = (settings: InboundSettings) =>
           yield* Effect.forkIn(follow(accepted, answeredAt), scope)
           yield* Effect.logInfo(`Inbound call ${callId} from ${from} to ${to} accepted`)
           return Option.some(accepted)
-        }).pipe(Effect.uninterruptible)
+        }).pipe(Effect.provideService(WebhookRepository, webhooks), Effect.uninterruptible)
     })
   })
 
@@ -174,5 +186,5 @@ export const layer = (
 ): Layer.Layer<
   InboundCalls,
   never,
-  PhoneNumberRepository | ConversationRepository | CallEvents | Carrier | ServerSecrets
+  PhoneNumberRepository | ConversationRepository | CallEvents | Carrier | ServerSecrets | WebhookRepository
 > => Layer.effect(InboundCalls, make(settings))

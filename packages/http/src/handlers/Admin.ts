@@ -20,6 +20,7 @@ import { MessageRepository } from "@voice-agent/core/ports/MessageRepository"
 import { OrganizationRepository } from "@voice-agent/core/ports/OrganizationRepository"
 import { PhoneNumberRepository } from "@voice-agent/core/ports/PhoneNumberRepository"
 import { nowDate } from "@voice-agent/core/Time"
+import * as Webhook from "@voice-agent/core/Webhook"
 import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { createHash, timingSafeEqual } from "node:crypto"
@@ -165,6 +166,7 @@ export const AdminHandlersNoDeps = HttpApiBuilder.group(
           receivedAt: payload.received_at ?? (yield* nowDate),
           status: "received"
         })
+        yield* Webhook.emitMessageReceived(record)
         return toInboundMessage(record)
       }),
       createInboundCall: Effect.fn("Admin.createInboundCall")(function*({ params, payload }) {
