@@ -29,7 +29,18 @@
  * includes the carrier sending late, the socket, and the session's queueing; "carrier send lag"
  * (split mode) is the carrier's share: grid slot to its socket taking the frame.
  *
- * Split mode on an idle machine (Node 24.21.0, 2 cores, 20 s): N=200: 152,078 frames, lag p50
+ * Split mode on an idle machine after the per-frame path was made synchronous (frames handled a
+ * socket batch at a time, no queue hop, recordings written a second at a time, codecs' fast
+ * paths; Node 24.21.0, 2 cores, 20 s): N=200: 169,061 frames (all of the grid), lag p50 7.9 ms,
+ * p99 113 ms, max 309 ms, 24.9% over 20 ms; event loop delay p99 40 ms; server 89% of one core,
+ * 5.7 ms of CPU per second of call audio; carrier 61% of one core, send lag p99 31 ms; server RSS
+ * 167 -> 435 MB. N=100: lag p50 1.5 ms, p99 59 ms (49 ms in a 12 s rerun), 8.2% over 20 ms,
+ * server 67% of one core. The 20 ms target is still missed: at 200 calls one event loop is
+ * nearly full, and below saturation the tail is stalls (V8 mark-compact pauses of 10 to 33 ms
+ * under --trace-gc at N=100, call set-up bursts), not queueing. A larger young generation
+ * (--max-semi-space-size=32) did not help (p99 387 ms in one run; the runs vary by 2-3x).
+ *
+ * Before that, split mode on an idle machine (Node 24.21.0, 2 cores, 20 s): N=200: 152,078 frames, lag p50
  * 133 ms, p99 482 ms, max 832 ms; event loop delay p99 132 ms; server process 94% of one core,
  * 6.7 ms of CPU per second of call audio (so one core holds about 150 calls at best); carrier
  * send lag p99 69 ms; server RSS 168 -> 501 MB. The server's event loop is the limit.
