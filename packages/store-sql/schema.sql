@@ -302,6 +302,8 @@ CREATE INDEX conversations_by_organization ON public.conversations USING btree (
 
 CREATE INDEX conversations_by_to_number ON public.conversations USING btree (organization_id, to_number, started_at DESC, id DESC);
 
+CREATE INDEX conversations_open_inbound ON public.conversations USING btree (started_at) WHERE ((direction = 'inbound'::text) AND (ended_at IS NULL));
+
 CREATE UNIQUE INDEX messages_carrier_message_id ON public.messages USING btree (carrier_message_id) WHERE (carrier_message_id IS NOT NULL);
 
 CREATE INDEX messages_inbound_by_number ON public.messages USING btree (organization_id, to_number, received_at, id) WHERE (direction = 'inbound'::text);

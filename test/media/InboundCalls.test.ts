@@ -34,7 +34,8 @@ const settings: InboundCallsModule.InboundSettings = {
   mediaUrl: Effect.succeed("ws://127.0.0.1:9/carrier/twilio/media"),
   connectTimeoutMs: 60_000,
   maxCallMs: 1_500,
-  verdictGraceMs: 200
+  verdictGraceMs: 200,
+  sweepEveryMs: 200
 }
 
 const world = MemoryDialer.makeWorld()
@@ -135,6 +136,39 @@ describe("InboundCalls", () => {
           Effect.timeout(Duration.seconds(10))
         )
         assert.deepStrictEqual(both, ["call.started", "call.ended"])
+      }))
+
+    it.effect("an inbound call no daemon follows any more is closed as bot-failure once older than any call", () =>
+      Effect.gen(function*() {
+        const conversations = yield* ConversationRepository
+        const org = yield* Fixtures.organization()
+        const now = yield* Clock.currentTimeMillis
+        // accepted by a daemon that died 10 s ago (its follower is gone), and one that is recent
+        const orphan = yield* conversations.insert({
+          callId: `orphan-${now}`,
+          organizationId: org.id,
+          campaignId: null,
+          contactId: null,
+          direction: "inbound",
+          fromNumber: "+13035550123",
+          toNumber: Fixtures.randomE164(),
+          startedAt: new Date(now - 10_000),
+          answeredAt: new Date(now - 10_000),
+          endedAt: null,
+          durationSec: null,
+          terminationReason: null
+        })
+        const recent = yield* conversations.insert({ ...orphan, callId: `recent-${now}`, startedAt: new Date(now) })
+        const closed = yield* ended(org.id, orphan.callId)
+        assert.strictEqual(closed.terminationReason, "bot-failure")
+        assert.isAtLeast(closed.durationSec!, 10)
+        const open = yield* conversations.findByCallId(org.id, recent.callId)
+        assert.isNull(Option.getOrThrow(open).endedAt)
+        yield* conversations.end(recent.id, {
+          answeredAt: recent.answeredAt,
+          endedAt: new Date(now),
+          terminationReason: "user-hangup"
+        })
       }))
 
     it.effect("the agent's verdict ends it: termination reason by outcome and who hung up, duration from the answer", () =>

@@ -16,8 +16,9 @@
  * Event webhooks: `call.started` when the call is accepted, `call.ended` when its conversation
  * ends (after the change, not in its transaction).
  *
- * A process that dies with inbound calls in progress leaves their conversations open; the
- * carrier drops such calls when their media streams close.
+ * A process that dies with inbound calls in progress leaves their conversations open (the
+ * carrier drops such calls when their media streams close) until a sweep of any daemon, every
+ * `sweepEveryMs`, ends them as `bot-failure` once they are older than any call can last.
  *
  * @since 0.1.0
  */
@@ -52,6 +53,11 @@ export interface InboundSettings {
   readonly maxCallMs: number
   /** After the carrier's end of a call, how long the agent's verdict may take. */
   readonly verdictGraceMs: number
+  /**
+   * How often this process closes the inbound calls whose follower died with its daemon: those
+   * started longer ago than the longest call could take (`maxCallMs` + `verdictGraceMs` + this).
+   */
+  readonly sweepEveryMs: number
 }
 
 /**
@@ -60,6 +66,7 @@ export interface InboundSettings {
 export const defaults = (mediaUrl: Effect.Effect<string>): InboundSettings => ({
   mediaUrl,
   connectTimeoutMs: 60_000,
+  sweepEveryMs: 60_000,
   maxCallMs: 3_600_000,
   verdictGraceMs: 10_000
 })
@@ -139,6 +146,25 @@ export const make = (settings: InboundSettings) =>
         Effect.annotateLogs({ call: accepted.callId }),
         Effect.catchCause((cause) => Effect.logError("Following an inbound call failed", cause))
       )
+
+    // Calls whose follower died with its daemon (any daemon sweeps; an ended call is left alone).
+    const sweep = Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const closed = yield* conversations.closeAbandonedInbound({
+        startedBefore: new Date(now - settings.maxCallMs - settings.verdictGraceMs - settings.sweepEveryMs),
+        now: new Date(now)
+      })
+      if (closed.length === 0) return
+      yield* Webhook.emit(closed.map(Webhook.callEnded))
+      yield* Effect.logWarning(`Closed ${closed.length} inbound call(s) whose daemon stopped following them`)
+    }).pipe(
+      Effect.provideService(WebhookRepository, webhooks),
+      Effect.catchCause((cause) => Effect.logError("Sweeping abandoned inbound calls failed", cause))
+    )
+    yield* Effect.forkIn(
+      Effect.forever(Effect.andThen(Effect.sleep(Duration.millis(settings.sweepEveryMs)), sweep)),
+      scope
+    )
 
     return InboundCalls.of({
       accept: ({ from, to }) =>

@@ -49,7 +49,8 @@ for (const backend of backends) {
             { id: 4, name: "agent_events" },
             { id: 5, name: "recordings" },
             { id: 6, name: "webhooks" },
-            { id: 7, name: "carrier_message_ids" }
+            { id: 7, name: "carrier_message_ids" },
+            { id: 8, name: "open_inbound_calls" }
           ])
           assert.deepStrictEqual(yield* Migrations.run, [])
           assert.deepStrictEqual(yield* Migrations.run, [])

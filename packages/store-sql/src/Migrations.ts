@@ -20,6 +20,7 @@ import agentEvents from "./migrations/0004_agent_events.ts"
 import recordings from "./migrations/0005_recordings.ts"
 import webhooks from "./migrations/0006_webhooks.ts"
 import carrierMessageIds from "./migrations/0007_carrier_message_ids.ts"
+import openInboundCalls from "./migrations/0008_open_inbound_calls.ts"
 
 /**
  * Every migration, by `<id>_<name>`.
@@ -33,7 +34,8 @@ export const migrations = {
   "0004_agent_events": agentEvents,
   "0005_recordings": recordings,
   "0006_webhooks": webhooks,
-  "0007_carrier_message_ids": carrierMessageIds
+  "0007_carrier_message_ids": carrierMessageIds,
+  "0008_open_inbound_calls": openInboundCalls
 }
 
 /**

@@ -160,6 +160,19 @@ export const make = Effect.gen(function*() {
         RETURNING id`
   })
 
+  const closeAbandonedRows = SqlSchema.findAll({
+    Request: Schema.Struct({ startedBefore: Schema.Date, now: Schema.Date }),
+    Result: ConversationRow,
+    execute: ({ now, startedBefore }) =>
+      sql`
+        UPDATE conversations SET ended_at = ${now}, termination_reason = 'bot-failure',
+               duration_sec = CASE WHEN answered_at IS NULL THEN 0
+                 ELSE greatest(0, floor(extract(epoch FROM (${now}::timestamptz - answered_at))))::int
+               END
+        WHERE direction = 'inbound' AND ended_at IS NULL AND started_at < ${startedBefore}
+        RETURNING ${columns}`
+  })
+
   const findContext = SqlSchema.findOneOption({
     Request: Schema.String,
     Result: Schema.Struct({ ...ConversationRow.fields, data: Schema.NullOr(ContactDataSchema) }),
@@ -185,6 +198,10 @@ export const make = Effect.gen(function*() {
         const ended = yield* endRow({ id: conversationId, ...end })
         return ended.length > 0
       },
+      orDieInfrastructure
+    ),
+    closeAbandonedInbound: Effect.fn("ConversationRepository.closeAbandonedInbound")(
+      (input: { readonly startedBefore: Date; readonly now: Date }) => closeAbandonedRows(input),
       orDieInfrastructure
     ),
     appendTurns: Effect.fn("ConversationRepository.appendTurns")(

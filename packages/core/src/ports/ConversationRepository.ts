@@ -50,6 +50,14 @@ export class ConversationRepository extends Context.Service<ConversationReposito
     readonly endedAt: Date
     readonly terminationReason: TerminationReason
   }) => Effect.Effect<boolean>
+  /**
+   * Ends, as `bot-failure` at `now`, every inbound call started before `startedBefore` that has
+   * no end (its follower died with its daemon); answers the calls it ended.
+   */
+  readonly closeAbandonedInbound: (input: {
+    readonly startedBefore: Date
+    readonly now: Date
+  }) => Effect.Effect<ReadonlyArray<ConversationRecord>>
   /** Appends turns after the conversation's existing ones. */
   readonly appendTurns: (
     conversationId: string,
