@@ -1,0 +1,531 @@
+/**
+ * The conversation of one call as a value: who the agent is (persona), what it must achieve
+ * (the task and the status and collected value of each of its action items), the variables
+ * (the contact's data, the definition's own), the instructions and the language, the counters a
+ * policy keeps (re-asks, silences, keyed digits), the speech queued and not yet heard, the
+ * silence timer, and how the call ended. Pure: no I/O and no clock; time comes in the events.
+ *
+ * The runtime that drives it (an `Agent`, later) turns what happens on the call into `Event`s
+ * and calls `step(state, event, policy)`; it gets the next state and the `Action`s to carry
+ * out, in order:
+ * - `Say` / `Ask`: speak the text after what is already queued, and report `SpeechPlayed` or
+ *   `SpeechInterrupted` with the action's `id` (an interrupt drops every later queued speech:
+ *   the runtime reports the first one it cut, and the conversation drops the rest itself).
+ *   The text of an `Ask` never carries a value; a `Say` whose `sensitiveFree` is false is
+ *   written to transcripts and logs as `[redacted]`.
+ * - `RecordTurn`: the caller's turn for the transcript, already redacted when it answered a
+ *   sensitive field.
+ * - `RecordField`: store a collected value (`sensitive`: never log it in clear).
+ * - `StartSilenceTimer`: (re)start the one silence timer; report `SilenceTimeout` with its `id`
+ *   (a timeout of a timer the conversation has since replaced or cleared is dropped, so the
+ *   runtime never has to cancel one).
+ * - `CompleteTask`, `Transfer`, `EndCall`: the last two end the conversation after the speech
+ *   already queued has played; every later event is ignored.
+ *
+ * What to say is the `Policy`'s: `step` gives it the event (with the speech a playback report
+ * is about) and applies what it decides. `step` owns the bookkeeping every policy shares, so a
+ * policy cannot get it wrong: ids of speech and timers, a recorded field's value and status,
+ * the end of the call, the caller's turns, and the last guard on sensitive values: a value
+ * collected for a sensitive field (`isSensitive`: flagged, or any `cvv`) is replaced by
+ * `[redacted]` wherever it would appear in the text of a `Say`, an `Ask` or a transfer message.
+ *
+ * Policies: `DeterministicPolicy` (the default, no model). A language-model policy implements
+ * the same `Policy`: its prompt is built from this state (persona, task, items and values,
+ * instructions, variables, `turns`), the model is called by the runtime outside the step, and
+ * the model's output comes back as events whose `decide` turns sentences into `Say`s and the
+ * tool calls (record a field, complete the task, transfer, end the call) into the matching
+ * directives, which `step` checks and applies like the deterministic policy's.
+ *
+ * @since 0.1.0
+ */
+import type { AgentOutcome } from "@voice-agent/core/ports/Agent"
+import type { ActionItem, FieldItem, FieldValue, Persona, Task } from "./Task.ts"
+import { isSensitive } from "./Task.ts"
+
+/**
+ * What stands for a sensitive value in text.
+ *
+ * @category constants
+ */
+export const Redacted = "[redacted]"
+
+/**
+ * @category models
+ */
+export type Variables = { readonly [key: string]: unknown }
+
+/**
+ * Where an action item stands. A `say` item is `done` once said (back to `pending` if the
+ * caller cut it off); a field is `asking` while its question is out, then `done` with its value
+ * or `skipped`.
+ *
+ * @category models
+ */
+export type ItemStatus = "pending" | "asking" | "done" | "skipped"
+
+/**
+ * @category models
+ */
+export interface ItemState {
+  readonly item: ActionItem
+  readonly status: ItemStatus
+  readonly value?: FieldValue | undefined
+}
+
+/**
+ * A day of the calendar.
+ *
+ * @category models
+ */
+export interface Day {
+  readonly year: number
+  readonly month: number
+  readonly day: number
+}
+
+/**
+ * The call as the conversation knows it from `CallStarted`.
+ *
+ * @category models
+ */
+export interface CallInfo {
+  readonly direction: "inbound" | "outbound"
+  readonly from: string
+  readonly to: string
+  readonly answeredBy: "human" | "machine"
+  /** The date of the call in its timezone (relative dates are read from it). */
+  readonly today: Day
+}
+
+/**
+ * Speech sent and not yet reported played: a fixed line, a checklist statement (`key` of the
+ * `say` item) or a field's question (`key` of the field).
+ *
+ * @category models
+ */
+export interface Speech {
+  readonly id: number
+  readonly kind: "line" | "statement" | "question"
+  readonly key?: string | undefined
+  readonly text: string
+}
+
+/**
+ * A turn of the conversation as a model may read it (sensitive answers already redacted).
+ *
+ * @category models
+ */
+export interface Turn {
+  readonly speaker: "AGENT" | "HUMAN"
+  readonly text: string
+}
+
+/**
+ * How the conversation ended: by the agent (an `EndCall` or a `Transfer`) or by the caller
+ * hanging up.
+ *
+ * @category models
+ */
+export interface Ended {
+  readonly outcome: AgentOutcome
+  readonly endedBy: "agent" | "remote"
+  readonly transferTo?: string | undefined
+}
+
+/**
+ * The conversation of one call.
+ *
+ * @category models
+ */
+export interface State {
+  readonly persona: Persona
+  readonly variables: Variables
+  readonly task: Task | undefined
+  readonly items: ReadonlyArray<ItemState>
+  readonly instructions: ReadonlyArray<string>
+  readonly language: string
+  readonly call: CallInfo | undefined
+  /** The field whose answer the next utterance is taken as. */
+  readonly awaiting: string | undefined
+  /** Re-asks of the awaited field after answers that could not be understood. */
+  readonly reasks: number
+  /** Silence timeouts since the caller last spoke. */
+  readonly silences: number
+  /** Digits keyed for the awaited field, not yet submitted. */
+  readonly dtmf: string
+  readonly speaking: ReadonlyArray<Speech>
+  readonly turns: ReadonlyArray<Turn>
+  /** The running silence timer's id. */
+  readonly timer: number | undefined
+  readonly nextId: number
+  readonly completed: boolean
+  readonly ended: Ended | undefined
+}
+
+/**
+ * What happens on the call, as the runtime reports it. Offsets are milliseconds from the
+ * answer.
+ *
+ * @category models
+ */
+export type Event =
+  | {
+    readonly _tag: "CallStarted"
+    readonly direction: "inbound" | "outbound"
+    readonly from: string
+    readonly to: string
+    /** The contact's data, merged over the definition's variables. */
+    readonly variables: Variables
+    readonly answeredBy: "human" | "machine"
+    /** The date of the call in its timezone: the runtime reads the clock, the conversation does not. */
+    readonly today: Day
+  }
+  /** A final transcript of the caller's speech. */
+  | { readonly _tag: "Utterance"; readonly text: string; readonly offsetMs: number }
+  | { readonly _tag: "Dtmf"; readonly digit: string; readonly offsetMs: number }
+  | { readonly _tag: "SpeechPlayed"; readonly id: number; readonly offsetMs: number }
+  /** The caller barged in: the speech `id` was cut after `playedMs`, and all speech after it dropped. */
+  | { readonly _tag: "SpeechInterrupted"; readonly id: number; readonly offsetMs: number; readonly playedMs: number }
+  | { readonly _tag: "SilenceTimeout"; readonly id: number; readonly offsetMs: number }
+  /** The caller hung up. */
+  | { readonly _tag: "HungUp"; readonly offsetMs: number }
+
+/**
+ * What a policy is given: the events, with a playback report resolved to the speech it is about
+ * (for an interruption, also every speech dropped with it, the interrupted one first). Stale
+ * timeouts and reports of unknown speech never reach it, nor does `HungUp`.
+ *
+ * @category models
+ */
+export type Input =
+  | Exclude<Event, { readonly _tag: "SpeechPlayed" | "SpeechInterrupted" | "HungUp" }>
+  | { readonly _tag: "SpeechPlayed"; readonly speech: Speech; readonly offsetMs: number }
+  | {
+    readonly _tag: "SpeechInterrupted"
+    readonly speech: Speech
+    readonly dropped: ReadonlyArray<Speech>
+    readonly offsetMs: number
+    readonly playedMs: number
+  }
+
+/**
+ * What a policy decides; `step` gives speech and timers their ids and turns these into
+ * `Action`s. `Say` with a `key` is the checklist's `say` item of that key.
+ *
+ * @category models
+ */
+export type Directive =
+  | { readonly _tag: "Say"; readonly text: string; readonly sensitiveFree: boolean; readonly key?: string | undefined }
+  | { readonly _tag: "Ask"; readonly key: string; readonly text: string }
+  | { readonly _tag: "RecordField"; readonly key: string; readonly value: FieldValue }
+  | { readonly _tag: "CompleteTask" }
+  | { readonly _tag: "Transfer"; readonly to: string; readonly message: string }
+  | { readonly _tag: "EndCall"; readonly outcome: AgentOutcome }
+  | { readonly _tag: "StartSilenceTimer"; readonly ms: number }
+
+/**
+ * What the runtime carries out, in order (see the module's header).
+ *
+ * @category models
+ */
+export type Action =
+  | {
+    readonly _tag: "Say"
+    readonly id: number
+    readonly text: string
+    readonly sensitiveFree: boolean
+    readonly key?: string | undefined
+  }
+  | { readonly _tag: "Ask"; readonly id: number; readonly key: string; readonly text: string }
+  | { readonly _tag: "RecordField"; readonly key: string; readonly value: FieldValue; readonly sensitive: boolean }
+  | { readonly _tag: "CompleteTask"; readonly taskId: string | undefined }
+  | { readonly _tag: "Transfer"; readonly to: string; readonly message: string }
+  | { readonly _tag: "EndCall"; readonly outcome: AgentOutcome }
+  | { readonly _tag: "StartSilenceTimer"; readonly id: number; readonly ms: number }
+  | { readonly _tag: "RecordTurn"; readonly speaker: "HUMAN"; readonly text: string; readonly offsetMs: number }
+
+/**
+ * A policy's answer to one input.
+ *
+ * @category models
+ */
+export interface Decision {
+  readonly state: State
+  readonly actions: ReadonlyArray<Directive>
+}
+
+/**
+ * What decides the conversation: pure, one input at a time. It may change any part of the
+ * state it owns (item statuses, `awaiting`, the counters, `dtmf`); `step` applies its
+ * directives to the rest.
+ *
+ * @category models
+ */
+export interface Policy {
+  readonly decide: (state: State, input: Input) => Decision
+}
+
+/**
+ * The result of a step.
+ *
+ * @category models
+ */
+export interface Step {
+  readonly state: State
+  readonly actions: ReadonlyArray<Action>
+}
+
+/**
+ * What a conversation starts from (an agent definition, or the reference's `set-persona`,
+ * `set-task`, `set-variable`, `send-instruction` and `set-language-mode`).
+ *
+ * @category models
+ */
+export interface Definition {
+  readonly persona?: Persona | undefined
+  readonly task?: Task | undefined
+  readonly variables?: Variables | undefined
+  readonly instructions?: ReadonlyArray<string> | undefined
+  readonly language?: string | undefined
+}
+
+/**
+ * The conversation before the call starts.
+ *
+ * @category constructors
+ */
+export const make = (definition: Definition = {}): State => ({
+  persona: definition.persona ?? {},
+  variables: definition.variables ?? {},
+  task: definition.task,
+  items: (definition.task?.action_items ?? []).map((item) => ({ item, status: "pending" })),
+  instructions: definition.instructions ?? [],
+  language: definition.language ?? "english",
+  call: undefined,
+  awaiting: undefined,
+  reasks: 0,
+  silences: 0,
+  dtmf: "",
+  speaking: [],
+  turns: [],
+  timer: undefined,
+  nextId: 1,
+  completed: false,
+  ended: undefined
+})
+
+/**
+ * The field of `key` in the task, if any.
+ *
+ * @category getters
+ */
+export const field = (state: State, key: string): FieldItem | undefined => {
+  const found = state.items.find((entry) => entry.item.key === key)?.item
+  return found?.item_type === "field" ? found : undefined
+}
+
+/**
+ * The values collected so far, by field key.
+ *
+ * @category getters
+ */
+export const values = (state: State): { readonly [key: string]: FieldValue } => {
+  const collected: { [key: string]: FieldValue } = {}
+  for (const entry of state.items) {
+    if (entry.item.item_type === "field" && entry.value !== undefined) collected[entry.item.key] = entry.value
+  }
+  return collected
+}
+
+/**
+ * Sets the status of the item `key`.
+ *
+ * @category combinators
+ */
+export const setStatus = (state: State, key: string, status: ItemStatus): State => ({
+  ...state,
+  items: state.items.map((entry) => entry.item.key === key ? { ...entry, status } : entry)
+})
+
+/**
+ * Stores a field's value: the field is done, and no longer awaited.
+ *
+ * @category combinators
+ */
+export const recordField = (state: State, key: string, value: FieldValue): State => ({
+  ...state,
+  items: state.items.map((entry) => entry.item.key === key ? { ...entry, status: "done", value } : entry),
+  awaiting: state.awaiting === key ? undefined : state.awaiting,
+  reasks: state.awaiting === key ? 0 : state.reasks,
+  dtmf: state.awaiting === key ? "" : state.dtmf
+})
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
+/** The forms a value may take in text: as written, digits with any separators between them. */
+const patternOf = (value: FieldValue): RegExp | undefined => {
+  const text = typeof value === "object"
+    ? `${value.year}-${String(value.month).padStart(2, "0")}-${String(value.day).padStart(2, "0")}`
+    : String(value).trim()
+  if (text === "") return undefined
+  const body = /^\d+$/.test(text)
+    ? text.split("").join("[\\s.,-]*")
+    : escapeRegExp(text)
+  const start = /^\w/.test(text) ? "\\b" : ""
+  const end = /\w$/.test(text) ? "\\b" : ""
+  return new RegExp(`${start}${body}${end}`, "gi")
+}
+
+/**
+ * `text` with every value collected for a sensitive field replaced by `[redacted]`.
+ *
+ * @category combinators
+ */
+export const scrub = (state: State, text: string): string => {
+  let result = text
+  for (const entry of state.items) {
+    if (entry.item.item_type !== "field" || entry.value === undefined || !isSensitive(entry.item)) continue
+    const pattern = patternOf(entry.value)
+    if (pattern !== undefined) result = result.replace(pattern, Redacted)
+  }
+  return result
+}
+
+const isAwaitingSensitive = (state: State): boolean => {
+  if (state.awaiting === undefined) return false
+  const awaited = field(state, state.awaiting)
+  return awaited !== undefined && isSensitive(awaited)
+}
+
+/** What the runtime's event means to the policy; undefined when it is stale or unknown. */
+const resolve = (state: State, event: Event): { readonly state: State; readonly input: Input } | undefined => {
+  switch (event._tag) {
+    case "SpeechPlayed": {
+      const speech = state.speaking.find((candidate) => candidate.id === event.id)
+      if (speech === undefined) return undefined
+      return {
+        state: { ...state, speaking: state.speaking.filter((candidate) => candidate.id !== event.id) },
+        input: { _tag: "SpeechPlayed", speech, offsetMs: event.offsetMs }
+      }
+    }
+    case "SpeechInterrupted": {
+      const index = state.speaking.findIndex((candidate) => candidate.id === event.id)
+      const speech = state.speaking[index]
+      if (speech === undefined) return undefined
+      return {
+        state: { ...state, speaking: state.speaking.slice(0, index), timer: undefined },
+        input: {
+          _tag: "SpeechInterrupted",
+          speech,
+          dropped: state.speaking.slice(index),
+          offsetMs: event.offsetMs,
+          playedMs: event.playedMs
+        }
+      }
+    }
+    case "SilenceTimeout":
+      return event.id === state.timer ? { state: { ...state, timer: undefined }, input: event } : undefined
+    case "Utterance":
+    case "Dtmf":
+      return { state: { ...state, timer: undefined }, input: event }
+    case "CallStarted":
+      return {
+        state: {
+          ...state,
+          call: {
+            direction: event.direction,
+            from: event.from,
+            to: event.to,
+            answeredBy: event.answeredBy,
+            today: event.today
+          },
+          variables: { ...state.variables, ...event.variables }
+        },
+        input: event
+      }
+    case "HungUp":
+      return undefined
+  }
+}
+
+/**
+ * Applies one event: resolves it, asks the policy, and applies the policy's directives (ids,
+ * recorded values, the end of the call, the sensitive-value guard). Nothing happens once the
+ * conversation has ended.
+ *
+ * @category combinators
+ */
+export const step = (state: State, event: Event, policy: Policy): Step => {
+  if (state.ended !== undefined) return { state, actions: [] }
+  if (event._tag === "HungUp") {
+    return {
+      state: { ...state, ended: { outcome: state.completed ? "completed" : "cut-short", endedBy: "remote" } },
+      actions: []
+    }
+  }
+  if (event._tag === "Utterance" && event.text.trim() === "") return { state, actions: [] }
+  const resolved = resolve(state, event)
+  if (resolved === undefined) return { state, actions: [] }
+  const actions: Array<Action> = []
+  let current = resolved.state
+  if (event._tag === "Utterance") {
+    const text = isAwaitingSensitive(current) ? Redacted : scrub(current, event.text)
+    actions.push({ _tag: "RecordTurn", speaker: "HUMAN", text, offsetMs: event.offsetMs })
+    current = { ...current, turns: [...current.turns, { speaker: "HUMAN", text }] }
+  }
+  const decision = policy.decide(current, resolved.input)
+  current = decision.state
+  for (const directive of decision.actions) {
+    if (current.ended !== undefined) break
+    switch (directive._tag) {
+      case "Say":
+      case "Ask": {
+        const id = current.nextId
+        const text = scrub(current, directive.text)
+        const speech: Speech = directive._tag === "Ask"
+          ? { id, kind: "question", key: directive.key, text }
+          : { id, kind: directive.key === undefined ? "line" : "statement", key: directive.key, text }
+        const sensitiveFree = directive._tag === "Ask" || directive.sensitiveFree
+        current = {
+          ...current,
+          nextId: id + 1,
+          speaking: [...current.speaking, speech],
+          turns: [...current.turns, { speaker: "AGENT", text: sensitiveFree ? text : Redacted }],
+          awaiting: directive._tag === "Ask" ? directive.key : current.awaiting
+        }
+        actions.push(
+          directive._tag === "Ask"
+            ? { _tag: "Ask", id, key: directive.key, text }
+            : { _tag: "Say", id, text, sensitiveFree, key: directive.key }
+        )
+        break
+      }
+      case "RecordField": {
+        const target = field(current, directive.key)
+        if (target === undefined) break
+        current = recordField(current, directive.key, directive.value)
+        actions.push({ ...directive, sensitive: isSensitive(target) })
+        break
+      }
+      case "CompleteTask":
+        current = { ...current, completed: true }
+        actions.push({ _tag: "CompleteTask", taskId: current.task?.task_id })
+        break
+      case "Transfer":
+        current = { ...current, ended: { outcome: "transfer", endedBy: "agent", transferTo: directive.to } }
+        actions.push({ ...directive, message: scrub(current, directive.message) })
+        break
+      case "EndCall":
+        current = { ...current, ended: { outcome: directive.outcome, endedBy: "agent" } }
+        actions.push(directive)
+        break
+      case "StartSilenceTimer": {
+        const id = current.nextId
+        current = { ...current, nextId: id + 1, timer: id }
+        actions.push({ _tag: "StartSilenceTimer", id, ms: directive.ms })
+        break
+      }
+    }
+  }
+  return { state: current, actions }
+}
