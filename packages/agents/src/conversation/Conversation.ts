@@ -10,7 +10,8 @@
  * out, in order:
  * - `Say` / `Ask`: speak the text after what is already queued, and report `SpeechPlayed` or
  *   `SpeechInterrupted` with the action's `id` (an interrupt drops every later queued speech:
- *   the runtime reports the first one it cut, and the conversation drops the rest itself).
+ *   the conversation drops them with the first one reported cut, and ignores reports about
+ *   them after that).
  *   The text of an `Ask` never carries a value; a `Say` whose `sensitiveFree` is false is
  *   written to transcripts and logs as `[redacted]`.
  * - `RecordTurn`: the caller's turn for the transcript, already redacted when it answered a

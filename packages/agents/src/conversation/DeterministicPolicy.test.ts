@@ -4,6 +4,7 @@ import type { Action, Event, State } from "./Conversation.ts"
 import * as Conversation from "./Conversation.ts"
 import * as DeterministicPolicy from "./DeterministicPolicy.ts"
 import type { Extractor } from "./DeterministicPolicy.ts"
+import * as FieldExtraction from "./FieldExtraction.ts"
 import type { FieldItem, FieldValue, Task } from "./Task.ts"
 
 const words: { readonly [word: string]: string } = {
@@ -513,6 +514,32 @@ describe("make", () => {
         "every say of the deterministic policy is sensitive-free"
       )
       assert.isTrue(c.state.turns.every((turn) => !/\d/.test(turn.text)))
+    })
+  })
+
+  describe("with FieldExtraction", () => {
+    it("plugs in as the extractor and collects typed values from words", () => {
+      const extractor: Extractor = FieldExtraction.extract
+      const c = call({ persona, task: checkout }, { extractor })
+      c.start()
+      c.answer("um, my name is Ada Lovelace")
+      c.answer("forty two")
+      c.answer("the pro plan please")
+      c.answer("April first twenty twenty seven")
+      assert.deepStrictEqual(spoken(c.answer("one two")), [
+        "Sorry, I didn't catch that. What is the security code on your card?"
+      ])
+      const last = c.answer("one two three")
+      assert.deepStrictEqual(last.at(-1), { _tag: "EndCall", outcome: "completed" })
+      assert.deepStrictEqual(Conversation.values(c.state), {
+        full_name: "Ada Lovelace",
+        seats: 42,
+        plan: "Pro",
+        start_date: { year: 2027, month: 4, day: 1 },
+        card_cvv: "123"
+      })
+      const text = c.all.flatMap((action) => action._tag === "Say" || action._tag === "Ask" ? [action.text] : [])
+      assert.isTrue(text.every((line) => !/\b(one two|12|123)\b/.test(line)))
     })
   })
 })
