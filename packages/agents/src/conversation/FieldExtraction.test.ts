@@ -243,6 +243,10 @@ describe("FieldExtraction", () => {
       ["four one five dash five five five dash one two one two", "4155551212"],
       ["twelve thirty four", "1234"],
       ["nine hundred", "900"],
+      ["one hundred twenty", "120"],
+      ["eight hundred and five", "805"],
+      ["one eight hundred five five five", "1800555"],
+      ["1-800-555-1212", "18005551212"],
       ["Oh, it's one two three four", "1234"],
       ["It's 4 digits: 9876", "9876"],
       ["one two uh three four", "1234"]
@@ -332,6 +336,11 @@ describe("FieldExtraction", () => {
       assert.strictEqual(failure(contact, "carrier pigeon"), "no-value")
       assert.strictEqual(failure(contact, "the fifth one"), "out-of-range")
       assert.strictEqual(failure(field("multiple_choice"), "email"), "no-value")
+    })
+
+    it("does not fuzz a different first letter", () => {
+      const item = field("multiple_choice", { choices: ["Email", "Phone", "Text"] })
+      assert.strictEqual(failure(item, "the next one"), "no-value")
     })
 
     it("does not fuzz short choices", () => {
@@ -499,6 +508,9 @@ describe("FieldExtraction", () => {
       ["next Tuesday at 10am", "2026-09-08T10:00"],
       ["tomorrow at 10:30 pm", "2026-09-02T22:30"],
       ["tomorrow at 10:30 p.m.", "2026-09-02T22:30"],
+      ["tomorrow at 10.30pm", "2026-09-02T22:30"],
+      ["Tuesday at 10 o'clock", "2026-09-08T10:00"],
+      ["tomorrow morning at nine", "2026-09-02T09:00"],
       ["Friday at noon", "2026-09-04T12:00"],
       ["Friday at midnight", "2026-09-04T00:00"],
       ["March third twenty twenty seven at ten thirty a m", "2027-03-03T10:30"],

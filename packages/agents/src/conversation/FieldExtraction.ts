@@ -24,18 +24,19 @@
  *   out-of-range.
  * - `digit_sequence` and `cvv`: the longest run of digits, in digits or words ("1234", "1 2 3
  *   4", "one two three four", "oh"/"zero"/"o", "double five" → "55", "triple" likewise,
- *   "twelve" → "12", "thirty four" → "34", "five hundred" → "500"); "dash", "then", "and",
+ *   "twelve" → "12", "thirty four" → "34", "five hundred" → "500", "one hundred twenty" →
+ *   "120", "eight hundred and five" → "805", but "eight hundred five" → "8005"); "dash", "then", "and",
  *   "uh", "um" do not break a run. A run that is only "oh" is an interjection, not a zero. A
  *   cvv must have 3 or 4 digits (otherwise out-of-range).
  * - `multiple_choice` → a choice's text exactly as given in `choices`. Case, accents and
  *   punctuation are ignored. In order: the choices that appear in the utterance as whole words
  *   (a choice inside a longer one that also appears is dropped: "mobile phone" picks "Mobile
  *   phone" over "Phone"); else the closest choice within a small edit distance (optimal
- *   string alignment over the letters, spaces ignored, at most 1 for choices of 4–7 letters, 2
- *   for 8–12, 3 beyond; none for shorter ones); else an ordinal ("the second one", "second",
+ *   string alignment over the letters, spaces ignored, the first letter right, at most 1 for
+ *   choices of 4–7 letters, 2 for 8–12, 3 beyond; none for shorter ones); else an ordinal ("the second one", "second",
  *   "the last option", "option two", "number 2"). Several equally good → ambiguous. Negation is
  *   not understood ("not email" picks "Email").
- * - `calendar_slot` → `"YYYY-MM-DDTHH:MM"`: a time ("10:30 pm", "10am", "ten a m", "ten
+ * - `calendar_slot` → `"YYYY-MM-DDTHH:MM"`: a time ("10:30 pm", "10.30pm", "10am", "ten a m", "ten
  *   thirty p m", "seven oh five in the evening", "noon", "midnight", "half past three",
  *   "quarter to ten", "at ten", "three o'clock") and a date (as for `date`, read from the rest of
  *   the utterance). A time in words or a bare "at 3" needs a marker (am/pm, o'clock, "in the
@@ -366,21 +367,29 @@ const extractDigits = (utterance: string): Extracted<string> => {
     run = ""
     onlyOh = true
   }
+  // the zeros of a "hundred" just said, that a following tens word or "and" and a number fill
+  // ("one hundred twenty" → 120, "eight hundred and five" → 805, "eight hundred five" → 8005)
+  let zeros = 0
   for (let i = 0; i < tokens.length;) {
     const word = tokens[i]!.text
     if (run !== "" && (word === "hundred" || word === "thousand")) {
-      run += word === "hundred" ? "00" : "000"
+      zeros = word === "hundred" ? 2 : 3
+      run += "0".repeat(zeros)
       i += 1
       continue
     }
     const group = digitGroup(tokens, i)
     if (group !== undefined) {
-      run += group.value
+      const fills = zeros > 0 && (isNumberWord(word) && !has(UNITS, word) || tokens[i - 1]?.text === "and") &&
+        isNumberWord(word) && group.value.length <= zeros
+      run = fills ? run.slice(0, -zeros) + group.value.padStart(zeros, "0") : run + group.value
+      zeros = 0
       if (word !== "oh" && word !== "o") onlyOh = false
       i = group.next
       continue
     }
     if (!(run !== "" && DIGIT_CONNECTORS.has(word))) close()
+    if (word !== "and") zeros = 0
     i += 1
   }
   close()
@@ -485,6 +494,7 @@ const extractChoice = (choices: ReadonlyArray<string>, utterance: string): Extra
     if (allowed === 0) continue
     for (let size = Math.max(1, option.words.length - 1); size <= option.words.length + 1; size++) {
       for (let i = 0; i + size <= said.length; i++) {
+        if (said[i]![0] !== target[0]) continue
         const distance = editDistance(said.slice(i, i + size).join(""), target)
         if (distance > allowed || distance > bestDistance) continue
         if (distance < bestDistance) best = []
@@ -786,7 +796,7 @@ const minutesAt = (tokens: ReadonlyArray<Token>, i: number): Parsed<number> | un
 
 const timeIn = (normalized: string): Found | undefined => {
   const found: Array<Found> = []
-  for (const m of normalized.matchAll(/(?<![\d:/])(\d{1,2}):(\d{2})(?![\d:])(?:\s*(am|pm)\b)?/g)) {
+  for (const m of normalized.matchAll(/(?<![\d:/.])(\d{1,2})[:.](\d{2})(?![\d:.])(?:\s*(am|pm)\b)?/g)) {
     const meridiem = m[3] as Meridiem
     found.push({
       time: checkedTime(Number(m[1]), Number(m[2]), meridiem, meridiem === undefined),
@@ -829,7 +839,7 @@ const timeIn = (normalized: string): Found | undefined => {
     }
     // [at] ten [thirty] [am|pm|o'clock|in the morning]
     const hour = hourAt(tokens, i)
-    if (hour === undefined || normalized[tokens[i]!.end] === ":") continue
+    if (hour === undefined || normalized[tokens[i]!.end] === ":" || /^\d+\.\d+$/.test(word)) continue
     const minutes = /^\d/.test(word) ? undefined : minutesAt(tokens, i + 1)
     const afterMinutes = minutes?.next ?? i + 1
     const oclock = tokens[afterMinutes]?.text === "oclock"
