@@ -26,16 +26,16 @@
  *   4", "one two three four", "oh"/"zero"/"o", "double five" → "55", "triple" likewise,
  *   "twelve" → "12", "thirty four" → "34", "five hundred" → "500", "one hundred twenty" →
  *   "120", "eight hundred and five" → "805", but "eight hundred five" → "8005"); "dash",
- *   "then", "and", "uh", "um" do not break a run. A run that is only "oh" is an interjection, not a zero. A
- *   cvv must have 3 or 4 digits (otherwise out-of-range).
+ *   "then", "and", "uh", "um" do not break a run. A run that is only "oh" is an
+ *   interjection, not a zero. A cvv must have 3 or 4 digits (otherwise out-of-range).
  * - `multiple_choice` → a choice's text exactly as given in `choices`. Case, accents and
  *   punctuation are ignored. In order: the choices that appear in the utterance as whole words
  *   (a choice inside a longer one that also appears is dropped: "mobile phone" picks "Mobile
  *   phone" over "Phone"); else the closest choice within a small edit distance (optimal
  *   string alignment over the letters, spaces ignored, the first letter right, at most 1 for
  *   choices of 4–7 letters, 2 for 8–12, 3 beyond; none for shorter ones); else an ordinal
- *   ("the second one", "second", "the last option", "option two", "number 2"). Several equally good → ambiguous. Negation is
- *   not understood ("not email" picks "Email").
+ *   ("the second one", "second", "the last option", "option two", "number 2"). Several
+ *   equally good → ambiguous. Negation is not understood ("not email" picks "Email").
  * - `calendar_slot` → `"YYYY-MM-DDTHH:MM"`: a time ("10:30 pm", "10.30pm", "10am", "ten a
  *   m", "ten thirty p m", "seven oh five in the evening", "noon", "midnight", "half past three",
  *   "quarter to ten", "at ten", "three o'clock") and a date (as for `date`, read from the rest of
