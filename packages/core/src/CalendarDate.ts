@@ -1,7 +1,9 @@
 /**
  * Calendar dates as the API writes them: `YYYY-MM-DD`, no time, no zone.
  *
- * Owns: the format check (a real date: `2026-02-30` is rejected) and ordering. Does not own
+ * Owns: the format check (a real date: `2026-02-30` is rejected), ordering, and the
+ * arithmetic of proleptic Gregorian days (days in a month, days since 1970-01-01 and back,
+ * after Howard Hinnant's `days_from_civil`/`civil_from_days`). Does not own
  * which zone a date is read in (CallingSchedule reads them in the campaign's zone).
  *
  * @since 0.1.0
@@ -24,9 +26,59 @@ export const isCalendarDate = (s: string): boolean => {
   const day = Number(match[3])
   // Year 0000 (1 BC) is not a date PostgreSQL's `date` accepts.
   if (year < 1 || month < 1 || month > 12 || day < 1) return false
+  return day <= daysInMonth(year, month)
+}
+
+/**
+ * A day of the proleptic Gregorian calendar as numbers.
+ *
+ * @category models
+ */
+export interface CivilDate {
+  readonly year: number
+  readonly month: number
+  readonly day: number
+}
+
+/**
+ * Days in `month` (1-12) of `year`.
+ *
+ * @category constructors
+ */
+export const daysInMonth = (year: number, month: number): number => {
   const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0
-  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 0
-  return day <= days
+  return [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 0
+}
+
+/**
+ * Days since 1970-01-01 of a date.
+ *
+ * @category constructors
+ */
+export const toEpochDay = ({ day, month, year }: CivilDate): number => {
+  const y = month <= 2 ? year - 1 : year
+  const era = Math.floor(y / 400)
+  const yoe = y - era * 400
+  const doy = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy
+  return era * 146_097 + doe - 719_468
+}
+
+/**
+ * The date `days` days after 1970-01-01.
+ *
+ * @category constructors
+ */
+export const fromEpochDay = (days: number): CivilDate => {
+  const z = days + 719_468
+  const era = Math.floor(z / 146_097)
+  const doe = z - era * 146_097
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365)
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100))
+  const mp = Math.floor((5 * doy + 2) / 153)
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1
+  const month = mp < 10 ? mp + 3 : mp - 9
+  return { year: yoe + era * 400 + (month <= 2 ? 1 : 0), month, day }
 }
 
 /**

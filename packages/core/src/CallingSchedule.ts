@@ -32,6 +32,7 @@
  * @since 0.1.0
  */
 import { Temporal } from "@js-temporal/polyfill"
+import { fromEpochDay, toEpochDay } from "./CalendarDate.ts"
 import type { CallingWindow, DayOfWeek } from "./CallingWindow.ts"
 import { toMinutes } from "./CallingWindow.ts"
 
@@ -54,26 +55,10 @@ const DAY = 86_400_000
 const MAX_OFFSET = 14 * 3_600_000
 const SEARCH_DAYS = 17
 
-// Days since 1970-01-01 of a proleptic Gregorian date, and back (H. Hinnant's algorithms).
-const daysFromCivil = (year: number, month: number, day: number): number => {
-  const y = month <= 2 ? year - 1 : year
-  const era = Math.floor(y / 400)
-  const yoe = y - era * 400
-  const doy = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1
-  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy
-  return era * 146_097 + doe - 719_468
-}
+const daysFromCivil = (year: number, month: number, day: number): number => toEpochDay({ year, month, day })
 
 const civilFromDays = (days: number): string => {
-  const z = days + 719_468
-  const era = Math.floor(z / 146_097)
-  const doe = z - era * 146_097
-  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365)
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100))
-  const mp = Math.floor((5 * doy + 2) / 153)
-  const day = doy - Math.floor((153 * mp + 2) / 5) + 1
-  const month = mp < 10 ? mp + 3 : mp - 9
-  const year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+  const { day, month, year } = fromEpochDay(days)
   const pad = (n: number, width: number) => String(n).padStart(width, "0")
   return `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}`
 }

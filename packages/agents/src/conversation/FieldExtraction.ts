@@ -54,6 +54,8 @@
  *
  * @since 0.1.0
  */
+import type { CivilDate } from "@voice-agent/core/CalendarDate"
+import { daysInMonth, fromEpochDay, toEpochDay } from "@voice-agent/core/CalendarDate"
 import { Data, Result } from "effect"
 import type { FieldItem, FieldValue } from "./Task.ts"
 import { isSensitive } from "./Task.ts"
@@ -63,11 +65,7 @@ import { isSensitive } from "./Task.ts"
  *
  * @category models
  */
-export interface CalendarDate {
-  readonly year: number
-  readonly month: number
-  readonly day: number
-}
+export type CalendarDate = CivilDate
 
 /**
  * What extraction needs besides the utterance: `today`, the date of the call in the call's
@@ -544,41 +542,14 @@ const WEEKDAYS = numbered("sunday monday tuesday wednesday thursday friday satur
 
 const pad = (n: number, width = 2) => String(n).padStart(width, "0")
 
-const isLeap = (year: number) => (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0
-
-const daysInMonth = (year: number, month: number) =>
-  month === 2 ? (isLeap(year) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31
-
 const isValidDate = (date: CalendarDate) =>
   Number.isInteger(date.year) && date.month >= 1 && date.month <= 12 && date.day >= 1 &&
   date.day <= daysInMonth(date.year, date.month)
 
-/** Days since 1970-01-01 (proleptic Gregorian), after Howard Hinnant's `days_from_civil`. */
-const toDays = ({ day, month, year }: CalendarDate): number => {
-  const y = month <= 2 ? year - 1 : year
-  const era = Math.floor(y / 400)
-  const yoe = y - era * 400
-  const doy = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1
-  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy
-  return era * 146097 + doe - 719468
-}
-
-const fromDays = (days: number): CalendarDate => {
-  const z = days + 719468
-  const era = Math.floor(z / 146097)
-  const doe = z - era * 146097
-  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365)
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100))
-  const mp = Math.floor((5 * doy + 2) / 153)
-  const day = doy - Math.floor((153 * mp + 2) / 5) + 1
-  const month = mp < 10 ? mp + 3 : mp - 9
-  return { year: yoe + era * 400 + (month <= 2 ? 1 : 0), month, day }
-}
-
-const addDays = (date: CalendarDate, days: number) => fromDays(toDays(date) + days)
+const addDays = (date: CalendarDate, days: number) => fromEpochDay(toEpochDay(date) + days)
 
 /** 0 for Sunday … 6 for Saturday. */
-const weekdayOf = (date: CalendarDate) => (((toDays(date) + 4) % 7) + 7) % 7
+const weekdayOf = (date: CalendarDate) => (((toEpochDay(date) + 4) % 7) + 7) % 7
 
 const checked = (date: CalendarDate): Extracted<CalendarDate> =>
   isValidDate(date)
@@ -589,7 +560,7 @@ const checked = (date: CalendarDate): Extracted<CalendarDate> =>
 const nextOccurrence = (month: number, day: number, today: CalendarDate): Extracted<CalendarDate> => {
   for (let year = today.year; year <= today.year + 8; year++) {
     const date = { year, month, day }
-    if (isValidDate(date) && toDays(date) >= toDays(today)) return Result.succeed(date)
+    if (isValidDate(date) && toEpochDay(date) >= toEpochDay(today)) return Result.succeed(date)
   }
   return checked({ year: today.year, month, day })
 }
