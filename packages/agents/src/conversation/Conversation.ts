@@ -40,8 +40,8 @@
  * @since 0.1.0
  */
 import type { AgentOutcome } from "@voice-agent/core/ports/Agent"
-import type { ActionItem, FieldItem, FieldValue, Persona, Task } from "./Task.ts"
-import { isSensitive } from "./Task.ts"
+import type { ActionItem, FieldItem, FieldValue, Persona, Task } from "@voice-agent/core/AgentTask"
+import { isSensitive } from "@voice-agent/core/AgentTask"
 
 /**
  * What stands for a sensitive value in text.

@@ -5,7 +5,7 @@ import * as Conversation from "./Conversation.ts"
 import * as DeterministicPolicy from "./DeterministicPolicy.ts"
 import type { Extractor } from "./DeterministicPolicy.ts"
 import * as FieldExtraction from "./FieldExtraction.ts"
-import type { FieldItem, FieldValue, Task } from "./Task.ts"
+import type { FieldItem, FieldValue, Task } from "@voice-agent/core/AgentTask"
 
 const words: { readonly [word: string]: string } = {
   zero: "0",

@@ -40,7 +40,7 @@
 import type { Result } from "effect"
 import type { Day, Decision, Directive, Input, Policy, State, Variables } from "./Conversation.ts"
 import * as Conversation from "./Conversation.ts"
-import type { FieldItem, FieldValue, Persona } from "./Task.ts"
+import type { FieldItem, FieldValue, Persona } from "@voice-agent/core/AgentTask"
 
 /**
  * What an extractor is told besides the field and the utterance.

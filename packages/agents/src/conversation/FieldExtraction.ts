@@ -57,8 +57,8 @@
 import type { CivilDate } from "@voice-agent/core/CalendarDate"
 import { daysInMonth, fromEpochDay, toEpochDay } from "@voice-agent/core/CalendarDate"
 import { Data, Result } from "effect"
-import type { FieldItem, FieldValue } from "./Task.ts"
-import { isSensitive } from "./Task.ts"
+import type { FieldItem, FieldValue } from "@voice-agent/core/AgentTask"
+import { isSensitive } from "@voice-agent/core/AgentTask"
 
 /**
  * A day of the calendar.
