@@ -326,6 +326,7 @@ const run = (
       data: found.data,
       answeredBy
     }
+    const encoding = agent.encodingFor === undefined ? agent.encoding : yield* agent.encodingFor(context)
     const call: AgentCall = {
       context,
       input: Stream.fromQueue(input),
@@ -404,7 +405,7 @@ const run = (
             }
             offerUnsafe({
               _tag: "Audio",
-              frame: agent.encoding === "mulaw"
+              frame: encoding === "mulaw"
                 ? { encoding: "mulaw", bytes, timestampMs }
                 : { encoding: "pcm16", samples: pcm, timestampMs }
             })

@@ -22,6 +22,10 @@
  *   runtime never has to cancel one).
  * - `CompleteTask`, `Transfer`, `EndCall`: the last two end the conversation after the speech
  *   already queued has played; every later event is ignored.
+ * - `Generate`: ask the language model for the next reply, with a prompt built from this state
+ *   (a generation still streaming is dropped first); its sentences come back as `ModelText`
+ *   and its tool calls as `ModelToolCall` events.
+ * - `ToolResult`: the output of a model's tool call, for the model's next round.
  *
  * What to say is the `Policy`'s: `step` gives it the event (with the speech a playback report
  * is about) and applies what it decides. `step` owns the bookkeeping every policy shares, so a
@@ -39,9 +43,9 @@
  *
  * @since 0.1.0
  */
-import type { AgentOutcome } from "@voice-agent/core/ports/Agent"
 import type { ActionItem, FieldItem, FieldValue, Persona, Task } from "@voice-agent/core/AgentTask"
 import { isSensitive } from "@voice-agent/core/AgentTask"
+import type { AgentOutcome } from "@voice-agent/core/ports/Agent"
 
 /**
  * What stands for a sensitive value in text.
@@ -190,6 +194,10 @@ export type Event =
   | { readonly _tag: "SilenceTimeout"; readonly id: number; readonly offsetMs: number }
   /** The caller hung up. */
   | { readonly _tag: "HungUp"; readonly offsetMs: number }
+  /** A sentence of the language model's reply (after a `Generate`), as it streams in. */
+  | { readonly _tag: "ModelText"; readonly text: string }
+  /** A tool call of the language model; answered by a `ToolResult` with its `id`. */
+  | { readonly _tag: "ModelToolCall"; readonly id: string; readonly name: string; readonly arguments: string }
 
 /**
  * What a policy is given: the events, with a playback report resolved to the speech it is about
@@ -223,6 +231,8 @@ export type Directive =
   | { readonly _tag: "Transfer"; readonly to: string; readonly message: string }
   | { readonly _tag: "EndCall"; readonly outcome: AgentOutcome }
   | { readonly _tag: "StartSilenceTimer"; readonly ms: number }
+  | { readonly _tag: "Generate" }
+  | { readonly _tag: "ToolResult"; readonly id: string; readonly output: string }
 
 /**
  * What the runtime carries out, in order (see the module's header).
@@ -244,6 +254,8 @@ export type Action =
   | { readonly _tag: "EndCall"; readonly outcome: AgentOutcome }
   | { readonly _tag: "StartSilenceTimer"; readonly id: number; readonly ms: number }
   | { readonly _tag: "RecordTurn"; readonly speaker: "HUMAN"; readonly text: string; readonly offsetMs: number }
+  | { readonly _tag: "Generate" }
+  | { readonly _tag: "ToolResult"; readonly id: string; readonly output: string }
 
 /**
  * A policy's answer to one input.
@@ -444,6 +456,9 @@ const resolve = (state: State, event: Event): { readonly state: State; readonly 
         },
         input: event
       }
+    case "ModelText":
+    case "ModelToolCall":
+      return { state, input: event }
     case "HungUp":
       return undefined
   }
@@ -526,6 +541,12 @@ export const step = (state: State, event: Event, policy: Policy): Step => {
         actions.push({ _tag: "StartSilenceTimer", id, ms: directive.ms })
         break
       }
+      case "Generate":
+        actions.push(directive)
+        break
+      case "ToolResult":
+        actions.push({ ...directive, output: scrub(current, directive.output) })
+        break
     }
   }
   return { state: current, actions }

@@ -37,10 +37,10 @@
  *
  * @since 0.1.0
  */
+import type { FieldItem, FieldValue, Persona } from "@voice-agent/core/AgentTask"
 import type { Result } from "effect"
 import type { Day, Decision, Directive, Input, Policy, State, Variables } from "./Conversation.ts"
 import * as Conversation from "./Conversation.ts"
-import type { FieldItem, FieldValue, Persona } from "@voice-agent/core/AgentTask"
 
 /**
  * What an extractor is told besides the field and the utterance.
@@ -366,6 +366,10 @@ export const make = (options: Options): Policy => {
           actions: [{ _tag: "Ask", key: target.key, text: `${lines.stillThere} ${questionFor(target)}` }]
         }
       }
+      case "ModelText":
+      case "ModelToolCall":
+        // No model here: nothing asks one.
+        return { state, actions: [] }
     }
   }
 

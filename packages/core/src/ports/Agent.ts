@@ -143,6 +143,11 @@ export class Agent extends Context.Service<Agent, {
   /** The audio encoding the agent wants in and gives out. */
   readonly encoding: AudioEncoding
   /**
+   * The encoding for one call, when it depends on the call (an agent that runs a
+   * speech-to-speech model for some calls and a pipeline for others); absent: `encoding`.
+   */
+  readonly encodingFor?: ((context: CallContext) => Effect.Effect<AudioEncoding>) | undefined
+  /**
    * Holds the conversation until the call ends. Returning ends the call (when the person has
    * not already hung up); a defect or failure is recorded as `agent-failure`.
    */
