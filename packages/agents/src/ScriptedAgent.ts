@@ -25,6 +25,8 @@ import { SpeechToText } from "@voice-agent/core/ports/SpeechToText"
 import { TextToSpeech } from "@voice-agent/core/ports/TextToSpeech"
 import { Deferred, Duration, Effect, Layer, Option, Queue, Stream } from "effect"
 import type { Cause } from "effect"
+import * as AnsweringMachine from "./AnsweringMachine.ts"
+import type { TurnSignal } from "./AnsweringMachine.ts"
 
 /**
  * The script's lines and waits.
@@ -67,8 +69,6 @@ export const defaultScript: Script = {
   hangUpGraceMs: 3_000,
   machineQuietMs: 1_000
 }
-
-type TurnSignal = { readonly _tag: "Started" } | { readonly _tag: "Stopped" }
 
 /**
  * The agent over the speech ports.
@@ -177,15 +177,7 @@ const converse = (
     const isHungUp = Deferred.isDone(hungUp)
 
     if (call.context.answeredBy === "machine") {
-      // Its greeting and beep: speech, then enough quiet.
-      for (;;) {
-        const signal = yield* nextSignal(script.machineQuietMs * 10)
-        if (Option.isNone(signal)) break
-        if (signal.value._tag === "Stopped") {
-          const more = yield* nextSignal(script.machineQuietMs)
-          if (Option.isNone(more)) break
-        }
-      }
+      yield* AnsweringMachine.awaitBeepEnd(nextSignal, script.machineQuietMs)
       if (yield* isHungUp) return remoteEnd("voicemail")
       yield* say(script.voicemail)
       return { outcome: "voicemail", endedBy: "agent" } satisfies AgentEnd

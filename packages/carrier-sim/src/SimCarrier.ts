@@ -30,6 +30,11 @@
  * after it (`Ended` `remote-hangup`), and `never-hangs-up` and `voicemail` calls last until we
  * hang up.
  *
+ * Briefings (CONTRACT §7 "the simulated person's answers"): when the context has
+ * `SimBriefings`, a person who answers is first briefed for the call (the checklist fields of
+ * the call's agent and the contact's `data.sim_answers`, `SimPerson.Briefing`); a briefing
+ * that cannot be had leaves them unbriefed.
+ *
  * `hangUp` ends the call's script at once (sending `stop` and closing the stream of a call
  * with media) and reports `Ended` `local-hangup`, unless the call had already ended (then, as
  * for a call it never placed, it does nothing); it returns when the call's `Ended` is reported.
@@ -61,6 +66,16 @@ import * as SimMediaStream from "./SimMediaStream.ts"
 import type { SimOutcome } from "./SimOutcome.ts"
 import { conversationMs, outcomeFor, timings } from "./SimOutcome.ts"
 import * as SimPerson from "./SimPerson.ts"
+
+/**
+ * Where the carrier learns what its person is told before a call (the daemon reads the call's
+ * agent definition and contact).
+ *
+ * @category services
+ */
+export class SimBriefings extends Context.Service<SimBriefings, {
+  readonly briefingFor: (callId: string) => Effect.Effect<SimPerson.Briefing>
+}>()("@voice-agent/carrier-sim/SimCarrier/SimBriefings") {}
 
 /** A call whose script is running: `hungUp` is completed by `hangUp`, `done` when the script ends. */
 interface LiveCall {
@@ -132,7 +147,8 @@ const mediaCall = (
   request: PlaceCallRequest,
   carrierCallId: string,
   outcome: SimPerson.AnsweredOutcome,
-  hungUp: Effect.Effect<void>
+  hungUp: Effect.Effect<void>,
+  briefings: Option.Option<SimBriefings["Service"]>
 ): Effect.Effect<CallEndReason> =>
   Effect.scoped(
     Effect.gen(function*() {
@@ -148,13 +164,18 @@ const mediaCall = (
         )
         return "local-hangup"
       }
+      const briefing = Option.isNone(briefings)
+        ? SimPerson.unbriefed
+        : yield* briefings.value.briefingFor(request.callId).pipe(
+          Effect.catchCause(() => Effect.succeed(SimPerson.unbriefed))
+        )
       return yield* SimMediaStream.run({
         socket: connected.value.success,
         accountSid: ACCOUNT_SID,
         callSid: carrierCallId,
         streamSid: `MZ${hex32()}`,
         customParameters: { token: request.mediaToken },
-        person: (line) => SimPerson.behave(outcome, line),
+        person: (line) => SimPerson.behave(outcome, line, briefing),
         hangUp: hungUp
       })
     })
@@ -173,6 +194,7 @@ export const makeWithSimulator: Effect.Effect<
 > = Effect.gen(function*() {
   const events = yield* CallEvents
   const connector = yield* Effect.serviceOption(MediaConnector)
+  const briefings = yield* Effect.serviceOption(SimBriefings)
   const scope = yield* Effect.scope
   const calls = new Map<string, LiveCall>()
 
@@ -184,7 +206,7 @@ export const makeWithSimulator: Effect.Effect<
       yield* publish({ _tag: "Answered", at: yield* Clock.currentTimeMillis, answeredBy: "human" })
       const caller = callerOutcome(outcomeFor(request.from))
       const reason = Option.isSome(connector)
-        ? yield* mediaCall(connector.value, request, carrierCallId, caller, hungUp)
+        ? yield* mediaCall(connector.value, request, carrierCallId, caller, hungUp, briefings)
         : yield* Effect.raceFirst(silentCall(caller, request.from), Effect.as(hungUp, "local-hangup" as const))
       yield* publish({ _tag: "Ended", at: yield* Clock.currentTimeMillis, reason })
     })
@@ -233,7 +255,7 @@ export const makeWithSimulator: Effect.Effect<
       yield* publish({ _tag: "Answered", at: yield* Clock.currentTimeMillis, answeredBy: answer })
       const answered = outcome as SimPerson.AnsweredOutcome
       const reason = Option.isSome(connector)
-        ? yield* mediaCall(connector.value, request, carrierCallId, answered, hungUp)
+        ? yield* mediaCall(connector.value, request, carrierCallId, answered, hungUp, briefings)
         : yield* untilHungUp(silentCall(answered, request.to))
       yield* publish({ _tag: "Ended", at: yield* Clock.currentTimeMillis, reason })
     })

@@ -20,11 +20,18 @@
  *   silence until our side closes the stream.
  *
  * Every one of them hangs up after `maxCallMs` (5 minutes) at the latest, so no call runs
- * forever. The person only knows what they heard: they do not know the contact's `data`, so
- * `data.sim_answers` is not theirs to use (the agent side may apply it).
+ * forever.
+ *
+ * A person may be briefed (`Briefing`, CONTRACT §7 "the simulated person's answers"): the
+ * checklist fields the agent will ask about and the answers to give (the contact's
+ * `data.sim_answers`). They still only act on what they heard: a question they hear is taken
+ * as the field whose question (or description, or key) it contains, and answered with the
+ * briefed answer for its key, else the default for its type; a question that names no field
+ * is answered by `answerFor`'s rules.
  *
  * @since 0.1.0
  */
+import type { FieldItem } from "@voice-agent/core/AgentTask"
 import * as SimSpeech from "@voice-agent/media/SimSpeech"
 import { Duration, Effect, Queue } from "effect"
 import type { Line } from "./SimMediaStream.ts"
@@ -143,6 +150,78 @@ export const answerFor = (utterance: string): string => {
 }
 
 /**
+ * What a person is told before the call: the fields the agent will ask for, and the answers
+ * to give by field key.
+ *
+ * @category models
+ */
+export interface Briefing {
+  readonly fields: ReadonlyArray<FieldItem>
+  readonly answers: { readonly [key: string]: string }
+}
+
+/**
+ * @category constructors
+ */
+export const unbriefed: Briefing = { fields: [], answers: {} }
+
+const normalized = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim()
+
+/** CONTRACT §7's answer by field type. */
+const answerByType = (field: FieldItem): string => {
+  switch (field.field_type) {
+    case "text":
+      return answers.text
+    case "integer":
+      return answers.integer
+    case "date":
+      return answers.date
+    case "multiple_choice":
+      return field.choices?.[0] ?? answers.text
+    case "digit_sequence":
+      return answers.digitSequence
+    case "calendar_slot":
+      return answers.calendarSlot
+    case "cvv":
+      return "one two three"
+  }
+}
+
+/**
+ * The briefed field an utterance asks about: the one whose question, else description, else
+ * key (words separated by spaces) it contains, the latest in the utterance.
+ *
+ * @category getters
+ */
+export const fieldAskedIn = (utterance: string, briefing: Briefing): FieldItem | undefined => {
+  const heard = ` ${normalized(utterance)} `
+  let best: { readonly field: FieldItem; readonly at: number } | undefined
+  for (const field of briefing.fields) {
+    for (const phrase of [field.question, field.description, field.key.replace(/[_-]+/g, " ")]) {
+      const wanted = phrase === undefined ? "" : normalized(phrase)
+      if (wanted === "") continue
+      const at = heard.lastIndexOf(` ${wanted} `)
+      if (at < 0) continue
+      if (best === undefined || at > best.at) best = { field, at }
+      break
+    }
+  }
+  return best?.field
+}
+
+/**
+ * What a briefed person answers to a question: the briefed answer of the field it asks about,
+ * else its type's default, else `answerFor`'s.
+ *
+ * @category constructors
+ */
+export const briefedAnswerFor = (utterance: string, briefing: Briefing): string => {
+  const field = fieldAskedIn(utterance, briefing)
+  if (field === undefined) return answerFor(utterance)
+  return briefing.answers[field.key] ?? answerByType(field)
+}
+
+/**
  * Whether an utterance of the agent asks something (it ends with "?").
  *
  * @category guards
@@ -179,24 +258,24 @@ const machineMessage = (): Int16Array => {
 }
 
 /** Answers questions; returns (hangs up) after a goodbye when `hangsUp`. */
-const converse = (line: Line, hangsUp: boolean): Effect.Effect<void> =>
+const converse = (line: Line, hangsUp: boolean, briefing: Briefing): Effect.Effect<void> =>
   Effect.gen(function*() {
     while (true) {
       const utterance = yield* Queue.take(line.heard)
       if (hangsUp && isGoodbye(utterance)) return yield* Effect.sleep(Duration.millis(timings.goodbyeMs))
       if (isQuestion(utterance)) {
         yield* Effect.sleep(Duration.millis(timings.replyMs))
-        yield* line.say(SimSpeech.encode(answerFor(utterance)))
+        yield* line.say(SimSpeech.encode(briefedAnswerFor(utterance, briefing)))
       }
     }
   })
 
-const script = (outcome: AnsweredOutcome, line: Line): Effect.Effect<void> => {
+const script = (outcome: AnsweredOutcome, line: Line, briefing: Briefing): Effect.Effect<void> => {
   switch (outcome) {
     case "conversation":
-      return converse(line, true)
+      return converse(line, true, briefing)
     case "never-hangs-up":
-      return converse(line, false)
+      return converse(line, false, briefing)
     case "early-hangup":
       return Effect.andThen(
         line.say(SimSpeech.encode(earlyHangupLine)),
@@ -213,5 +292,5 @@ const script = (outcome: AnsweredOutcome, line: Line): Effect.Effect<void> => {
  *
  * @category constructors
  */
-export const behave = (outcome: AnsweredOutcome, line: Line): Effect.Effect<void> =>
-  Effect.raceFirst(script(outcome, line), Effect.sleep(Duration.millis(timings.maxCallMs)))
+export const behave = (outcome: AnsweredOutcome, line: Line, briefing: Briefing = unbriefed): Effect.Effect<void> =>
+  Effect.raceFirst(script(outcome, line, briefing), Effect.sleep(Duration.millis(timings.maxCallMs)))

@@ -1,0 +1,577 @@
+/**
+ * The conversation runtime: the `Agent` that runs a call's agent definition (persona, task,
+ * instructions, language, providers) by driving the pure conversation (`Conversation.step`)
+ * with the call's events and carrying out its actions over the speech and language ports.
+ * A call whose campaign or number has no definition gets the `fallback` agent (the scripted
+ * reference agent, in the daemon).
+ *
+ * Per call, by the definition's providers (`Providers`, by name; absent names take the
+ * defaults the runtime was built with):
+ * - no `llm`: the deterministic policy, over speech-to-text and text-to-speech;
+ * - an `llm` that is a chat model: the language-model policy; each `Generate` streams the model
+ *   with the prompt built from the state as it is then, and each sentence is spoken as soon as
+ *   it is complete; tool calls go through the same `step`, and their results back to the model
+ *   for another round (at most `maxModelRounds`). A new utterance drops a reply still
+ *   streaming: its sentences not yet said are never said.
+ * - an `llm` that is a speech-to-speech model: the model hears and speaks (in its own encoding,
+ *   μ-law passed through untouched); the runtime gives it the same prompt and tools and carries
+ *   out its tool calls through the same `step`.
+ *
+ * Turn-taking: the session's voice activity detects barge-in, and the runtime interrupts the
+ * agent's audio at once (the conversation decides what to say again). A final transcript of
+ * the speech-to-text is the caller's turn. An answering machine is waited out (greeting and
+ * beep) before the conversation starts.
+ *
+ * Failures: a provider failing (speech-to-text, text-to-speech, the model: an error answer, a
+ * timeout, a dropped connection) ends the call at once as `agent-failure` (the conversation's
+ * termination reason is `bot-failure`); nothing waits on a provider that went away. An `llm`,
+ * `stt` or `tts` name that is not configured is the same failure, logged with the name.
+ *
+ * Collected fields are stored as they are recorded (`recordField`); a sensitive value is never
+ * logged, and the conversation already keeps it out of the transcript.
+ *
+ * @since 0.1.0
+ */
+import type { FieldValue, Persona, Task } from "@voice-agent/core/AgentTask"
+import type { AgentCall, AgentEnd, AudioEncoding, CallContext, CallInput } from "@voice-agent/core/ports/Agent"
+import { Agent } from "@voice-agent/core/ports/Agent"
+import type { ChatMessage, ChatModel, ToolCall } from "@voice-agent/core/ports/ChatModel"
+import type { LanguageProvider, Providers } from "@voice-agent/core/ports/Providers"
+import type { SpeechToSpeech } from "@voice-agent/core/ports/SpeechToSpeech"
+import type { PcmFrame } from "@voice-agent/core/ports/SpeechToText"
+import type { SpeechToText } from "@voice-agent/core/ports/SpeechToText"
+import type { TextToSpeech } from "@voice-agent/core/ports/TextToSpeech"
+import { Cause, Clock, Deferred, Duration, Effect, Fiber, Option, Queue, Ref, Stream } from "effect"
+import * as AnsweringMachine from "./AnsweringMachine.ts"
+import type { TurnSignal } from "./AnsweringMachine.ts"
+import * as Conversation from "./conversation/Conversation.ts"
+import * as DeterministicPolicy from "./conversation/DeterministicPolicy.ts"
+import * as FieldExtraction from "./conversation/FieldExtraction.ts"
+import * as ModelPolicy from "./conversation/ModelPolicy.ts"
+import * as ModelPrompt from "./conversation/ModelPrompt.ts"
+import * as Sentences from "./conversation/Sentences.ts"
+
+/**
+ * What the runtime needs of a stored agent definition.
+ *
+ * @category models
+ */
+export interface CallDefinition {
+  readonly persona: Persona
+  readonly task: Task | null
+  readonly instructions: string | null
+  readonly language: string | null
+  readonly llm: string | null
+  readonly stt: string | null
+  readonly tts: string | null
+}
+
+/**
+ * @category models
+ */
+export interface Settings {
+  /** How long the caller has to answer once the agent has spoken (default 8000 ms). */
+  readonly silenceMs: number
+  /** Re-asks of a field the deterministic policy could not understand (default 2). */
+  readonly maxReasks: number
+  /** Quiet after an answering machine's greeting that means it records (default 1000 ms). */
+  readonly machineQuietMs: number
+  /** Rounds of tool calls and replies per `Generate` (default 4). */
+  readonly maxModelRounds: number
+}
+
+/**
+ * @category constants
+ */
+export const defaultSettings: Settings = { silenceMs: 8_000, maxReasks: 2, machineQuietMs: 1_000, maxModelRounds: 4 }
+
+/**
+ * @category models
+ */
+export interface Dependencies {
+  /** The definition that answers the call, if its campaign or number has one. */
+  readonly definitionFor: (callId: string) => Effect.Effect<Option.Option<CallDefinition>>
+  /** Stores a collected value with the conversation. */
+  readonly recordField: (conversationId: string, key: string, value: FieldValue) => Effect.Effect<void>
+  /** The configured providers; absent: only the defaults. */
+  readonly providers: Providers["Service"] | undefined
+  /** Speech-to-text and text-to-speech of a definition that names none. */
+  readonly stt: SpeechToText["Service"]
+  readonly tts: TextToSpeech["Service"]
+  /** The agent of calls without a definition. */
+  readonly fallback: Agent["Service"]
+  readonly settings?: Partial<Settings> | undefined
+}
+
+type Plan =
+  | { readonly _tag: "Fallback" }
+  | { readonly _tag: "Misconfigured"; readonly message: string }
+  | {
+    readonly _tag: "Pipeline"
+    readonly definition: CallDefinition
+    readonly stt: SpeechToText["Service"]
+    readonly tts: TextToSpeech["Service"]
+    readonly chat: ChatModel["Service"] | undefined
+  }
+  | {
+    readonly _tag: "SpeechToSpeech"
+    readonly definition: CallDefinition
+    readonly model: SpeechToSpeech["Service"]
+  }
+
+const agentFailure: AgentEnd = { outcome: "agent-failure", endedBy: "agent" }
+
+/** The conversation's starting state of a definition, with the contact's data as variables. */
+const initialState = (definition: CallDefinition): Conversation.State =>
+  Conversation.make({
+    persona: definition.persona,
+    task: definition.task ?? undefined,
+    instructions: definition.instructions === null || definition.instructions.trim() === ""
+      ? []
+      : [definition.instructions],
+    language: definition.language ?? undefined
+  })
+
+const today = Effect.map(Clock.currentTimeMillis, (now) => {
+  const date = new Date(now)
+  return { year: date.getUTCFullYear(), month: date.getUTCMonth() + 1, day: date.getUTCDate() }
+})
+
+const callStarted = (context: CallContext) =>
+  Effect.map(today, (day): Conversation.Event => ({
+    _tag: "CallStarted",
+    direction: context.direction,
+    from: context.from,
+    to: context.to,
+    variables: context.data,
+    answeredBy: context.answeredBy,
+    today: day
+  }))
+
+/**
+ * The runtime as an `Agent`.
+ *
+ * @category constructors
+ */
+export const make = (dependencies: Dependencies): Agent["Service"] => {
+  const settings: Settings = { ...defaultSettings, ...dependencies.settings }
+  const extractor: DeterministicPolicy.Extractor = (field, utterance, context) =>
+    FieldExtraction.extract(field, utterance, { today: context.today })
+
+  const planFor = (callId: string): Effect.Effect<Plan> =>
+    Effect.map(dependencies.definitionFor(callId), (found): Plan => {
+      if (Option.isNone(found)) return { _tag: "Fallback" }
+      const definition = found.value
+      const providers = dependencies.providers
+      const lookup = <A>(kind: "llm" | "stt" | "tts", name: string, get: (name: string) => Option.Option<A>) => {
+        const provider = get(name)
+        if (Option.isSome(provider)) return provider.value
+        const known = providers?.names[kind] ?? []
+        return `The agent's ${kind} provider "${name}" is not configured (configured: ${
+          known.length === 0 ? "none" : known.join(", ")
+        })`
+      }
+      const none = () => Option.none<never>()
+      const stt = definition.stt === null ? dependencies.stt : lookup("stt", definition.stt, providers?.stt ?? none)
+      const tts = definition.tts === null ? dependencies.tts : lookup("tts", definition.tts, providers?.tts ?? none)
+      const llm: LanguageProvider | string | undefined = definition.llm === null
+        ? undefined
+        : lookup("llm", definition.llm, providers?.llm ?? none)
+      for (const provider of [stt, tts, llm]) {
+        if (typeof provider === "string") return { _tag: "Misconfigured", message: provider }
+      }
+      const language = llm as LanguageProvider | undefined
+      if (language?._tag === "SpeechToSpeech") return { _tag: "SpeechToSpeech", definition, model: language.model }
+      return {
+        _tag: "Pipeline",
+        definition,
+        stt: stt as SpeechToText["Service"],
+        tts: tts as TextToSpeech["Service"],
+        chat: language?.model
+      }
+    })
+
+  // `encodingFor` runs just before `run` for the same call: the plan is looked up once.
+  const planned = new Map<string, Plan>()
+
+  return Agent.of({
+    encoding: "pcm16",
+    encodingFor: (context) =>
+      Effect.map(planFor(context.callId), (plan): AudioEncoding => {
+        planned.set(context.callId, plan)
+        switch (plan._tag) {
+          case "Fallback":
+            return dependencies.fallback.encodingFor === undefined ? dependencies.fallback.encoding : "pcm16"
+          case "SpeechToSpeech":
+            return plan.model.encoding
+          default:
+            return "pcm16"
+        }
+      }),
+    run: (call) =>
+      Effect.gen(function*() {
+        const cached = planned.get(call.context.callId)
+        planned.delete(call.context.callId)
+        const plan = cached ?? (yield* planFor(call.context.callId))
+        switch (plan._tag) {
+          case "Fallback":
+            return yield* dependencies.fallback.run(call)
+          case "Misconfigured":
+            yield* Effect.logError(`Call ${call.context.callId}: ${plan.message}`)
+            return agentFailure
+          case "Pipeline":
+            return yield* Effect.scoped(pipeline(call, plan, settings, extractor, dependencies))
+          case "SpeechToSpeech":
+            return yield* speechToSpeech(call, plan, settings, extractor, dependencies)
+        }
+      })
+  })
+}
+
+type Queued =
+  | { readonly _tag: "Event"; readonly event: Conversation.Event; readonly generation?: number | undefined }
+  | { readonly _tag: "Failed"; readonly message: string }
+
+type Spoken =
+  | { readonly _tag: "Speech"; readonly id: number; readonly text: string; readonly sensitiveFree: boolean }
+  | { readonly _tag: "Drained"; readonly done: Deferred.Deferred<void> }
+
+/** The pipeline: speech-to-text, a policy (deterministic or a chat model), text-to-speech. */
+const pipeline = (
+  call: AgentCall,
+  plan: Extract<Plan, { _tag: "Pipeline" }>,
+  settings: Settings,
+  extractor: DeterministicPolicy.Extractor,
+  dependencies: Dependencies
+) =>
+  Effect.gen(function*() {
+    const { definition, stt, tts, chat } = plan
+    const callId = call.context.callId
+    const policy = chat === undefined
+      ? DeterministicPolicy.make({ extractor, maxReasks: settings.maxReasks, silenceMs: settings.silenceMs })
+      : ModelPolicy.make({ extractor, silenceMs: settings.silenceMs })
+    const events = yield* Queue.bounded<Queued>(1_024)
+    const audio = yield* Queue.bounded<PcmFrame, Cause.Done>(500)
+    const signals = yield* Queue.sliding<TurnSignal>(8)
+    const speeches = yield* Queue.unbounded<Spoken>()
+    const hungUp = yield* Deferred.make<void>()
+    const offer = (event: Conversation.Event, generation?: number) =>
+      Queue.offer(events, { _tag: "Event", event, generation })
+    const fail = (message: string) => Queue.offer(events, { _tag: "Failed", message })
+    const offsetNow = Effect.map(call.elapsedMs, Math.round)
+
+    // The caller's side: audio to the recognizer, keys and voice activity to the conversation.
+    yield* Effect.forkScoped(
+      Stream.runForEachArray(call.input, (items: ReadonlyArray<CallInput>) =>
+        Effect.gen(function*() {
+          let frames: Array<PcmFrame> = []
+          for (const item of items) {
+            if (item._tag === "Audio") {
+              if (item.frame.encoding === "pcm16") {
+                frames.push({ samples: item.frame.samples, timestampMs: item.frame.timestampMs })
+              }
+              continue
+            }
+            if (frames.length > 0) {
+              yield* Queue.offerAll(audio, frames)
+              frames = []
+            }
+            switch (item._tag) {
+              case "SpeechStarted":
+                yield* Queue.offer(signals, { _tag: "Started" })
+                break
+              case "SpeechStopped":
+                yield* Queue.offer(signals, { _tag: "Stopped" })
+                break
+              case "BargeIn":
+                yield* call.interrupt
+                break
+              case "Dtmf":
+                yield* offer({ _tag: "Dtmf", digit: item.digit, offsetMs: item.timestampMs })
+                break
+            }
+          }
+          if (frames.length > 0) yield* Queue.offerAll(audio, frames)
+        })).pipe(
+          Effect.ensuring(Effect.gen(function*() {
+            yield* Queue.end(audio)
+            yield* Deferred.succeed(hungUp, undefined)
+            yield* offer({ _tag: "HungUp", offsetMs: yield* offsetNow })
+          }))
+        )
+    )
+
+    // What the caller said: final transcripts are utterances.
+    const keywords = (definition.task?.action_items ?? []).flatMap((item) =>
+      item.item_type === "field" && item.choices !== undefined ? item.choices : []
+    )
+    yield* Effect.forkScoped(
+      stt.transcribe(Stream.fromQueue(audio), {
+        ...(definition.language === null ? {} : { language: definition.language }),
+        ...(keywords.length === 0 ? {} : { keywords })
+      }).pipe(
+        Stream.filter((transcript) => transcript.final && transcript.text.trim() !== ""),
+        Stream.runForEach((transcript) =>
+          offer({ _tag: "Utterance", text: transcript.text, offsetMs: Math.round(transcript.startMs) })
+        ),
+        Effect.catch((error) => fail(`speech-to-text failed: ${error.message}`))
+      )
+    )
+
+    // The agent's side: one speech at a time, in order; an interruption drops what was queued.
+    const voice = definition.persona.voice ?? undefined
+    yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
+      const next = yield* Queue.take(speeches)
+      if (next._tag === "Drained") {
+        yield* Deferred.succeed(next.done, undefined)
+        return
+      }
+      const offsetMs = yield* offsetNow
+      yield* call.emitTurn({
+        speaker: "AGENT",
+        text: next.sensitiveFree ? next.text : Conversation.Redacted,
+        offsetMs
+      })
+      const failure = yield* Ref.make<string | undefined>(undefined)
+      const playback = yield* call.say(
+        tts.synthesize(next.text, {
+          ...(voice === undefined ? {} : { voice }),
+          ...(definition.language === null ? {} : { language: definition.language })
+        }).pipe(
+          Stream.map((samples) => ({ encoding: "pcm16" as const, samples, timestampMs: 0 })),
+          Stream.catch((error) => Stream.fromEffectDrain(Ref.set(failure, error.message)))
+        )
+      )
+      const failed = yield* Ref.get(failure)
+      if (failed !== undefined) {
+        yield* fail(`text-to-speech failed: ${failed}`)
+        return
+      }
+      if (playback._tag === "Played") {
+        yield* offer({ _tag: "SpeechPlayed", id: next.id, offsetMs: Math.round(playback.endMs) })
+      } else {
+        // Everything queued after it was dropped with it; a drain marker is kept.
+        const rest = yield* Queue.takeAll(speeches)
+        for (const item of rest) if (item._tag === "Drained") yield* Queue.offer(speeches, item)
+        yield* offer({
+          _tag: "SpeechInterrupted",
+          id: next.id,
+          offsetMs: Math.round(playback.startMs + playback.playedMs),
+          playedMs: Math.round(playback.playedMs)
+        })
+      }
+    })))
+
+    // The model: one generation at a time; a new one drops the one still streaming.
+    const current = yield* Ref.make(initialState(definition))
+    let generation = 0
+    let generating: Fiber.Fiber<void> | undefined
+    const toolResults = new Map<string, Deferred.Deferred<string>>()
+    const generate = (model: ChatModel["Service"], mine: number) =>
+      Effect.gen(function*() {
+        const exchanged: Array<ChatMessage> = []
+        for (let round = 0; round < settings.maxModelRounds; round++) {
+          const state = yield* Ref.get(current)
+          if (state.ended !== undefined) return
+          const calls: Array<ToolCall> = []
+          let splitter = Sentences.empty
+          let text = ""
+          yield* model.stream({
+            messages: [...ModelPrompt.messages(state), ...exchanged],
+            tools: ModelPolicy.tools(state)
+          })
+            .pipe(Stream.runForEach((delta) =>
+              Effect.gen(function*() {
+                switch (delta._tag) {
+                  case "Text": {
+                    text += delta.text
+                    const pushed = Sentences.push(splitter, delta.text)
+                    splitter = pushed.splitter
+                    for (const sentence of pushed.sentences) yield* offer({ _tag: "ModelText", text: sentence }, mine)
+                    return
+                  }
+                  case "ToolCall": {
+                    calls.push(delta.call)
+                    toolResults.set(delta.call.id, yield* Deferred.make<string>())
+                    yield* offer({ _tag: "ModelToolCall", ...delta.call }, mine)
+                    return
+                  }
+                  case "Finished":
+                    return
+                }
+              })
+            ))
+          const rest = Sentences.flush(splitter)
+          if (rest !== undefined) yield* offer({ _tag: "ModelText", text: rest }, mine)
+          if (calls.length === 0) return
+          const outputs: Array<string> = []
+          for (const toolCall of calls) outputs.push(yield* Deferred.await(toolResults.get(toolCall.id)!))
+          exchanged.push({ role: "assistant", content: text === "" ? null : text, toolCalls: calls })
+          calls.forEach((toolCall, index) =>
+            exchanged.push({ role: "tool", toolCallId: toolCall.id, content: outputs[index]! })
+          )
+        }
+      }).pipe(Effect.catch((error) => fail(`the language model failed: ${error.message}`)), Effect.asVoid)
+
+    const endOf = (state: Conversation.State): AgentEnd | undefined =>
+      state.ended === undefined
+        ? undefined
+        : { outcome: state.ended.outcome, endedBy: state.ended.endedBy, transferTo: state.ended.transferTo }
+
+    /** Carries out the actions of one step; answers the call's end once the agent ended it. */
+    const perform = (actions: ReadonlyArray<Conversation.Action>, state: Conversation.State) =>
+      Effect.gen(function*() {
+        for (const action of actions) {
+          switch (action._tag) {
+            case "Say":
+              yield* Queue.offer(speeches, {
+                _tag: "Speech",
+                id: action.id,
+                text: action.text,
+                sensitiveFree: action.sensitiveFree
+              })
+              break
+            case "Ask":
+              yield* Queue.offer(speeches, { _tag: "Speech", id: action.id, text: action.text, sensitiveFree: true })
+              break
+            case "RecordTurn":
+              yield* call.emitTurn({ speaker: "HUMAN", text: action.text, offsetMs: action.offsetMs })
+              break
+            case "RecordField":
+              yield* dependencies.recordField(call.context.conversationId, action.key, action.value)
+              yield* Effect.logInfo(
+                `Call ${callId}: field ${action.key} recorded${action.sensitive ? " (sensitive, not logged)" : ""}`
+              )
+              break
+            case "CompleteTask":
+              yield* Effect.logInfo(`Call ${callId}: task complete`)
+              break
+            case "StartSilenceTimer": {
+              const id = action.id
+              yield* Effect.forkScoped(
+                Effect.sleep(Duration.millis(action.ms)).pipe(
+                  Effect.andThen(offsetNow),
+                  Effect.flatMap((offsetMs) => offer({ _tag: "SilenceTimeout", id, offsetMs }))
+                )
+              )
+              break
+            }
+            case "Generate":
+              if (chat !== undefined) {
+                if (generating !== undefined) yield* Fiber.interrupt(generating)
+                generation++
+                generating = yield* Effect.forkScoped(generate(chat, generation))
+              }
+              break
+            case "ToolResult": {
+              const waiting = toolResults.get(action.id)
+              toolResults.delete(action.id)
+              if (waiting !== undefined) yield* Deferred.succeed(waiting, action.output)
+              break
+            }
+            case "Transfer":
+            case "EndCall":
+              break
+          }
+        }
+        return endOf(state)
+      })
+
+    // An answering machine: its greeting and beep first.
+    if (call.context.answeredBy === "machine") {
+      const nextSignal = (timeoutMs: number) =>
+        Effect.raceFirst(
+          Effect.map(Queue.take(signals), Option.some),
+          Effect.as(Deferred.await(hungUp), Option.none<TurnSignal>())
+        ).pipe(Effect.timeoutOption(Duration.millis(timeoutMs)), Effect.map(Option.flatten))
+      yield* AnsweringMachine.awaitBeepEnd(nextSignal, settings.machineQuietMs)
+    }
+
+    yield* Queue.offer(events, { _tag: "Event", event: yield* callStarted(call.context) })
+    for (;;) {
+      const queued = yield* Queue.take(events)
+      if (queued._tag === "Failed") {
+        yield* Effect.logError(`Call ${callId}: ${queued.message}`)
+        return agentFailure
+      }
+      const { event } = queued
+      // Sentences and tool calls of a reply that was dropped are never said or done.
+      if (queued.generation !== undefined && queued.generation !== generation) {
+        if (event._tag === "ModelToolCall") {
+          const waiting = toolResults.get(event.id)
+          toolResults.delete(event.id)
+          if (waiting !== undefined) yield* Deferred.succeed(waiting, "Dropped: the caller spoke.")
+        }
+        continue
+      }
+      const before = yield* Ref.get(current)
+      const stepped = Conversation.step(before, event, policy)
+      yield* Ref.set(current, stepped.state)
+      if (event._tag === "ModelToolCall") {
+        // A tool call that got no result of its own (one that ends the call) is answered here.
+        const waiting = toolResults.get(event.id)
+        const answered = stepped.actions.some((action) => action._tag === "ToolResult" && action.id === event.id)
+        if (waiting !== undefined && !answered) {
+          toolResults.delete(event.id)
+          yield* Deferred.succeed(waiting, "Done.")
+        }
+      }
+      const end = yield* perform(stepped.actions, stepped.state)
+      if (end === undefined) continue
+      if (end.endedBy === "remote") return end
+      // The agent ended it: what is queued plays first (unless the caller hangs up meanwhile).
+      const drained = yield* Deferred.make<void>()
+      yield* Queue.offer(speeches, { _tag: "Drained", done: drained })
+      yield* Effect.raceFirst(Deferred.await(drained), Deferred.await(hungUp))
+      return end
+    }
+  })
+
+/** A speech-to-speech model holds the conversation; its tool calls go through the policy. */
+const speechToSpeech = (
+  call: AgentCall,
+  plan: Extract<Plan, { _tag: "SpeechToSpeech" }>,
+  settings: Settings,
+  extractor: DeterministicPolicy.Extractor,
+  dependencies: Dependencies
+) =>
+  Effect.gen(function*() {
+    const policy = ModelPolicy.make({ extractor, silenceMs: settings.silenceMs })
+    const started = Conversation.step(initialState(plan.definition), yield* callStarted(call.context), policy)
+    const current = yield* Ref.make(started.state)
+    const opening = started.actions.flatMap((action) => action._tag === "Say" ? [action.text] : [])
+    const ended = yield* plan.model.converse(call, {
+      instructions: ModelPrompt.systemPrompt(started.state),
+      voice: plan.definition.persona.voice ?? undefined,
+      language: plan.definition.language ?? undefined,
+      tools: ModelPolicy.tools(started.state),
+      ...(opening.length === 0 ? {} : { opening: opening.join(" ") }),
+      onToolCall: (toolCall) =>
+        Effect.gen(function*() {
+          const stepped = Conversation.step(yield* Ref.get(current), { _tag: "ModelToolCall", ...toolCall }, policy)
+          yield* Ref.set(current, stepped.state)
+          let output = "Done."
+          for (const action of stepped.actions) {
+            if (action._tag === "RecordField") {
+              yield* dependencies.recordField(call.context.conversationId, action.key, action.value)
+            }
+            if (action._tag === "ToolResult") output = action.output
+          }
+          const end = stepped.state.ended
+          return end === undefined
+            ? { output }
+            : { output, end: { outcome: end.outcome, endedBy: end.endedBy, transferTo: end.transferTo } }
+        })
+    }).pipe(
+      Effect.catch((error) =>
+        Effect.as(
+          Effect.logError(`Call ${call.context.callId}: the speech-to-speech model failed: ${error.message}`),
+          undefined
+        )
+      )
+    )
+    if (ended === undefined) return agentFailure
+    if (ended._tag === "Ended") return ended.end
+    const state = yield* Ref.get(current)
+    return { outcome: state.completed ? "completed" : "cut-short", endedBy: "remote" } satisfies AgentEnd
+  })
