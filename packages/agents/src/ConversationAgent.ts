@@ -41,7 +41,8 @@ import type { SpeechToSpeech } from "@voice-agent/core/ports/SpeechToSpeech"
 import type { PcmFrame } from "@voice-agent/core/ports/SpeechToText"
 import type { SpeechToText } from "@voice-agent/core/ports/SpeechToText"
 import type { TextToSpeech } from "@voice-agent/core/ports/TextToSpeech"
-import { Cause, Clock, Deferred, Duration, Effect, Fiber, Option, Queue, Ref, Stream } from "effect"
+import type { Cause } from "effect"
+import { Clock, Deferred, Duration, Effect, Fiber, Option, Queue, Ref, Stream } from "effect"
 import * as AnsweringMachine from "./AnsweringMachine.ts"
 import type { TurnSignal } from "./AnsweringMachine.ts"
 import * as Conversation from "./conversation/Conversation.ts"
@@ -171,7 +172,7 @@ export const make = (dependencies: Dependencies): Agent["Service"] => {
           known.length === 0 ? "none" : known.join(", ")
         })`
       }
-      const none = () => Option.none<never>()
+      const none = (): Option.Option<never> => Option.none()
       const stt = definition.stt === null ? dependencies.stt : lookup("stt", definition.stt, providers?.stt ?? none)
       const tts = definition.tts === null ? dependencies.tts : lookup("tts", definition.tts, providers?.tts ?? none)
       const llm: LanguageProvider | string | undefined = definition.llm === null
@@ -197,15 +198,20 @@ export const make = (dependencies: Dependencies): Agent["Service"] => {
   return Agent.of({
     encoding: "pcm16",
     encodingFor: (context) =>
-      Effect.map(planFor(context.callId), (plan): AudioEncoding => {
+      Effect.flatMap(planFor(context.callId), (plan): Effect.Effect<AudioEncoding> => {
         planned.set(context.callId, plan)
         switch (plan._tag) {
-          case "Fallback":
-            return dependencies.fallback.encodingFor === undefined ? dependencies.fallback.encoding : "pcm16"
+          case "Fallback": {
+            const fallback = dependencies.fallback
+            return fallback.encodingFor === undefined
+              ? Effect.succeed(fallback.encoding)
+              : fallback.encodingFor(context)
+          }
           case "SpeechToSpeech":
-            return plan.model.encoding
-          default:
-            return "pcm16"
+            return Effect.succeed(plan.model.encoding)
+          case "Pipeline":
+          case "Misconfigured":
+            return Effect.succeed("pcm16")
         }
       }),
     run: (call) =>
