@@ -85,7 +85,7 @@ describe("ModelPolicy", () => {
     const early = run([started, tool("c1", "complete_task", {})])
     assert.isFalse(early.state.completed)
     assert.match(
-      early.actions.find((action) => action._tag === "ToolResult")!.output as string,
+      early.actions.flatMap((action) => action._tag === "ToolResult" ? [action.output] : []).join(""),
       /party_size, card_cvv/
     )
     const { state, actions } = run([
@@ -132,9 +132,9 @@ describe("ModelPolicy", () => {
 
   it("asks again after a silence, then says goodbye and ends cut-short", () => {
     const first = run([started, { _tag: "SpeechPlayed", id: 1, offsetMs: 1_000 }])
-    const timer = first.actions.find((action) => action._tag === "StartSilenceTimer")
-    assert.isDefined(timer)
-    const id = (timer as Extract<Action, { _tag: "StartSilenceTimer" }>).id
+    const timers = first.actions.flatMap((action) => action._tag === "StartSilenceTimer" ? [action.id] : [])
+    assert.strictEqual(timers.length, 1)
+    const id = timers[0]!
     const second = run([{ _tag: "SilenceTimeout", id, offsetMs: 6_000 }], first.state)
     assert.deepStrictEqual(second.actions.map((action) => action._tag), ["Generate"])
     const third = run([{ _tag: "SilenceTimeout", id, offsetMs: 12_000 }], {
@@ -145,7 +145,7 @@ describe("ModelPolicy", () => {
   })
 
   it("leaves an answering machine the voicemail line", () => {
-    const { state, actions } = run([{ ...started, answeredBy: "machine" } as Event])
+    const { state, actions } = run([{ ...started, answeredBy: "machine" }])
     assert.deepStrictEqual(state.ended, { outcome: "voicemail", endedBy: "agent" })
     assert.strictEqual(actions[0]?._tag, "Say")
   })
