@@ -426,6 +426,145 @@ layer(NodeHttpClient.layerUndici)("OpenAiChat", (it) => {
       }))
   })
 
+  describe("other compatible servers", () => {
+    /** An answer made only of `events` (each a chunk's JSON, or a string sent as it is). */
+    const events = (...items: ReadonlyArray<unknown>) =>
+      Fake.answer(
+        items.map((item) => Fake.raw(typeof item === "string" ? item : `data: ${JSON.stringify(item)}\n\n`)),
+        { omitFinish: true, omitDone: true }
+      )
+    const chunk = (delta: unknown, finishReason: string | null = null) => ({
+      choices: [{ index: 0, delta, finish_reason: finishReason }]
+    })
+    const fragment = (fields: object) => chunk({ tool_calls: [fields] })
+    const done = "data: [DONE]\n\n"
+
+    it.effect("interleaved fragments of two calls: each call whole", () =>
+      Effect.gen(function*() {
+        const fake = yield* fakeWith(() =>
+          events(
+            fragment({
+              index: 0,
+              id: "call_a",
+              type: "function",
+              function: { name: "shell", arguments: "{\"command\":" }
+            }),
+            fragment({
+              index: 1,
+              id: "call_b",
+              type: "function",
+              function: { name: "shell", arguments: "{\"command\":" }
+            }),
+            fragment({ index: 0, function: { arguments: "\"ls -la\"}" } }),
+            fragment({ index: 1, function: { arguments: "\"pwd\"}" } }),
+            chunk({}, "tool_calls"),
+            done
+          )
+        )
+        const deltas = yield* collect((yield* chatOn(fake)).stream(hello))
+        assert.deepStrictEqual(deltas, [
+          { _tag: "ToolCall", call: { id: "call_a", name: "shell", arguments: "{\"command\":\"ls -la\"}" } },
+          { _tag: "ToolCall", call: { id: "call_b", name: "shell", arguments: "{\"command\":\"pwd\"}" } },
+          { _tag: "Finished", reason: "tool_calls" }
+        ])
+      }))
+
+    it.effect("fragments without an index go by id; id and name repeated in every fragment count once", () =>
+      Effect.gen(function*() {
+        const fake = yield* fakeWith(() =>
+          events(
+            fragment({ id: "call_a", function: { name: "first", arguments: "{\"x\":" } }),
+            fragment({ id: "call_a", function: { name: "first", arguments: "1}" } }),
+            fragment({ id: "call_b", function: { name: "second", arguments: "{}" } }),
+            chunk({}, "tool_calls"),
+            done
+          )
+        )
+        const deltas = yield* collect((yield* chatOn(fake)).stream(hello))
+        assert.deepStrictEqual(deltas, [
+          { _tag: "ToolCall", call: { id: "call_a", name: "first", arguments: "{\"x\":1}" } },
+          { _tag: "ToolCall", call: { id: "call_b", name: "second", arguments: "{}" } },
+          { _tag: "Finished", reason: "tool_calls" }
+        ])
+      }))
+
+    it.effect("a call without an id gets one, different in each answer", () =>
+      Effect.gen(function*() {
+        const fake = yield* fakeWith(() =>
+          events(fragment({ index: 0, function: { name: "f", arguments: "{}" } }), chunk({}, "tool_calls"), done)
+        )
+        const chat = yield* chatOn(fake)
+        const ids = [yield* collect(chat.stream(hello)), yield* collect(chat.stream(hello))].map((deltas) =>
+          deltas[0]?._tag === "ToolCall" ? deltas[0].call.id : undefined
+        )
+        assert.deepStrictEqual(ids, ["call_1_0", "call_2_0"])
+      }))
+
+    it.effect("the last text in the same chunk as the finish_reason", () =>
+      Effect.gen(function*() {
+        const fake = yield* fakeWith(() => events(chunk({ role: "assistant", content: "Bye." }, "stop"), done))
+        const deltas = yield* collect((yield* chatOn(fake)).stream(hello))
+        assert.deepStrictEqual(deltas, [{ _tag: "Text", text: "Bye." }, { _tag: "Finished", reason: "stop" }])
+      }))
+
+    it.effect("a fragment for a call already sent: unavailable", () =>
+      Effect.gen(function*() {
+        const fake = yield* fakeWith(() =>
+          events(
+            fragment({ index: 0, id: "call_a", function: { name: "a", arguments: "{}" } }),
+            fragment({ index: 1, id: "call_b", function: { name: "b", arguments: "{}" } }),
+            fragment({ index: 0, function: { arguments: "{\"late\":true}" } }),
+            chunk({}, "tool_calls"),
+            done
+          )
+        )
+        const error = yield* failure((yield* chatOn(fake)).stream(hello))
+        assert.strictEqual(error.reason, "unavailable")
+        assert.include(error.message, "streamed more of tool call 0 after it was complete")
+      }))
+
+    it.effect("a chunk that is not JSON: unavailable", () =>
+      Effect.gen(function*() {
+        const fake = yield* fakeWith(() => events(chunk({ content: "Hi" }), "data: {\"choices\": [\n\n", done))
+        const error = yield* failure((yield* chatOn(fake)).stream(hello))
+        assert.strictEqual(error.reason, "unavailable")
+        assert.include(error.message, "not the documented JSON")
+      }))
+
+    it.effect("errors in vLLM's and llama.cpp's shapes", () =>
+      Effect.gen(function*() {
+        const tooLong = "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens."
+        const vllm = yield* fakeWith(() =>
+          Fake.error(400, {
+            body: { object: "error", message: tooLong, type: "BadRequestError", param: null, code: 400 }
+          })
+        )
+        const rejected = yield* failure((yield* chatOn(vllm)).stream(hello))
+        assert.strictEqual(rejected.reason, "rejected")
+        assert.include(rejected.message, `(HTTP 400): (400) ${tooLong}`)
+        const busy = yield* fakeWith(() =>
+          events(chunk({ content: "Hm" }), {
+            error: { code: 503, message: "Loading model", type: "unavailable_error" }
+          })
+        )
+        assert.strictEqual((yield* failure((yield* chatOn(busy)).stream(hello))).reason, "unavailable")
+        const limited = yield* fakeWith(() =>
+          events(`event: error\ndata: ${JSON.stringify({ error: { code: 429, message: "Too many requests" } })}\n\n`)
+        )
+        const error = yield* failure((yield* chatOn(limited)).stream(hello))
+        assert.strictEqual(error.reason, "rate-limited")
+        assert.include(error.message, "Too many requests")
+      }))
+
+    it.effect("a server that answers a whole completion instead of a stream: rejected", () =>
+      Effect.gen(function*() {
+        const fake = yield* Fake.make({ apiKey: KEY, ignoresStream: true })
+        const error = yield* failure((yield* chatOn(fake)).stream(hello))
+        assert.strictEqual(error.reason, "rejected")
+        assert.include(error.message, "does it support stream: true?")
+      }))
+  })
+
   describe("timeouts and cancellation", () => {
     it.effect("no answer within timeoutMs: timeout, and the request is abandoned", () =>
       Effect.gen(function*() {

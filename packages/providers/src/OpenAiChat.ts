@@ -423,7 +423,12 @@ export const make = (config: Config): Effect.Effect<ChatModel["Service"], never,
       const status = response.status
       const detail = describeServerError(error)
       const retryAfter = response.headers["retry-after"]
-      const wait = status === 429 && retryAfter !== undefined ? ` (retry after ${retryAfter} s)` : ""
+      const location = response.headers.location
+      const hint = status === 429 && retryAfter !== undefined
+        ? ` (retry after ${/^\d+$/.test(retryAfter) ? `${retryAfter} s` : retryAfter})`
+        : status >= 300 && status < 400 && location !== undefined
+        ? ` (redirected to ${location})`
+        : ""
       const what = status === 401 || status === 403
         ? "refused the API key"
         : status === 429
@@ -431,7 +436,7 @@ export const make = (config: Config): Effect.Effect<ChatModel["Service"], never,
         : status >= 500
         ? "failed"
         : "refused the request"
-      return fail(reasonOfStatus(status), `${what} (HTTP ${status})${wait}${detail === "" ? "" : `: ${detail}`}`)
+      return fail(reasonOfStatus(status), `${what} (HTTP ${status})${hint}${detail === "" ? "" : `: ${detail}`}`)
     }
 
     /** Sends the request; succeeds with a response whose body is the event stream. */

@@ -35,10 +35,12 @@
  * before each event, each event's JSON spread over several `data:` lines, the body written in
  * pieces of given byte sizes so events and UTF-8 sequences are cut); and, in the script's
  * answer, `wait` (hold the stream until an effect completes), `hang` (say nothing more, ever),
- * `drop` (close the connection), `streamError` (an error event, then the end), `omitFinish`
- * and `omitDone`, or instead of an answer an `error` (429 with `retry-after`, 500, 503, any),
- * `hang` before the headers, or `drop` before them. Records every request (`requests`) with
- * what happened to it, and `waitFor` waits on them.
+ * `drop` (close the connection), `streamError` (an error event, then the end), `raw` (bytes as
+ * given: how another compatible server streams), `omitFinish` and `omitDone`, or instead of an
+ * answer an `error` (429 with `retry-after`, 500, 503, any; another server's error body),
+ * `hang` before the headers, or `drop` before them; `ignoresStream` makes a server that answers
+ * a whole completion to `stream: true`. Records every request (`requests`) with what happened
+ * to it, and `waitFor` waits on them.
  *
  * @since 0.1.0
  */
@@ -107,6 +109,7 @@ export interface ChatRequest {
  * - `Text`: the model's text, one content delta per piece.
  * - `ToolCall`: a call; `pieces` are its arguments' fragments after the first (empty) one.
  * - `Wait`: nothing is sent until `until` completes.
+ * - `Raw`: `data` written as it is (another compatible server's own events, for instance).
  * - `StreamError`: an error event (`data: {"error": {...}}`), then the end of the body.
  * - `Hang`: nothing more is sent, ever (the connection stays open).
  * - `Drop`: the connection is closed, mid-body.
@@ -122,6 +125,7 @@ export type Piece =
     readonly pieces: ReadonlyArray<string>
   }
   | { readonly _tag: "Wait"; readonly until: Effect.Effect<void> }
+  | { readonly _tag: "Raw"; readonly data: string }
   | { readonly _tag: "StreamError"; readonly error: ErrorFields }
   | Hang
   | Drop
@@ -175,6 +179,8 @@ export type Reply =
     readonly error: ErrorFields
     /** Seconds, sent as `retry-after`. */
     readonly retryAfter: number | undefined
+    /** Sent instead of `{error}` (another server's error body). */
+    readonly body: unknown
   }
   | Hang
   | Drop
@@ -225,6 +231,13 @@ export const toolCall = (
  * @category constructors
  */
 export const wait = (until: Effect.Effect<void>): Piece => ({ _tag: "Wait", until })
+
+/**
+ * Bytes of the body as they are: `raw("data: {...}\n\n")`.
+ *
+ * @category constructors
+ */
+export const raw = (data: string): Piece => ({ _tag: "Raw", data })
 
 /**
  * An error event mid-stream (default: OpenAI's server error).
@@ -297,7 +310,7 @@ const defaultError = (status: number): ErrorFields =>
  */
 export const error = (
   status: number,
-  fields: Partial<ErrorFields> & { readonly retryAfter?: number } = {}
+  fields: Partial<ErrorFields> & { readonly retryAfter?: number; readonly body?: unknown } = {}
 ): Reply => {
   const base = defaultError(status)
   return {
@@ -309,7 +322,8 @@ export const error = (
       param: fields.param ?? base.param,
       code: fields.code ?? base.code
     },
-    retryAfter: fields.retryAfter
+    retryAfter: fields.retryAfter,
+    body: fields.body
   }
 }
 
@@ -348,6 +362,8 @@ export interface Options {
   readonly wire?: Wire | undefined
   /** The models it has; default any. */
   readonly models?: ReadonlyArray<string> | undefined
+  /** Answers a whole `chat.completion` even to `stream: true` (a server that cannot stream). */
+  readonly ignoresStream?: boolean | undefined
 }
 
 /**
@@ -948,6 +964,7 @@ const steps = (reply: Extract<Reply, { _tag: "Answer" }>, n: number): ReadonlyAr
         break
       }
       case "Wait":
+      case "Raw":
         out.push(piece)
         break
       case "StreamError":
@@ -1053,9 +1070,15 @@ export const make = (options: Options = {}): Effect.Effect<ChatCompletionsFake, 
       record.status = status
       changed()
     }
-    const refuse = (res: ServerResponse, record: Mutable<Received>, refusal: Refusal, headers = {}) => {
+    const refuse = (
+      res: ServerResponse,
+      record: Mutable<Received>,
+      refusal: Refusal,
+      headers = {},
+      body: unknown = { error: refusal.error }
+    ) => {
       record.error = refusal.error
-      sendJson(res, record, refusal.status, { error: refusal.error }, headers)
+      sendJson(res, record, refusal.status, body, headers)
     }
 
     /** Writes `data`, in the configured pieces, each once the previous one was flushed. */
@@ -1142,6 +1165,9 @@ export const make = (options: Options = {}): Effect.Effect<ChatCompletionsFake, 
               break
             case "Wait":
               yield* step.until
+              break
+            case "Raw":
+              yield* write(res, step.data)
               break
             case "StreamError":
               yield* event(res, record, { error: step.error })
@@ -1238,14 +1264,15 @@ export const make = (options: Options = {}): Effect.Effect<ChatCompletionsFake, 
             { status: reply.status, error: reply.error },
             reply.retryAfter === undefined
               ? {}
-              : { "retry-after": String(reply.retryAfter), "x-ratelimit-reset-requests": `${reply.retryAfter}s` }
+              : { "retry-after": String(reply.retryAfter), "x-ratelimit-reset-requests": `${reply.retryAfter}s` },
+            reply.body
           )
         case "Hang":
           return
         case "Drop":
           return res.destroy()
         case "Answer": {
-          const program = checked.request.stream
+          const program = checked.request.stream && options.ignoresStream !== true
             ? stream(res, record, checked.request, reply, n)
             : whole(res, record, checked.request, reply, n)
           FiberSet.addUnsafe(answers, Effect.runFork(program))
