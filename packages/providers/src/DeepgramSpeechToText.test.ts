@@ -9,7 +9,7 @@ import { assert, describe, it } from "@effect/vitest"
 import type { PcmFrame, TranscribeOptions, Transcript } from "@voice-agent/core/ports/SpeechToText"
 import { SpeechError } from "@voice-agent/core/ports/SpeechToText"
 import * as SimSpeech from "@voice-agent/media/SimSpeech"
-import { Effect, Redacted, Stream } from "effect"
+import { Effect, Fiber, Redacted, Stream } from "effect"
 import type { Layer, Scope } from "effect"
 import type * as Socket from "effect/socket/Socket"
 import { createServer } from "node:net"
@@ -293,6 +293,50 @@ describe("DeepgramSpeechToText", () => {
         assert.deepStrictEqual(yield* transcribe(config(server), speech.frames), finals(speech.spoken))
       }))
 
+    it.live("interrupting the transcripts closes the socket and stops reading the audio", () =>
+      Effect.gen(function*() {
+        const server = yield* fake()
+        let pulled = 0
+        const silence = new Int16Array(FRAME)
+        const end = speech.frames.at(-1)!.timestampMs + 20
+        const endless = Stream.concat(
+          Stream.fromIterable(speech.frames),
+          Stream.iterate(0, (i) => i + 1).pipe(Stream.map((i) => ({ samples: silence, timestampMs: end + 20 * i })))
+        ).pipe(Stream.tap(() => Effect.sync(() => pulled++)))
+        const stt = yield* DeepgramSpeechToText.make(config(server)).pipe(
+          Effect.provide(NodeWS.layerWebSocketConstructor)
+        )
+        const heard = yield* Stream.runCollect(Stream.take(stt.transcribe(endless), 1))
+        assert.deepStrictEqual(heard.map((t) => t.text), ["hello there"])
+        const connection = first(server.connections)
+        assert.strictEqual(yield* Effect.promise(() => connection.closed), 1000)
+        assert.isFalse(connection.closeStream)
+        const stopped = pulled
+        yield* Effect.sleep("100 millis")
+        assert.strictEqual(pulled, stopped)
+      }))
+
+    it.live("holds a faster producer at the socket's pace: the audio read ahead stays bounded", () =>
+      Effect.gen(function*() {
+        const server = yield* fake({ stallReading: true })
+        let pulled = 0
+        // one second of silence a frame, produced as fast as it is pulled, to a server that stopped reading
+        const second = new Int16Array(8000)
+        const endless = Stream.iterate(0, (i) => i + 1).pipe(
+          Stream.map((i) => ({ samples: second, timestampMs: 1000 * i })),
+          Stream.tap(() => Effect.sync(() => pulled++))
+        )
+        const running = yield* Effect.forkChild(
+          transcribe(config(server, { sendBufferBytes: 64_000, queueFrames: 4 }), endless)
+        )
+        yield* Effect.sleep("1 second")
+        const held = pulled
+        yield* Effect.sleep("500 millis")
+        assert.strictEqual(pulled, held)
+        assert.isBelow(held * 16_000, 64 * 1024 * 1024)
+        yield* Fiber.interrupt(running)
+      }))
+
     it.live("works over Node's global WebSocket too (headers in the handshake)", () =>
       Effect.gen(function*() {
         const server = yield* fake()
@@ -395,6 +439,7 @@ describe("DeepgramSpeechToText", () => {
           NodeSocket.layerWebSocketConstructor
         )
         assert.strictEqual(error.reason, "unavailable")
+        assert.include(error.message, "no HTTP status known")
       }))
   })
 })

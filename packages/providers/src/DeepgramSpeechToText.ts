@@ -338,9 +338,9 @@ const refusal = (error: Socket.SocketError, handshake: Handshake, settings: Sett
     : undefined
   return new SpeechError({
     reason: "unavailable",
-    message: `could not open a stream to Deepgram (${settings.host})${
-      code === undefined ? "" : `: ${code}`
-    } (a refused handshake reads the same with a WebSocket client that shows no HTTP status)`
+    message: code === undefined
+      ? `could not open a stream to Deepgram (${settings.host}): the WebSocket handshake failed (no HTTP status known)`
+      : `could not connect to Deepgram (${settings.host}): ${code}`
   })
 }
 
@@ -433,8 +433,9 @@ const transcribe = (
         yield* drained
         yield* write(bytes)
       }
-      yield* write(CLOSE_STREAM)
+      // set first: Deepgram's close may be read before this fiber runs again
       closeSent = true
+      yield* write(CLOSE_STREAM)
       yield* Effect.sleep(Duration.millis(settings.closeTimeoutMs))
       return yield* new SpeechError({
         reason: "timeout",
@@ -469,7 +470,8 @@ const transcribe = (
         })
       }
       if (value.type === "Error") {
-        const what = "description" in value ? value.description ?? value.message : undefined
+        const what = ("description" in value ? value.description : undefined) ??
+          ("message" in value ? value.message : undefined)
         return Effect.fail(
           new SpeechError({
             reason: "unavailable",
@@ -522,7 +524,7 @@ export const make = (
       apiKey: config.apiKey,
       host: probe.host,
       timeoutMs: config.timeoutMs ?? 5000,
-      keepAlive: Duration.millis(config.keepAliveIntervalMs ?? 3000),
+      keepAlive: Duration.millis(Math.max(10, config.keepAliveIntervalMs ?? 3000)),
       closeTimeoutMs: config.closeTimeoutMs ?? 10_000,
       maxGapSamples: Math.max(0, Math.round((config.maxGapFillMs ?? 1000) * SAMPLES_PER_MS)),
       queueFrames: Math.max(1, config.queueFrames ?? 50),

@@ -29,11 +29,12 @@
  * Knobs: `latencyMs` before each result; `refuse` the handshake with a status (and message);
  * `hang` (accept the TCP connection, never answer the upgrade); `dropAfterResults` (after that
  * many results, drop the TCP connection, or close with `dropCode`/`dropReason`);
- * `ignoreCloseStream`; `words: false` (results without words).
+ * `ignoreCloseStream`; `words: false` (results without words); `stallReading` (stop reading the
+ * socket once open, so that the client's send buffer fills).
  *
  * Records, per connection, what it received: path, query, headers, binary bytes, KeepAlives,
  * whether CloseStream came and how many results had been sent by then, results sent, and how
- * the connection ended.
+ * the connection ended (`closed`: the close code, once closed).
  *
  * Timing uses real timers (it serves real sockets; tests using it are `it.live`); `created` comes
  * from the `Clock` of the scope it is made in.
@@ -74,6 +75,8 @@ export interface DeepgramFakeOptions {
   readonly idleTimeoutMs?: number
   /** Results carry `words`; true by default. */
   readonly words?: boolean
+  /** Stop reading the socket once the stream is open (a server that fell behind). */
+  readonly stallReading?: boolean
 }
 
 /**
@@ -100,6 +103,8 @@ export interface Connection {
   interims: number
   /** How the stream ended, from the fake's side. */
   end: "open" | "closed" | "dropped" | "idle"
+  /** Resolves with the close code once the WebSocket has closed (1006 when the TCP connection went). */
+  readonly closed: Promise<number>
 }
 
 /**
@@ -322,6 +327,7 @@ const serve = (
     stopped = true
     if (idle !== undefined) clearTimeout(idle)
   })
+  if (options.stallReading === true) ws.pause()
   ws.on("error", () => {
     stopped = true
   })
@@ -351,6 +357,10 @@ export const make = (options: DeepgramFakeOptions): Effect.Effect<DeepgramFake, 
       if (options.hang === true) return
       const url = new URL(request.url ?? "/", "http://fake")
       const requestId = `00000000-0000-4000-8000-${String(++counter).padStart(12, "0")}`
+      let onClosed: (code: number) => void = () => {}
+      const closed = new Promise<number>((resolve) => {
+        onClosed = resolve
+      })
       const connection: Connection = {
         requestId,
         path: url.pathname,
@@ -364,7 +374,8 @@ export const make = (options: DeepgramFakeOptions): Effect.Effect<DeepgramFake, 
         resultsBeforeCloseStream: undefined,
         results: 0,
         interims: 0,
-        end: "open"
+        end: "open",
+        closed
       }
       connections.push(connection)
       const refused = check(options, url.pathname, url.searchParams, request.headers.authorization)
@@ -372,13 +383,17 @@ export const make = (options: DeepgramFakeOptions): Effect.Effect<DeepgramFake, 
         connection.status = refused.status
         connection.end = "closed"
         socket.end(refusalText(refused.status, refused.code, refused.message, requestId))
+        onClosed(1006)
         return
       }
       const addRequestId = (headers: Array<string>) => {
         headers.push(`dg-request-id: ${requestId}`)
       }
       wss.once("headers", addRequestId)
-      wss.handleUpgrade(request, socket, head, (ws) => serve(ws, connection, options, now))
+      wss.handleUpgrade(request, socket, head, (ws) => {
+        ws.on("close", (code: number) => onClosed(code))
+        serve(ws, connection, options, now)
+      })
     })
 
     yield* Effect.acquireRelease(
