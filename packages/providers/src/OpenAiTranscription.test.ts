@@ -6,6 +6,7 @@ import * as Wav from "@voice-agent/media/Wav"
 import { Effect, Redacted, Result, Stream } from "effect"
 import type { Layer } from "effect"
 import type { HttpClient } from "effect/http"
+import { WaveFile } from "wavefile"
 import * as AudioFake from "../../../test/support/openai-fake/AudioFake.ts"
 import * as OpenAiTranscription from "./OpenAiTranscription.ts"
 
@@ -95,6 +96,15 @@ describe("segmenter", () => {
     const late = framesOf(SimSpeech.encode(FIRST), 3000)
     const split = segment([...frames.slice(0, 60), ...late])
     assert.deepStrictEqual(split.map(({ endMs, startMs }) => [startMs, endMs]), [[400, 1200], [3000, 3980]])
+  })
+
+  it("keeps the pre-roll across a short gap before the speech, and skips empty frames", () => {
+    const quiet = framesOf(silence(300))
+    const speech = framesOf(join(SimSpeech.encode(FIRST), silence(500)), 340)
+    const [utterance] = segment([...quiet, { samples: new Int16Array(0), timestampMs: 300 }, ...speech])
+    assert.deepStrictEqual([utterance!.startMs, utterance!.endMs], [340, 1320])
+    // 160 ms of frames before the gap, the 40 ms gap as silence, the speech and its hangover
+    assert.strictEqual(utterance!.samples.length / 8, 200 + 980 + 400)
   })
 
   it("cuts speech longer than maxUtteranceMs", () => {
@@ -193,6 +203,11 @@ describe("transcribe", () => {
         dataSize: file.bytes.length - 44
       })
       assert.strictEqual(header.dataSize / 16, 200 + 980 + 400)
+      // an independent reader agrees: PCM, 8 kHz, 16-bit, mono, every sample there
+      const wav = new WaveFile(file.bytes)
+      const fmt = wav.fmt as { audioFormat: number; sampleRate: number; bitsPerSample: number; numChannels: number }
+      assert.deepStrictEqual([fmt.audioFormat, fmt.sampleRate, fmt.bitsPerSample, fmt.numChannels], [1, 8000, 16, 1])
+      assert.strictEqual(wav.getSamples(false).length, header.dataSize / 2)
       assert.deepStrictEqual(request!.response, { text: FIRST, usage: { type: "duration", seconds: 2 } })
     }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
 
@@ -387,4 +402,77 @@ describe("transcribe failures", () => {
       const error = yield* failure(AudioFake.error(400, `bad request from ${KEY}`))
       assert.include(error.message, "bad request from [redacted]")
     }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
+})
+
+describe("the fake's wire format (without the adapter)", () => {
+  const post = (url: string, init: RequestInit) =>
+    Effect.promise(async () => {
+      const response = await fetch(url, { method: "POST", ...init })
+      return { status: response.status, body: await response.json() }
+    })
+
+  it.live("401 without a key and with a wrong one, in OpenAI's error JSON", () =>
+    Effect.gen(function*() {
+      const fake = yield* AudioFake.make({ apiKey: KEY })
+      const none = yield* post(`${fake.url}/audio/transcriptions`, { body: new FormData() })
+      assert.strictEqual(none.status, 401)
+      assert.deepStrictEqual(none.body, {
+        error: {
+          message:
+            "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
+          type: "invalid_request_error",
+          param: null,
+          code: null
+        }
+      })
+      const wrong = yield* post(`${fake.url}/audio/transcriptions`, {
+        headers: { authorization: "Bearer sk-wrong-key-123456" },
+        body: new FormData()
+      })
+      assert.strictEqual(wrong.status, 401)
+      assert.deepStrictEqual(wrong.body, {
+        error: {
+          message:
+            "Incorrect API key provided: sk-************3456. You can find your API key at https://platform.openai.com/account/api-keys.",
+          type: "invalid_request_error",
+          param: null,
+          code: "invalid_api_key"
+        }
+      })
+    }))
+
+  it.live("400 for a body that is not multipart, and for a missing model", () =>
+    Effect.gen(function*() {
+      const fake = yield* AudioFake.make({ apiKey: KEY })
+      const headers = { authorization: `Bearer ${KEY}` }
+      const json = yield* post(`${fake.url}/audio/transcriptions`, {
+        headers: { ...headers, "content-type": "application/json" },
+        body: "{}"
+      })
+      assert.strictEqual(json.status, 400)
+      const form = new FormData()
+      form.append(
+        "file",
+        new File([OpenAiTranscription.wavOf(SimSpeech.encode(FIRST))], "a.wav", { type: "audio/wav" })
+      )
+      const noModel = yield* post(`${fake.url}/audio/transcriptions`, { headers, body: form })
+      assert.deepStrictEqual(noModel, {
+        status: 400,
+        body: {
+          error: {
+            message: "Missing required parameter: 'model'.",
+            type: "invalid_request_error",
+            param: "model",
+            code: null
+          }
+        }
+      })
+      form.append("model", "whisper-1")
+      form.append("response_format", "text")
+      const text = yield* Effect.promise(async () => {
+        const response = await fetch(`${fake.url}/audio/transcriptions`, { method: "POST", headers, body: form })
+        return [response.status, await response.text()] as const
+      })
+      assert.deepStrictEqual(text, [200, `${FIRST}\n`])
+    }))
 })

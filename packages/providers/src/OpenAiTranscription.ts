@@ -35,8 +35,9 @@
  * has none.
  *
  * Up to `concurrency` (default 2) utterances are transcribed at once, and their transcripts
- * come out in the order the utterances were spoken. Each request has `timeoutMs` (default
- * 30 s) to be answered. The first failure fails the stream with a `SpeechError`
+ * come out in the order the utterances were spoken; while that many are in flight, the next
+ * utterance waits, and so does the reading of the audio (backpressure, not a growing queue).
+ * Each request has `timeoutMs` (default 30 s) to be answered. The first failure fails the stream with a `SpeechError`
  * (internal/OpenAiAudio says which reason for which answer); the key never appears in a
  * message.
  *
@@ -212,9 +213,10 @@ export const step = (state: Segmenter, input: PcmFrame): ReadonlyArray<Utterance
     gapMs -= ms
   }
   if (gapMs * SAMPLES_PER_MS >= 1) {
-    // silent: what came before the gap is older than any pre-roll, and the start run is broken
+    // silent: the gap breaks the detector's start run, and a long one pushes what came before
+    // it out of the pre-roll
     const ms = Math.min(gapMs, state.preRollMs)
-    state.recent = []
+    if (gapMs >= state.preRollMs) state.recent = []
     out.push(
       ...feed(state, {
         samples: new Int16Array(Math.round(ms * SAMPLES_PER_MS)),
@@ -223,6 +225,8 @@ export const step = (state: Segmenter, input: PcmFrame): ReadonlyArray<Utterance
       })
     )
   }
+  state.cursorMs = startMs
+  if (input.samples.length === 0) return out
   const endMs = startMs + input.samples.length / SAMPLES_PER_MS
   state.cursorMs = endMs
   out.push(...feed(state, { samples: input.samples.slice(), startMs, endMs }))
@@ -293,7 +297,7 @@ export const make = (config: Config): Effect.Effect<SpeechToText["Service"], nev
     const target = OpenAiAudio.endpoint(config.baseUrl, config.apiKey)
     const model = config.model ?? "whisper-1"
     const timeout = Duration.millis(config.timeoutMs ?? 30_000)
-    const concurrency = config.concurrency ?? 2
+    const concurrency = Math.max(1, Math.floor(config.concurrency ?? 2))
     const url = `${target.baseUrl}/audio/transcriptions`
     const operation = "transcription"
     // a bad detector setting is a caller bug: it throws here, once, not in every call
