@@ -31,9 +31,12 @@
  *
  * Knobs: `latencyMs` before every answer; `fail(endpoint, ...faults)` queues what the next
  * requests to an endpoint get, in order (after the key was checked): an error answer, no
- * answer at all (`hang`), or the connection closed (`drop`); for speech, `hang` and `drop`
- * may come after some bytes of audio were sent. Records every request (`transcriptions`,
- * `speeches`) with what it answered.
+ * answer at all (`hang`), the connection closed (`drop`), or the normal answer later than
+ * the others (`slow`, to make answers cross); for speech, `hang` and `drop` may come after
+ * some bytes of audio were sent. Records every request (`transcriptions`, `speeches`) with
+ * what it answered and, for transcriptions, in which order the answers went; `speechClosed`
+ * waits until a speech answer's connection has closed (`abandoned` when the client closed it
+ * before the end).
  *
  * @since 0.1.0
  */
