@@ -319,6 +319,16 @@ layer(NodeHttpClient.layerUndici)("OpenAiChat", (it) => {
         reason: "rate-limited",
         says: "(HTTP 429) (retry after 7 s): (rate_limit_exceeded) Rate limit reached"
       },
+      {
+        name: "429 for an account out of credit",
+        reply: Fake.error(429, {
+          message: "You exceeded your current quota, please check your plan and billing details.",
+          type: "insufficient_quota",
+          code: "insufficient_quota"
+        }),
+        reason: "rejected",
+        says: "(HTTP 429): (insufficient_quota) You exceeded your current quota"
+      },
       { name: "500", reply: Fake.error(500), reason: "unavailable", says: "The server had an error" },
       { name: "503", reply: Fake.error(503), reason: "unavailable", says: "currently overloaded" },
       {

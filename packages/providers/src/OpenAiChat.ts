@@ -41,16 +41,19 @@
  * Failures, all `ChatError`:
  *
  * - `unauthorized`: HTTP 401, 403.
- * - `rejected` (not retryable): HTTP 400, 404, 422 and any other 4xx or 3xx, with the server's
- *   `error.message` (and `code`); a 2xx that is a whole JSON completion instead of a stream
- *   (the server ignored `stream: true`); a URL that cannot be built.
- * - `rate-limited`: HTTP 429, with `retry-after` in the message when the server sent one.
+ * - `rejected` (not retryable): HTTP 400, 404, 422 and any other 4xx, or a 3xx (with its
+ *   `Location`), with the server's `error.message` (and `code`); a 2xx that is a whole JSON
+ *   completion instead of a stream (the server ignored `stream: true`); a URL that cannot be
+ *   built.
+ * - `rate-limited`: HTTP 429, with `retry-after` in the message when the server sent one;
+ *   except OpenAI's `insufficient_quota` (the account is out of credit, which waiting does not
+ *   cure): `rejected`.
  * - `unavailable`: HTTP 5xx; no connection; the connection dropped, or the body ended, before
  *   `finish_reason` or `[DONE]`; an error event in the stream (`data: {"error": {...}}`, or an
  *   `event: error`; classified by its `type`/`code` like a status when it says more); a chunk
  *   that is not the documented JSON (a broken proxy, most often).
- * - `timeout`: no answer (status line and headers) within `timeoutMs`, or no bytes for
- *   `timeoutMs` while the body streams (a `: keep-alive` comment counts as bytes). 30 s by
+ * - `timeout`: HTTP 408; no answer (status line and headers) within `timeoutMs`, or no bytes
+ *   for `timeoutMs` while the body streams (a `: keep-alive` comment counts as bytes). 30 s by
  *   default: Ollama loads a model on its first request. The idle clock runs only while the
  *   consumer pulls, so a slow consumer is not taken for a silent server.
  *
@@ -207,7 +210,8 @@ const reasonOfStatus = (status: number): Reason =>
 const reasonOfServerError = (error: ServerError): Reason => {
   const said = `${error.type ?? ""} ${error.code ?? ""}`
   if (typeof error.code === "number" && error.code >= 400 && error.code <= 599) return reasonOfStatus(error.code)
-  if (said.includes("rate_limit") || said.includes("insufficient_quota")) return "rate-limited"
+  if (said.includes("insufficient_quota")) return "rejected"
+  if (said.includes("rate_limit")) return "rate-limited"
   if (said.includes("invalid_request_error")) return "rejected"
   if (said.includes("authentication") || said.includes("invalid_api_key")) return "unauthorized"
   return "unavailable"
@@ -436,7 +440,9 @@ export const make = (config: Config): Effect.Effect<ChatModel["Service"], never,
         : status >= 500
         ? "failed"
         : "refused the request"
-      return fail(reasonOfStatus(status), `${what} (HTTP ${status})${hint}${detail === "" ? "" : `: ${detail}`}`)
+      // OpenAI's 429 for an account out of credit: waiting does not cure it.
+      const reason = status === 429 && error.code === "insufficient_quota" ? "rejected" : reasonOfStatus(status)
+      return fail(reason, `${what} (HTTP ${status})${hint}${detail === "" ? "" : `: ${detail}`}`)
     }
 
     /** Sends the request; succeeds with a response whose body is the event stream. */
