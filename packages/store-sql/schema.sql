@@ -1,3 +1,20 @@
+CREATE TABLE public.agents (
+    id text NOT NULL,
+    organization_id uuid NOT NULL,
+    name text NOT NULL,
+    persona jsonb NOT NULL,
+    task jsonb NOT NULL,
+    instructions text,
+    language text,
+    llm text,
+    stt text,
+    tts text,
+    created_at timestamp with time zone NOT NULL,
+    updated_at timestamp with time zone NOT NULL,
+    deleted_at timestamp with time zone,
+    CONSTRAINT agents_id_check CHECK ((id ~ '^agt-[0-9a-f]{20}$'::text))
+);
+
 CREATE TABLE public.api_keys (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
     organization_id uuid NOT NULL,
@@ -32,6 +49,7 @@ CREATE TABLE public.campaigns (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     deleted_at timestamp with time zone,
     dials bigint DEFAULT 0 NOT NULL,
+    agent_id text,
     CONSTRAINT campaigns_max_attempts_check CHECK ((max_attempts >= 1)),
     CONSTRAINT campaigns_max_concurrency_check CHECK ((max_concurrency >= 1)),
     CONSTRAINT campaigns_retry_delay_s_check CHECK ((retry_delay_s >= 0))
@@ -65,6 +83,13 @@ ALTER TABLE public.contacts ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     NO MINVALUE
     NO MAXVALUE
     CACHE 1
+);
+
+CREATE TABLE public.conversation_fields (
+    conversation_id uuid NOT NULL,
+    key text NOT NULL,
+    value jsonb NOT NULL,
+    recorded_at timestamp with time zone DEFAULT now() NOT NULL
 );
 
 CREATE TABLE public.conversations (
@@ -125,7 +150,8 @@ CREATE TABLE public.phone_numbers (
     phone_number text NOT NULL,
     organization_id uuid NOT NULL,
     sms_enabled boolean NOT NULL,
-    created_at timestamp with time zone DEFAULT now() NOT NULL
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    agent_id text
 );
 
 CREATE TABLE public.recording_chunks (
@@ -205,6 +231,9 @@ CREATE TABLE public.webhook_events (
     CONSTRAINT webhook_events_type_check CHECK ((type = ANY (ARRAY['call.started'::text, 'call.ended'::text, 'contact.status_changed'::text, 'message.received'::text])))
 );
 
+ALTER TABLE ONLY public.agents
+    ADD CONSTRAINT agents_pkey PRIMARY KEY (id);
+
 ALTER TABLE ONLY public.api_keys
     ADD CONSTRAINT api_keys_key_hash_key UNIQUE (key_hash);
 
@@ -222,6 +251,9 @@ ALTER TABLE ONLY public.campaigns
 
 ALTER TABLE ONLY public.contacts
     ADD CONSTRAINT contacts_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.conversation_fields
+    ADD CONSTRAINT conversation_fields_pkey PRIMARY KEY (conversation_id, key);
 
 ALTER TABLE ONLY public.conversations
     ADD CONSTRAINT conversations_call_id_key UNIQUE (call_id);
@@ -268,6 +300,12 @@ ALTER TABLE ONLY public.webhook_endpoints
 ALTER TABLE ONLY public.webhook_events
     ADD CONSTRAINT webhook_events_pkey PRIMARY KEY (id);
 
+CREATE INDEX agents_live_by_organization ON public.agents USING btree (organization_id, created_at DESC, id DESC) WHERE (deleted_at IS NULL);
+
+CREATE UNIQUE INDEX agents_live_name_unique ON public.agents USING btree (organization_id, name) WHERE (deleted_at IS NULL);
+
+CREATE INDEX campaigns_live_by_agent ON public.campaigns USING btree (agent_id) WHERE ((agent_id IS NOT NULL) AND (deleted_at IS NULL));
+
 CREATE INDEX campaigns_live_by_organization ON public.campaigns USING btree (organization_id, created_at) WHERE (deleted_at IS NULL);
 
 CREATE UNIQUE INDEX campaigns_live_name_unique ON public.campaigns USING btree (organization_id, name) WHERE (deleted_at IS NULL);
@@ -308,6 +346,8 @@ CREATE UNIQUE INDEX messages_carrier_message_id ON public.messages USING btree (
 
 CREATE INDEX messages_inbound_by_number ON public.messages USING btree (organization_id, to_number, received_at, id) WHERE (direction = 'inbound'::text);
 
+CREATE INDEX phone_numbers_by_agent ON public.phone_numbers USING btree (agent_id) WHERE (agent_id IS NOT NULL);
+
 CREATE INDEX phone_numbers_by_organization ON public.phone_numbers USING btree (organization_id, phone_number);
 
 CREATE INDEX webhook_deliveries_by_endpoint ON public.webhook_deliveries USING btree (endpoint_id, id DESC);
@@ -316,14 +356,23 @@ CREATE INDEX webhook_deliveries_due ON public.webhook_deliveries USING btree (ne
 
 CREATE INDEX webhook_endpoints_by_organization ON public.webhook_endpoints USING btree (organization_id, created_at, id);
 
+ALTER TABLE ONLY public.agents
+    ADD CONSTRAINT agents_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES public.organizations(id);
+
 ALTER TABLE ONLY public.api_keys
     ADD CONSTRAINT api_keys_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES public.organizations(id);
+
+ALTER TABLE ONLY public.campaigns
+    ADD CONSTRAINT campaigns_agent_id_fkey FOREIGN KEY (agent_id) REFERENCES public.agents(id);
 
 ALTER TABLE ONLY public.campaigns
     ADD CONSTRAINT campaigns_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES public.organizations(id);
 
 ALTER TABLE ONLY public.contacts
     ADD CONSTRAINT contacts_campaign_id_fkey FOREIGN KEY (campaign_id) REFERENCES public.campaigns(id);
+
+ALTER TABLE ONLY public.conversation_fields
+    ADD CONSTRAINT conversation_fields_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES public.conversations(id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.conversations
     ADD CONSTRAINT conversations_campaign_id_fkey FOREIGN KEY (campaign_id) REFERENCES public.campaigns(id);
@@ -336,6 +385,9 @@ ALTER TABLE ONLY public.dnc_entries
 
 ALTER TABLE ONLY public.messages
     ADD CONSTRAINT messages_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES public.organizations(id);
+
+ALTER TABLE ONLY public.phone_numbers
+    ADD CONSTRAINT phone_numbers_agent_id_fkey FOREIGN KEY (agent_id) REFERENCES public.agents(id);
 
 ALTER TABLE ONLY public.phone_numbers
     ADD CONSTRAINT phone_numbers_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES public.organizations(id);

@@ -88,6 +88,7 @@
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as SimCarrier from "@voice-agent/carrier-sim/SimCarrier"
+import type { FieldValue } from "@voice-agent/core/AgentTask"
 import { Agent } from "@voice-agent/core/ports/Agent"
 import type { CallInput } from "@voice-agent/core/ports/Agent"
 import { CallEvents } from "@voice-agent/core/ports/CallEvents"
@@ -184,7 +185,7 @@ const watchedAgent = Layer.effect(
         })
     })
   })
-).pipe(Layer.provide(Media.agent))
+).pipe(Layer.provide(Media.scripted))
 
 const conversation = (callId: string) => ({
   id: `00000000-0000-4000-8000-${callId.replace(/\D/g, "").padStart(12, "0").slice(-12)}`,
@@ -209,6 +210,7 @@ const program = Effect.gen(function*() {
     (d) => Effect.sync(() => fs.rmSync(d, { recursive: true, force: true }))
   )
   const world = MemoryDialer.makeWorld()
+  const fields = new Map<string, FieldValue>()
   const conversations = ConversationRepository.of({
     insert: () => Effect.die("unused"),
     end: () => Effect.die("unused"),
@@ -217,7 +219,9 @@ const program = Effect.gen(function*() {
     list: () => Effect.die("unused"),
     findByCallId: () => Effect.die("unused"),
     transcript: () => Effect.succeed([]),
-    callContext: (id) => Effect.succeed(Option.some({ conversation: conversation(id), data: { first_name: "Ann" } }))
+    callContext: (id) => Effect.succeed(Option.some({ conversation: conversation(id), data: { first_name: "Ann" } })),
+    recordField: (_, key, value) => Effect.sync(() => void fields.set(key, value)),
+    fields: () => Effect.sync(() => Object.fromEntries(fields))
   })
   const services = Layer.mergeAll(
     FileRecordingStore.layer(dir),

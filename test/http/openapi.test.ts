@@ -37,7 +37,17 @@ const documented = {
     ["get", "/v1/conversations/{call_id}"],
     ["get", "/v1/conversations/{call_id}/transcript"],
     ["get", "/v1/conversations/{call_id}/recording"],
-    ["get", "/v1/conversations/{call_id}/channels/{channel_name}/recording"]
+    ["get", "/v1/conversations/{call_id}/channels/{channel_name}/recording"],
+    ["post", "/v2/agents"],
+    ["get", "/v2/agents"],
+    ["get", "/v2/agents/{agent_id}"],
+    ["patch", "/v2/agents/{agent_id}"],
+    ["delete", "/v2/agents/{agent_id}"],
+    ["get", "/v2/campaigns/{campaign_code}/agent"],
+    ["put", "/v2/campaigns/{campaign_code}/agent"],
+    ["get", "/v2/phone-numbers/{phone_number}/agent"],
+    ["put", "/v2/phone-numbers/{phone_number}/agent"],
+    ["get", "/v1/conversations/{call_id}/fields"]
   ],
   deprecated: [
     ["get", "/v1/campaigns"],
@@ -87,7 +97,16 @@ const documentedErrors: ReadonlyArray<readonly [string, string, ReadonlyArray<st
   ["get", "/v1/conversations/{call_id}", ["200", "401", "404"]],
   ["get", "/v1/conversations/{call_id}/transcript", ["200", "401", "404"]],
   ["get", "/v1/conversations/{call_id}/recording", ["200", "401", "404"]],
-  ["get", "/v1/conversations/{call_id}/channels/{channel_name}/recording", ["200", "401", "404", "422"]]
+  ["get", "/v1/conversations/{call_id}/channels/{channel_name}/recording", ["200", "401", "404", "422"]],
+  // CONTRACT §7 "Agents" (docs/AGENTS.md).
+  ["post", "/v2/agents", ["201", "400", "401", "409", "422"]],
+  ["get", "/v2/agents", ["200", "400", "401"]],
+  ["get", "/v2/agents/{agent_id}", ["200", "401", "404"]],
+  ["patch", "/v2/agents/{agent_id}", ["200", "400", "401", "404", "409", "422"]],
+  ["delete", "/v2/agents/{agent_id}", ["200", "401", "404", "409"]],
+  ["put", "/v2/campaigns/{campaign_code}/agent", ["200", "401", "403", "404", "422"]],
+  ["put", "/v2/phone-numbers/{phone_number}/agent", ["200", "401", "404", "422"]],
+  ["get", "/v1/conversations/{call_id}/fields", ["200", "401", "404"]]
 ]
 
 const resolve = (spec: any, schema: any): any =>

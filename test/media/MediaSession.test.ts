@@ -4,6 +4,7 @@
  * call's timeline, `mixed` as the clipped sum, barge-in and clear, and the verdict.
  */
 import { assert, describe, it } from "@effect/vitest"
+import type { FieldValue } from "@voice-agent/core/AgentTask"
 import type { ConversationRecord } from "@voice-agent/core/Conversation"
 import type { AgentCall, AgentEnd } from "@voice-agent/core/ports/Agent"
 import { Agent } from "@voice-agent/core/ports/Agent"
@@ -59,6 +60,7 @@ const harness = Effect.gen(function*() {
   )
   const world = MemoryDialer.makeWorld()
   const turns: Array<{ speaker: string; text: string; offsetMs: number }> = []
+  const fields = new Map<string, FieldValue>()
   const conversations = ConversationRepository.of({
     insert: () => Effect.die("unused"),
     end: () => Effect.die("unused"),
@@ -67,7 +69,9 @@ const harness = Effect.gen(function*() {
     list: () => Effect.die("unused"),
     findByCallId: () => Effect.die("unused"),
     transcript: () => Effect.succeed([]),
-    callContext: (id) => Effect.succeed(id === callId ? Option.some({ conversation, data: {} }) : Option.none())
+    callContext: (id) => Effect.succeed(id === callId ? Option.some({ conversation, data: {} }) : Option.none()),
+    recordField: (_, key, value) => Effect.sync(() => void fields.set(key, value)),
+    fields: () => Effect.sync(() => Object.fromEntries(fields))
   })
   const services = Layer.mergeAll(
     FileRecordingStore.layer(dir),

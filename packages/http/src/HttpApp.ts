@@ -14,6 +14,7 @@ import { Layer } from "effect"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { Api } from "./api/Api.ts"
 import { AdminHandlers } from "./handlers/Admin.ts"
+import { AgentsHandlers } from "./handlers/Agents.ts"
 import { CampaignsHandlers } from "./handlers/Campaigns.ts"
 import { ContactsHandlers } from "./handlers/Contacts.ts"
 import { ConversationsHandlers } from "./handlers/Conversations.ts"
@@ -50,7 +51,8 @@ export const apiLayer = HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json"
     ConversationsHandlers,
     LegacyHandlers,
     AdminHandlers,
-    WebhooksHandlers
+    WebhooksHandlers,
+    AgentsHandlers
   ]),
   Layer.provide(servicesLayer)
 )

@@ -50,7 +50,8 @@ for (const backend of backends) {
             { id: 5, name: "recordings" },
             { id: 6, name: "webhooks" },
             { id: 7, name: "carrier_message_ids" },
-            { id: 8, name: "open_inbound_calls" }
+            { id: 8, name: "open_inbound_calls" },
+            { id: 9, name: "agents" }
           ])
           assert.deepStrictEqual(yield* Migrations.run, [])
           assert.deepStrictEqual(yield* Migrations.run, [])

@@ -21,6 +21,7 @@ import recordings from "./migrations/0005_recordings.ts"
 import webhooks from "./migrations/0006_webhooks.ts"
 import carrierMessageIds from "./migrations/0007_carrier_message_ids.ts"
 import openInboundCalls from "./migrations/0008_open_inbound_calls.ts"
+import agents from "./migrations/0009_agents.ts"
 
 /**
  * Every migration, by `<id>_<name>`.
@@ -35,7 +36,8 @@ export const migrations = {
   "0005_recordings": recordings,
   "0006_webhooks": webhooks,
   "0007_carrier_message_ids": carrierMessageIds,
-  "0008_open_inbound_calls": openInboundCalls
+  "0008_open_inbound_calls": openInboundCalls,
+  "0009_agents": agents
 }
 
 /**

@@ -218,6 +218,33 @@ for (const backend of await TestDatabase.backends()) {
           const malformed = yield* conversations.list({ organizationId: org.id, campaignId: "x", limit: 5 })
           assert.deepStrictEqual(malformed, { conversations: [], hasMore: false })
         }))
+
+      it.effect("records typed field values per call; a key recorded again replaces its value", () =>
+        Effect.gen(function*() {
+          const conversations = yield* ConversationRepository
+          const org = yield* Fixtures.organization()
+          const one = yield* conversations.insert(call(org.id))
+          const two = yield* conversations.insert(call(org.id))
+          assert.deepStrictEqual(yield* conversations.fields(one.id), {})
+          yield* conversations.recordField(one.id, "name", "Alex Morgan")
+          yield* conversations.recordField(one.id, "age", 42)
+          yield* conversations.recordField(one.id, "birthday", { year: 2027, month: 3, day: 3 })
+          yield* conversations.recordField(one.id, "slot", "2027-03-09T10:00")
+          yield* conversations.recordField(one.id, "pin", "1234")
+          yield* conversations.recordField(two.id, "name", "Sam")
+          yield* conversations.recordField(one.id, "age", 43)
+          const fields = yield* conversations.fields(one.id)
+          assert.deepStrictEqual(fields, {
+            age: 43,
+            birthday: { year: 2027, month: 3, day: 3 },
+            name: "Alex Morgan",
+            pin: "1234",
+            slot: "2027-03-09T10:00"
+          })
+          assert.deepStrictEqual(Object.keys(fields), ["age", "birthday", "name", "pin", "slot"])
+          assert.deepStrictEqual(yield* conversations.fields(two.id), { name: "Sam" })
+          assert.deepStrictEqual(yield* conversations.fields("not-a-uuid"), {})
+        }))
     })
   })
 }

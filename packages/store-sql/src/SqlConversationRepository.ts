@@ -1,11 +1,15 @@
 /**
- * ConversationRepository on SQL (tables `conversations` and `transcript_turns`).
+ * ConversationRepository on SQL (tables `conversations`, `transcript_turns` and
+ * `conversation_fields`).
  *
- * Owns: the conversation row, the newest-first keyset list on `(started_at, id)`, and the
- * numbering of transcript turns (`seq`, continuing after the stored ones).
+ * Owns: the conversation row, the newest-first keyset list on `(started_at, id)`, the
+ * numbering of transcript turns (`seq`, continuing after the stored ones), and the collected
+ * field values (one row per key, replaced when recorded again; JSON values in `jsonb`).
  *
  * @since 0.1.0
  */
+import { FieldValueSchema } from "@voice-agent/core/AgentDefinition"
+import type { FieldValue } from "@voice-agent/core/AgentTask"
 import { ContactDataSchema } from "@voice-agent/core/Contact"
 import type { ConversationRecord, TranscriptTurnRecord } from "@voice-agent/core/Conversation"
 import { Direction, Speaker, TerminationReason } from "@voice-agent/core/Conversation"
@@ -183,6 +187,26 @@ export const make = Effect.gen(function*() {
         FROM conversations WHERE call_id = ${callId}`
   })
 
+  // The value travels as JSON text cast to jsonb (a string value is a JSON string), so this
+  // needs only the generic SQL client.
+  const upsertField = SqlSchema.void({
+    Request: Schema.Struct({ conversationId: Schema.String, key: Schema.String, value: Schema.String }),
+    execute: ({ conversationId, key, value }) =>
+      sql`
+        INSERT INTO conversation_fields (conversation_id, key, value) VALUES (${conversationId}, ${key}, ${value}::jsonb)
+        ON CONFLICT (conversation_id, key) DO UPDATE SET value = excluded.value, recorded_at = excluded.recorded_at`
+  })
+
+  const fieldsOf = SqlSchema.findAll({
+    Request: Schema.String,
+    Result: Schema.Struct({ key: Schema.String, value: FieldValueSchema }),
+    execute: (conversationId) =>
+      sql`
+        SELECT key AS "key", value AS "value" FROM conversation_fields
+        WHERE conversation_id = ${conversationId}
+        ORDER BY key COLLATE "C"`
+  })
+
   return ConversationRepository.of({
     insert: Effect.fn("ConversationRepository.insert")(
       (conversation: Omit<ConversationRecord, "id">) => insertRow(conversation),
@@ -248,6 +272,22 @@ export const make = Effect.gen(function*() {
     ),
     transcript: Effect.fn("ConversationRepository.transcript")(
       (conversationId: string) => isUuid(conversationId) ? turnsOf(conversationId) : Effect.succeed([]),
+      orDieInfrastructure
+    ),
+    recordField: Effect.fn("ConversationRepository.recordField")(
+      function*(conversationId: string, key: string, value: FieldValue) {
+        if (!isUuid(conversationId)) return yield* Effect.die(`No conversation ${conversationId} to record a field of`)
+        yield* upsertField({ conversationId, key, value: JSON.stringify(value) })
+      },
+      orDieInfrastructure
+    ),
+    fields: Effect.fn("ConversationRepository.fields")(
+      function*(conversationId: string) {
+        const rows = isUuid(conversationId) ? yield* fieldsOf(conversationId) : []
+        const fields: Record<string, FieldValue> = {}
+        for (const row of rows) fields[row.key] = row.value
+        return fields
+      },
       orDieInfrastructure
     )
   })

@@ -4,6 +4,7 @@
  * @since 0.1.0
  */
 import { Layer } from "effect"
+import * as SqlAgentRepository from "./SqlAgentRepository.ts"
 import * as SqlApiKeyRepository from "./SqlApiKeyRepository.ts"
 import * as SqlCallEvents from "./SqlCallEvents.ts"
 import * as SqlCampaignRepository from "./SqlCampaignRepository.ts"
@@ -19,8 +20,8 @@ import * as SqlServerSecrets from "./SqlServerSecrets.ts"
 import * as SqlWebhookRepository from "./SqlWebhookRepository.ts"
 
 /**
- * The ten repositories (the dialer's and the webhooks' included), the installation's secrets,
- * and the dialer's call events and wake-ups. Requires a database layer (`Database.layerPostgres`,
+ * The eleven repositories (the dialer's, the webhooks' and the agents' included), the
+ * installation's secrets, and the dialer's call events and wake-ups. Requires a database layer (`Database.layerPostgres`,
  * `Database.layerPglite`, `Database.layerFromConfig`): the SQL client and, for `jsonb`
  * parameters, the PostgreSQL client it is.
  *
@@ -39,5 +40,6 @@ export const layer = Layer.mergeAll(
   SqlDialerRepository.layer,
   SqlCallEvents.layer,
   SqlDialerWakeup.layer,
-  SqlWebhookRepository.layer
+  SqlWebhookRepository.layer,
+  SqlAgentRepository.layer
 )

@@ -5,6 +5,7 @@
  */
 import { Context } from "effect"
 import type { Effect, Option } from "effect"
+import type { FieldValue } from "../AgentTask.ts"
 import type { ContactData } from "../Contact.ts"
 import type { ConversationRecord, Direction, TerminationReason, TranscriptTurnRecord } from "../Conversation.ts"
 
@@ -77,4 +78,11 @@ export class ConversationRepository extends Context.Service<ConversationReposito
   readonly callContext: (
     callId: string
   ) => Effect.Effect<Option.Option<{ readonly conversation: ConversationRecord; readonly data: ContactData }>>
+  /**
+   * Records a value the agent collected for a task field of the conversation; recording a key
+   * again replaces its value.
+   */
+  readonly recordField: (conversationId: string, key: string, value: FieldValue) => Effect.Effect<void>
+  /** The values collected in the conversation, by field key (keys in code-point order). */
+  readonly fields: (conversationId: string) => Effect.Effect<Readonly<Record<string, FieldValue>>>
 }>()("@voice-agent/core/ports/ConversationRepository") {}

@@ -6,6 +6,7 @@
  */
 import { HttpApi, OpenApi } from "effect/http-api"
 import { AdminApi } from "./AdminApi.ts"
+import { AgentsApi } from "./AgentsApi.ts"
 import { CampaignsApi } from "./CampaignsApi.ts"
 import { ContactsApi } from "./ContactsApi.ts"
 import { ConversationsApi } from "./ConversationsApi.ts"
@@ -26,6 +27,7 @@ export class Api extends HttpApi.make("voice-agent")
   .add(LegacyApi)
   .add(AdminApi)
   .add(WebhooksApi)
+  .add(AgentsApi)
   .middleware(FastApiValidation)
   .annotate(HttpApi.ParseOptions, { errors: "all" })
   .annotateMerge(OpenApi.annotations({

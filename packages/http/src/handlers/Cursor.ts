@@ -14,7 +14,7 @@ import { createHmac, timingSafeEqual } from "node:crypto"
 /**
  * @category models
  */
-export type CursorKind = "contacts" | "conversations" | "webhook-deliveries"
+export type CursorKind = "contacts" | "conversations" | "webhook-deliveries" | "agents"
 
 const tagLength = 16
 
