@@ -21,9 +21,9 @@ import * as SqlWebhookRepository from "./SqlWebhookRepository.ts"
 
 /**
  * The eleven repositories (the dialer's, the webhooks' and the agents' included), the
- * installation's secrets, and the dialer's call events and wake-ups. Requires a database layer (`Database.layerPostgres`,
- * `Database.layerPglite`, `Database.layerFromConfig`): the SQL client and, for `jsonb`
- * parameters, the PostgreSQL client it is.
+ * installation's secrets, and the dialer's call events and wake-ups. Requires a database layer
+ * (`Database.layerPostgres`, `Database.layerPglite`, `Database.layerFromConfig`): the SQL client
+ * and, for `jsonb` parameters, the PostgreSQL client it is.
  *
  * @category layers
  */
