@@ -537,6 +537,20 @@ describe("OpenAiRealtime", () => {
         }
       }))
 
+    it.live("a session.update the server refuses is rejected", () =>
+      Effect.gen(function*() {
+        const server = yield* fake()
+        const harness = yield* makeCall()
+        const error = yield* converse(
+          config(server),
+          harness.call,
+          session({ tools: [{ name: "", description: "nameless", parameters: {} }] })
+        ).pipe(Effect.flip)
+        assert.strictEqual(error.reason, "rejected")
+        assert.include(error.message, "invalid_value")
+        assert.deepStrictEqual(ofType(first(server.connections).received, "input_audio_buffer.append"), [])
+      }))
+
     it.live("a refused connection is unavailable", () =>
       Effect.gen(function*() {
         const port = yield* closedPort

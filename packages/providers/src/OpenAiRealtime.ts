@@ -4,66 +4,74 @@
  * the carrier's bytes go to the model and the model's bytes go to the carrier untouched.
  *
  * Protocol: the GA Realtime API (`session.update` with `session.type: "realtime"` and
- * `audio.input/output.format: {type: "audio/pcmu"}`, `response.output_audio.delta`). The beta
- * shapes (`input_audio_format: "g711_ulaw"`, `response.audio.delta`) are not sent: a GA server
- * rejects them. On receipt the beta names of the three audio events we use
+ * `audio.input/output.format: {type: "audio/pcmu"}`, `response.output_audio.delta`), which is
+ * what OpenAI documents and serves. The beta shapes (`input_audio_format: "g711_ulaw"`) are not
+ * sent: a GA server rejects them. On receipt, the beta names of the three audio events used
  * (`response.audio.delta`, `response.audio.done`, `response.audio_transcript.done`) are read as
- * their GA names, since a compatible server still speaking beta sends them with the same fields;
- * its `session.update` would still need the GA shape.
+ * their GA names: a compatible server still on beta names sends them with the same fields (its
+ * `session.update` would still have to take the GA shape).
  *
  * One call:
  * 1. Connect; wait for `session.created` (the handshake and it within `timeoutMs`, else
  *    `timeout`), send `session.update` (instructions, voice, μ-law in and out, server VAD with
- *    `create_response: true` and `interrupt_response: false`, input transcription, the function
- *    tools) and wait for `session.updated` (an `error` instead: `rejected`). Audio is appended
- *    only after it, since the buffer reads any earlier bytes as 24 kHz PCM. With an `opening`,
- *    a `response.create` whose instructions ask the model to say it first.
- * 2. Each `Audio` input is appended (`input_audio_buffer.append`, base64; a `pcm16` frame is
- *    μ-law encoded). A gap in the frames' timestamps is filled with μ-law silence (up to
- *    `MAX_GAP_FILL_MS`), so the buffer's clock is the call's: a buffer position maps to the call
- *    by the first frame's timestamp (plus any gap too long to fill). `Dtmf`, `SpeechStarted`,
- *    `SpeechStopped` and `BargeIn` are not forwarded: the server's VAD hears the same audio and
- *    is the one judge of turns and barge-in.
+ *    `create_response: true` and `interrupt_response: false`, input transcription in the
+ *    session's language when it is a BCP 47 tag, the function tools) and wait for
+ *    `session.updated` (an `error` instead: `rejected`). Audio is appended only after it: the
+ *    buffer reads earlier bytes as 24 kHz PCM. With an `opening`, a `response.create` whose
+ *    instructions (the session's, and the opening) ask the model to say it first.
+ * 2. Each `Audio` input is appended (`input_audio_buffer.append`, base64, one event per batch
+ *    of frames the input stream hands over; a `pcm16` frame is μ-law encoded). A gap in the
+ *    frames' timestamps is filled with μ-law silence (up to `MAX_GAP_FILL_MS`), so a position in
+ *    the buffer maps to the call's clock by the first frame's timestamp (plus any gap too long
+ *    to fill). `Dtmf`, `SpeechStarted`, `SpeechStopped` and `BargeIn` are not forwarded: the
+ *    server's VAD hears the same audio and is the one judge of turns and barge-in.
  * 3. Each assistant audio item is played by one `call.say`, fed by a queue of 20 ms frames cut
- *    from the deltas (`subarray`s of the decoded bytes) and ended at
- *    `response.output_audio.done` (or `response.done`). Items play one after the other.
+ *    from its deltas (views of a copy of the decoded bytes, timestamps counted from the item's
+ *    start) and ended at `response.output_audio.done` (or `response.done`). Items play one
+ *    after the other.
  * 4. `input_audio_buffer.speech_started`: when anything is unplayed, `call.interrupt`; when a
- *    response is still generating, `response.cancel`, and later deltas of that response are
- *    dropped. Cancelling is the adapter's alone: `interrupt_response` is off (with it on, the
- *    server cancels at its VAD's start and a client cancel after it fails). Each assistant item cut short is truncated (`conversation.item.truncate`) at what
- *    the person heard: the `Interrupted` playback's `playedMs`, bounded by the audio received
- *    (the server refuses a point past the audio), or 0 for an item not yet started. When the
- *    person's turn ends (`speech_stopped`) before the cancel landed, the server could not start
- *    a response for it (one was active): the adapter asks for it (`response.create`) once the
- *    cancelled response is done. In real time the cancel lands first (speech lasts longer than
- *    a round trip plus the VAD's silence); audio sent faster than real time can end a turn
+ *    response is still generating, `response.cancel`, and its later deltas are dropped.
+ *    Cancelling is the adapter's alone: `interrupt_response` is off (with it on, the server
+ *    cancels at its VAD's start, and a client cancel after it fails). Each item cut short is
+ *    truncated (`conversation.item.truncate`) at what the person heard: the `Interrupted`
+ *    playback's `playedMs`, at most the audio received (the server refuses a point past its
+ *    audio), or 0 for an item not yet started; an item that had `Played` is left whole. When
+ *    the person's turn ends (`speech_stopped`) before the cancel landed, the server could not
+ *    start a response for it (one was active): the adapter asks for it (`response.create`) once
+ *    the cancelled response is done. In real time the cancel lands first (speech lasts longer
+ *    than a round trip plus the VAD's silence); audio sent faster than real time can end a turn
  *    first.
  * 5. Turns: `conversation.item.input_audio_transcription.completed` is a HUMAN turn at the
  *    `audio_start_ms` of its `speech_started` (so it includes the server's prefix padding), on
  *    the call's clock. An assistant item's transcript is an AGENT turn at its playback start,
- *    once it has played; cut short, its words in proportion to the audio heard (an estimate:
- *    the Realtime API gives no word timings).
+ *    once it has played; cut short, its first words in proportion to the audio heard (an
+ *    estimate: the Realtime API gives no word timings).
  * 6. Function calls (`response.function_call_arguments.done`, or a `function_call` output item
  *    of `response.done` not seen before) run after their `response.done`, in order, through
  *    `session.onToolCall`; each output goes back as a `function_call_output` item, then one
- *    `response.create`. A result with `end` stops there: the audio already queued plays out,
+ *    `response.create`. A result with `end` stops there: the audio already received plays out,
  *    then the session ends `Ended`. A cancelled response's calls run only when complete, and
- *    are followed by no `response.create` (the person's new turn brings the next response).
+ *    no `response.create` follows them (the person's new turn brings the next response).
  * 7. The input stream ending (the person hung up) ends the session `HungUp`.
  *
- * Errors: the handshake's HTTP status, read from the socket's open error (the `ws` client,
- * `@effect/platform-node/NodeWS`, reports "Unexpected server response: 401"; Node's built-in
- * WebSocket reports no status, so with it every refusal is `unavailable`): 401/403
- * `unauthorized`, 429 `rate-limited`, other 4xx `rejected`, 5xx or no answer `unavailable`. In
- * the call, the socket closing or dropping, or a fatal `error` event (any type but
- * `invalid_request_error`, or `session_expired`), fails the session at once with `unavailable`;
- * other `error` events (a cancel that came too late, say) are logged. The key is only ever in
- * the handshake header: no message or log carries it.
+ * Errors. The handshake's HTTP status is read from the socket's open error: the `ws` client
+ * (`@effect/platform-node/NodeWS`) reports "Unexpected server response: 401"; Node's built-in
+ * WebSocket reports no status, so with it every refusal is `unavailable`. 401/403
+ * `unauthorized`, 429 `rate-limited`, other 4xx `rejected`, 5xx, a refused connection or no
+ * answer `unavailable`. In the call, the socket closing or dropping, or a fatal `error` event
+ * (any type but `invalid_request_error`, or `session_expired`), fails the session at once with
+ * `unavailable`; other `error` events (a cancel that crossed the response's end, say) are logged
+ * and the call goes on. A response that `failed` is logged too. The key is only in the
+ * handshake header: no message or log carries it.
  *
- * Bounds: each item's frames queue holds `maxQueuedAudioMs` of audio (past it, frames are
- * dropped and logged: the model sends audio faster than real time, the carrier plays it in real
- * time); at most `MAX_WAITING_ITEMS` items wait to play and `MAX_TOOL_BATCHES` tool batches to
- * run; the socket reader is paced by our reads.
+ * Bounds: each item's queue holds `maxQueuedAudioMs` of audio (the model sends audio faster
+ * than real time, the carrier plays it in real time; past it, frames are dropped and logged); at
+ * most `MAX_WAITING_ITEMS` items wait to play and `MAX_TOOL_BATCHES` batches of tool calls to
+ * run; with the `ws` client the socket is paused while its 64 KiB buffer is full.
+ *
+ * Length: one module past 600 lines (its header a sixth of it) because the event schemas,
+ * the call's state and the four fibers sharing it (reading events, playing, running tools,
+ * forwarding audio) make one state machine; apart, each piece would take the state as arguments.
  *
  * @since 0.1.0
  */
@@ -447,10 +455,9 @@ const run = Effect.fnUntraced(function*(call: AgentCall, session: SpeechSession,
     if (item.reported || playback === undefined || item.transcript === undefined) return
     item.reported = true
     items.delete(item.id)
-    const heardMs = playback._tag === "Played" ? item.receivedMs : Math.min(playback.playedMs, item.receivedMs)
     const text = playback._tag === "Played"
       ? item.transcript.trim()
-      : heardText(item.transcript, item.receivedMs > 0 ? heardMs / item.receivedMs : 0)
+      : heardText(item.transcript, item.receivedMs > 0 ? playback.playedMs / item.receivedMs : 0)
     if (text.length > 0) yield* call.emitTurn({ speaker: "AGENT", text, offsetMs: playback.startMs })
   })
 
@@ -550,11 +557,14 @@ const run = Effect.fnUntraced(function*(call: AgentCall, session: SpeechSession,
       items.set(itemId, item)
       if (!(yield* Queue.offer(waiting, item))) {
         item.silenced = true
+        item.playback = { _tag: "Interrupted", startMs: yield* call.elapsedMs, playedMs: 0 }
+        yield* Deferred.succeed(item.played, item.playback)
         yield* Effect.logWarning(`OpenAI Realtime: audio item ${itemId} dropped (${MAX_WAITING_ITEMS} items waiting)`)
       }
     }
     if (item.silenced) return
-    const bytes: Uint8Array = Buffer.from(delta, "base64")
+    // a copy of its own (a small Buffer.from is a view into Node's shared pool)
+    const bytes = new Uint8Array(Buffer.from(delta, "base64"))
     for (let at = 0; at < bytes.length; at += FRAME_BYTES) {
       const frame: AudioFrame = {
         encoding: "mulaw",

@@ -542,16 +542,20 @@ class Session implements Connection {
   /** The energy VAD and the decoder over 8 kHz samples. */
   private listen(pcm: Int16Array): void {
     const detection = this.audio.input.turn_detection
-    const texts = this.decoder.push(pcm).map((utterance) => utterance.text)
-    if (this.speech !== undefined) this.speech.texts.push(...texts)
+    // what ended in these samples belongs to the speech going on, or to the one they start
+    let texts = this.decoder.push(pcm).map((utterance) => utterance.text)
+    if (this.speech !== undefined) {
+      this.speech.texts.push(...texts)
+      texts = []
+    }
     for (let i = 0; i < pcm.length; i++) {
       const at = this.samples++
       const loud = pcm[i]! >= QUIET || pcm[i]! <= -QUIET
       if (detection === null) continue
       if (this.speech === undefined) {
         if (!loud) continue
-        this.speech = { itemId: this.id("item"), quiet: 0, texts: [] }
-        this.speech.texts.push(...texts)
+        this.speech = { itemId: this.id("item"), quiet: 0, texts }
+        texts = []
         this.emit({
           type: "input_audio_buffer.speech_started",
           audio_start_ms: Math.max(0, Math.floor(at / 8) - detection.prefix_padding_ms),
