@@ -325,9 +325,10 @@ describe("OpenAiRealtime", () => {
         assert.deepStrictEqual(yield* Fiber.join(running), { _tag: "HungUp" })
       }))
 
-    it.live("a function call goes to onToolCall, its output back as a function_call_output, then response.create", () =>
+    it.live("a function call goes to onToolCall, its output back as a function_call_output, then response.create (20 ms latency)", () =>
       Effect.gen(function*() {
         const server = yield* fake({
+          latencyMs: 20,
           script: (turn) => {
             if (turn.heard === ASK) return { calls: [{ name: "record_party_size", arguments: { size: 2 } }] }
             const output = turn.conversation.at(-1)

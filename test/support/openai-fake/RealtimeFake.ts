@@ -43,11 +43,15 @@
  * once, faster than real time, as OpenAI does.
  *
  * Knobs: `latencyMs` before each server event; `refuse` answers the next handshakes with an
- * HTTP status; `withholdSessionCreated` never sends `session.created`; `drop()` cuts every
- * connection (no close frame); `sendError` sends an `error` event (and, for a fatal one,
- * closes with 1011 as OpenAI does when it ends a session). Records every handshake, every
- * client event received and every server event sent, the audio appended and the audio spoken,
- * per connection; `waitFor` waits on any of it.
+ * HTTP status; `withholdSessionCreated` never sends `session.created`; `drop` cuts every
+ * connection (no close frame); `sendError` sends an `error` event (with `close`, then closes the
+ * socket with 1011, a server ending the session). Records every handshake, every client event
+ * received and every server event sent, the audio appended and the audio spoken, per
+ * connection; `waitFor` waits on any of it.
+ *
+ * Length: past 600 lines because one connection's state machine (the session, the input
+ * buffer and its VAD, responses, the conversation) is one class, and the wire format is
+ * written out event by event.
  *
  * @since 0.1.0
  */
