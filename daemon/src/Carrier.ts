@@ -13,9 +13,12 @@
 import * as SimCarrier from "@voice-agent/carrier-sim/SimCarrier"
 import * as TwilioCarrier from "@voice-agent/carrier-twilio/TwilioCarrier"
 import * as TwilioConfig from "@voice-agent/carrier-twilio/TwilioConfig"
+import type { AgentRepository } from "@voice-agent/core/ports/AgentRepository"
 import type { CallEvents } from "@voice-agent/core/ports/CallEvents"
 import type { Carrier } from "@voice-agent/core/ports/Carrier"
+import type { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
 import { Config, ConfigProvider, Effect, Layer } from "effect"
+import * as SimBriefings from "./SimBriefings.ts"
 
 /**
  * The configured carrier: the simulated one, or Twilio with its settings.
@@ -47,14 +50,22 @@ export const choice: Effect.Effect<Choice, Config.ConfigError> = Effect.gen(func
  *
  * @category layers
  */
-export const layerOf = (chosen: Choice): Layer.Layer<Carrier, never, CallEvents> =>
-  chosen._tag === "sim" ? SimCarrier.layer : TwilioCarrier.layer(TwilioCarrier.optionsFrom(chosen.config))
+export const layerOf = (
+  chosen: Choice
+): Layer.Layer<Carrier, never, CallEvents | AgentRepository | ConversationRepository> =>
+  chosen._tag === "sim"
+    ? SimCarrier.layer.pipe(Layer.provide(SimBriefings.layer))
+    : TwilioCarrier.layer(TwilioCarrier.optionsFrom(chosen.config))
 
 /**
  * The configured carrier.
  *
  * @category layers
  */
-export const layerConfig: Layer.Layer<Carrier, Config.ConfigError, CallEvents> = Layer.unwrap(
+export const layerConfig: Layer.Layer<
+  Carrier,
+  Config.ConfigError,
+  CallEvents | AgentRepository | ConversationRepository
+> = Layer.unwrap(
   Effect.map(choice, layerOf)
 )

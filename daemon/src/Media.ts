@@ -5,20 +5,30 @@
  * streams through. Each connection runs the engine's MediaSession, which refuses it unless its
  * `start` message carries the call's token.
  *
- * The agent is the scripted reference agent (agents/ScriptedAgent) over simulated speech (the
- * simulated carrier's speech-to-text and text-to-speech); language-model agents and real
- * speech providers come with the agents issue.
+ * The agent is the conversation runtime (agents/ConversationAgent): a call whose campaign or
+ * number has an agent definition runs it, on the providers it names (`Providers`, from the
+ * daemon's configuration); any other call gets the scripted reference agent. Speech defaults
+ * to the providers configuration's defaults, else simulated speech (the simulated carrier's
+ * speech-to-text and text-to-speech).
  *
  * @since 0.1.0
  */
 import * as NodeSocket from "@effect/platform-node/NodeSocket"
+import * as ConversationAgent from "@voice-agent/agents/ConversationAgent"
 import * as ScriptedAgent from "@voice-agent/agents/ScriptedAgent"
 import * as SimSpeechToText from "@voice-agent/carrier-sim/SimSpeechToText"
 import * as SimTextToSpeech from "@voice-agent/carrier-sim/SimTextToSpeech"
+import { Agent } from "@voice-agent/core/ports/Agent"
+import { AgentRepository } from "@voice-agent/core/ports/AgentRepository"
+import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
+import { Providers } from "@voice-agent/core/ports/Providers"
+import { SpeechToText } from "@voice-agent/core/ports/SpeechToText"
+import { TextToSpeech } from "@voice-agent/core/ports/TextToSpeech"
 import * as MediaSession from "@voice-agent/engine/MediaSession"
 import * as SocketMedia from "@voice-agent/engine/SocketMedia"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import * as ProviderConfig from "./ProviderConfig.ts"
 
 /**
  * The path of the media endpoint.
@@ -46,11 +56,44 @@ export const endpoint = HttpRouter.add(
 )
 
 /**
- * The agent of every call: the scripted reference agent over simulated speech.
+ * The scripted reference agent over simulated speech.
  *
  * @category layers
  */
-export const agent = ScriptedAgent.layer().pipe(Layer.provide([SimSpeechToText.layer, SimTextToSpeech.layer]))
+export const scripted: Layer.Layer<Agent> = ScriptedAgent.layer().pipe(
+  Layer.provide([SimSpeechToText.layer, SimTextToSpeech.layer])
+)
+
+/**
+ * The agent of every call: the conversation runtime, with the scripted reference agent for
+ * calls without a definition.
+ *
+ * @category layers
+ */
+export const agent: Layer.Layer<
+  Agent,
+  never,
+  AgentRepository | ConversationRepository | Providers | ProviderConfig.Defaults
+> = Layer.effect(
+  Agent,
+  Effect.gen(function*() {
+    const agents = yield* AgentRepository
+    const conversations = yield* ConversationRepository
+    const providers = yield* Providers
+    const defaults = yield* ProviderConfig.Defaults
+    const stt = yield* SpeechToText
+    const tts = yield* TextToSpeech
+    const fallback = yield* Agent
+    return ConversationAgent.make({
+      definitionFor: agents.forCall,
+      recordField: conversations.recordField,
+      providers,
+      stt: Option.getOrElse(Option.flatMap(Option.fromNullishOr(defaults.stt), providers.stt), () => stt),
+      tts: Option.getOrElse(Option.flatMap(Option.fromNullishOr(defaults.tts), providers.tts), () => tts),
+      fallback
+    })
+  })
+).pipe(Layer.provide(Layer.merge(scripted, Layer.mergeAll(SimSpeechToText.layer, SimTextToSpeech.layer))))
 
 /**
  * How the simulated carrier reaches a media endpoint: a Node WebSocket client.

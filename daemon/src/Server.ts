@@ -22,6 +22,7 @@ import * as Inbound from "./Inbound.ts"
 import * as Listen from "./Listen.ts"
 import * as Logging from "./Logging.ts"
 import * as Media from "./Media.ts"
+import * as ProviderConfig from "./ProviderConfig.ts"
 import * as Ready from "./Ready.ts"
 import * as Recordings from "./Recordings.ts"
 import * as Storage from "./Storage.ts"
@@ -109,6 +110,7 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
     Layer.provideMerge(Inbound.mediaEndpoint),
     Layer.provideMerge(Carrier.layerConfig.pipe(Layer.provide(Media.connector))),
     Layer.provideMerge(DemoSeed.layer.pipe(Layer.provideMerge(storage))),
+    Layer.provideMerge(ProviderConfig.layer),
     Layer.provide(AdminToken.layerConfig)
   )
 }

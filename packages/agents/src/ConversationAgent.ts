@@ -379,7 +379,7 @@ const pipeline = (
         for (let round = 0; round < settings.maxModelRounds; round++) {
           const state = yield* Ref.get(current)
           if (state.ended !== undefined) return
-          const calls: Array<ToolCall> = []
+          const calls: Array<{ readonly call: ToolCall; readonly result: Deferred.Deferred<string> }> = []
           let splitter = Sentences.empty
           let text = ""
           yield* model.stream({
@@ -397,8 +397,13 @@ const pipeline = (
                     return
                   }
                   case "ToolCall": {
-                    calls.push(delta.call)
-                    toolResults.set(delta.call.id, yield* Deferred.make<string>())
+                    // Text before a tool call is complete: say it before the call is carried out.
+                    const said = Sentences.flush(splitter)
+                    splitter = Sentences.empty
+                    if (said !== undefined) yield* offer({ _tag: "ModelText", text: said }, mine)
+                    const result = yield* Deferred.make<string>()
+                    calls.push({ call: delta.call, result })
+                    toolResults.set(delta.call.id, result)
                     yield* offer({ _tag: "ModelToolCall", ...delta.call }, mine)
                     return
                   }
@@ -410,12 +415,10 @@ const pipeline = (
           const rest = Sentences.flush(splitter)
           if (rest !== undefined) yield* offer({ _tag: "ModelText", text: rest }, mine)
           if (calls.length === 0) return
-          const outputs: Array<string> = []
-          for (const toolCall of calls) outputs.push(yield* Deferred.await(toolResults.get(toolCall.id)!))
-          exchanged.push({ role: "assistant", content: text === "" ? null : text, toolCalls: calls })
-          calls.forEach((toolCall, index) =>
-            exchanged.push({ role: "tool", toolCallId: toolCall.id, content: outputs[index]! })
-          )
+          exchanged.push({ role: "assistant", content: text === "" ? null : text, toolCalls: calls.map((c) => c.call) })
+          for (const { call: toolCall, result } of calls) {
+            exchanged.push({ role: "tool", toolCallId: toolCall.id, content: yield* Deferred.await(result) })
+          }
         }
       }).pipe(Effect.catch((error) => fail(`the language model failed: ${error.message}`)), Effect.asVoid)
 

@@ -1,0 +1,268 @@
+/**
+ * Agents that converse, end to end on a real daemon with the simulated carrier: an agent
+ * definition attached to a campaign runs each answered call; the simulated person, briefed
+ * with the contact's `sim_answers`, answers its questions in simulated speech over the real
+ * media WebSocket; the collected values come back typed from
+ * `GET /v1/conversations/{call_id}/fields`, beside the transcript and the recordings.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Option } from "effect"
+import * as Daemon from "../support/Daemon.ts"
+import * as ChatCompletionsFake from "../support/openai-fake/ChatCompletionsFake.ts"
+
+interface Conversation {
+  readonly call_id: string
+  readonly to_number: string
+  readonly termination_reason: string | null
+}
+interface Turn {
+  readonly speaker: "HUMAN" | "AGENT"
+  readonly text: string
+  readonly offset_ms: number
+}
+
+export const task = {
+  objective: "Confirm the booking",
+  completion_criteria: "Every field is collected",
+  action_items: [
+    { item_type: "say", key: "intro", statement: "I am calling about your table booking." },
+    { item_type: "field", key: "full_name", field_type: "text", question: "What name is the booking under?" },
+    { item_type: "field", key: "party_size", field_type: "integer", question: "How many people are coming?" },
+    { item_type: "field", key: "visit_date", field_type: "date", question: "On which date will you visit?" },
+    {
+      item_type: "field",
+      key: "seating",
+      field_type: "multiple_choice",
+      question: "Where would you like to sit?",
+      choices: ["terrace", "inside"]
+    },
+    { item_type: "field", key: "member_id", field_type: "digit_sequence", question: "What is your member number?" },
+    { item_type: "todo", key: "note", description: "Note any allergies mentioned" }
+  ]
+}
+
+/** A campaign with `agentId` attached before any contact is uploaded; answers its code. */
+export const campaignWithAgent = (
+  url: string,
+  key: string,
+  agentId: string,
+  contacts: ReadonlyArray<{ readonly phone_number: string; readonly data?: Record<string, unknown> }>
+) =>
+  Effect.gen(function*() {
+    const created = yield* Daemon.request(
+      `${url}/v2/campaigns`,
+      Daemon.postJson(key, {
+        name: `agents-${agentId}`,
+        origin_phone_numbers: ["+12025550100"],
+        start_date: new Date().toISOString().slice(0, 10),
+        calling_windows: [0, 1, 2, 3, 4, 5, 6].map((day) => ({ day, start_time: "00:00", end_time: "24:00" })),
+        timezone: "UTC",
+        max_concurrency: 10
+      })
+    )
+    assert.strictEqual(created.status, 201, JSON.stringify(created.body))
+    const code = (created.body as { campaign_code: string }).campaign_code
+    const attached = yield* Daemon.request(`${url}/v2/campaigns/${code}/agent`, {
+      ...Daemon.postJson(key, { agent_id: agentId }),
+      method: "PUT"
+    })
+    assert.strictEqual(attached.status, 200, JSON.stringify(attached.body))
+    const uploaded = yield* Daemon.request(
+      `${url}/v2/campaigns/${code}/contacts?accepted_terms_of_service=true`,
+      Daemon.postJson(key, { contacts })
+    )
+    assert.strictEqual(uploaded.status, 200, JSON.stringify(uploaded.body))
+    return code
+  })
+
+/** The conversations, contacts' statuses, fields and transcripts of the calls to `numbers`. */
+export const results = (url: string, key: string, code: string, numbers: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const list = (yield* Daemon.request(`${url}/v1/conversations`, Daemon.bearer(key))).body as {
+      conversations: ReadonlyArray<Conversation>
+    }
+    const contacts = (yield* Daemon.request(`${url}/v2/contacts?campaign_code=${code}`, Daemon.bearer(key))).body as {
+      contacts: ReadonlyArray<{ phone_number: string; status: string }>
+    }
+    const out = new Map<
+      string,
+      {
+        readonly conversation: Conversation
+        readonly status: string | undefined
+        readonly fields: Record<string, unknown>
+        readonly turns: ReadonlyArray<Turn>
+      }
+    >()
+    for (const number of numbers) {
+      const conversation = list.conversations.find((c) => c.to_number === number)
+      assert.isDefined(conversation, `a conversation to ${number}`)
+      const fields = yield* Daemon.request(
+        `${url}/v1/conversations/${conversation.call_id}/fields`,
+        Daemon.bearer(key)
+      )
+      assert.strictEqual(fields.status, 200, JSON.stringify(fields.body))
+      const transcript = yield* Daemon.request(
+        `${url}/v1/conversations/${conversation.call_id}/transcript`,
+        Daemon.bearer(key)
+      )
+      out.set(number, {
+        conversation,
+        status: contacts.contacts.find((c) => c.phone_number === number)?.status,
+        fields: (fields.body as { fields: Record<string, unknown> }).fields,
+        turns: transcript.body as ReadonlyArray<Turn>
+      })
+    }
+    return out
+  })
+
+describe("agents that converse, on a daemon", () => {
+  it.live(
+    "a campaign's agent definition collects typed fields under the deterministic policy",
+    () =>
+      Effect.gen(function*() {
+        const api = yield* Daemon.serve(["--port", "0", "--data-dir", ":memory:"])
+        const key = Option.getOrThrow(api.apiKey)
+        const created = yield* Daemon.request(
+          `${api.url}/v2/agents`,
+          Daemon.postJson(key, {
+            name: "booking",
+            persona: { agent_name: "Sam", organization_name: "Bistro Nine" },
+            task
+          })
+        )
+        assert.strictEqual(created.status, 201, JSON.stringify(created.body))
+        const agentId = (created.body as { id: string }).id
+        const briefed = "+12025550102"
+        const defaults = "+12025550103"
+        const code = yield* campaignWithAgent(api.url, key, agentId, [
+          {
+            phone_number: briefed,
+            data: { name: "Jane", sim_answers: { full_name: "Jane Q Public", party_size: "seven", seating: "inside" } }
+          },
+          { phone_number: defaults, data: { name: "Ada" } }
+        ])
+        for (const number of [briefed, defaults]) {
+          yield* api.waitFor(new RegExp(`to \\${number} ended:`)).pipe(Effect.timeout("90 seconds"))
+        }
+        const calls = yield* results(api.url, key, code, [briefed, defaults])
+
+        const jane = calls.get(briefed)!
+        assert.deepStrictEqual(jane.fields, {
+          full_name: "Jane Q Public",
+          party_size: 7,
+          visit_date: { year: 2027, month: 3, day: 3 },
+          seating: "inside",
+          member_id: "1234"
+        })
+        assert.strictEqual(jane.status, "COMPLETED")
+        // The person heard the questions and answered over the audio path.
+        const human = jane.turns.filter((turn) => turn.speaker === "HUMAN").map((turn) => turn.text)
+        assert.includeMembers(human, ["Jane Q Public", "seven", "inside"])
+        const agent = jane.turns.filter((turn) => turn.speaker === "AGENT").map((turn) => turn.text)
+        assert.include(agent.join(" "), "I am calling about your table booking.")
+        assert.include(agent.join(" "), "Sam from Bistro Nine")
+
+        const ada = calls.get(defaults)!
+        assert.deepStrictEqual(ada.fields, {
+          full_name: "Alex Morgan",
+          party_size: 42,
+          visit_date: { year: 2027, month: 3, day: 3 },
+          seating: "terrace",
+          member_id: "1234"
+        })
+        assert.strictEqual(ada.status, "COMPLETED")
+        for (const call of [jane, ada]) {
+          const recording = yield* Effect.promise(() =>
+            fetch(`${api.url}/v1/conversations/${call.conversation.call_id}/recording`, Daemon.bearer(key))
+          )
+          assert.strictEqual(recording.status, 200)
+          assert.strictEqual(recording.headers.get("content-type"), "audio/wav")
+          yield* Effect.promise(() => recording.arrayBuffer())
+        }
+      }).pipe(Effect.scoped),
+    180_000
+  )
+
+  it.live(
+    "under the language-model policy against a local OpenAI-compatible model, and a model that drops the call",
+    () =>
+      Effect.gen(function*() {
+        const failing = "+12025550104"
+        // A model that walks the checklist the prompt shows: asks the first field to collect,
+        // records the caller's answer to it, and ends the call when nothing is left.
+        const model: ChatCompletionsFake.Script = (request) => {
+          const system = String(request.messages[0]?.content ?? "")
+          if (system.includes(`to ${failing}`)) return ChatCompletionsFake.drop()
+          const pending = [...system.matchAll(/- \[to collect\] field "([^"]+)"[^\n]*?Ask: "([^"]+)"/g)]
+          const last = request.messages.at(-1)
+          const asked = [...request.messages].reverse().find((m) =>
+            m.role === "assistant" && typeof m.content === "string"
+          )
+          const next = pending[0]
+          if (last?.role === "user" && next !== undefined && String(asked?.content).includes(next[2]!)) {
+            return ChatCompletionsFake.answer([
+              ChatCompletionsFake.toolCall("record_field", JSON.stringify({ key: next[1], value: last.content }))
+            ])
+          }
+          if (next !== undefined) return ChatCompletionsFake.answer([ChatCompletionsFake.text(`Thanks. ${next[2]}`)])
+          return ChatCompletionsFake.answer([
+            ChatCompletionsFake.text("Thank you, that is all I needed. Goodbye."),
+            ChatCompletionsFake.toolCall("complete_task", "{}"),
+            ChatCompletionsFake.toolCall("end_call", "{}")
+          ])
+        }
+        const fake = yield* ChatCompletionsFake.make({ script: model, latency: { firstChunkMs: 50 } })
+        const api = yield* Daemon.serve(["--port", "0", "--data-dir", ":memory:"], {
+          VOICE_AGENT_PROVIDERS: JSON.stringify({
+            llm: { house: { type: "openai-chat", base_url: fake.url, model: "gpt-fake", api_key_env: "HOUSE_LLM_KEY" } }
+          }),
+          HOUSE_LLM_KEY: fake.apiKey ?? ""
+        })
+        const key = Option.getOrThrow(api.apiKey)
+        const created = yield* Daemon.request(
+          `${api.url}/v2/agents`,
+          Daemon.postJson(key, { name: "booking-llm", persona: { agent_name: "Sam" }, task, llm: "house" })
+        )
+        assert.strictEqual(created.status, 201, JSON.stringify(created.body))
+        const unknown = yield* Daemon.request(
+          `${api.url}/v2/agents`,
+          Daemon.postJson(key, { name: "booking-x", persona: {}, task, llm: "nope" })
+        )
+        assert.strictEqual(unknown.status, 400, JSON.stringify(unknown.body))
+        const talking = "+12025550105"
+        const code = yield* campaignWithAgent(api.url, key, (created.body as { id: string }).id, [
+          { phone_number: talking, data: { sim_answers: { full_name: "Jane Q Public", seating: "inside" } } },
+          { phone_number: failing }
+        ])
+        for (const number of [talking, failing]) {
+          yield* api.waitFor(new RegExp(`to \\${number} ended:`)).pipe(
+            Effect.timeout("90 seconds"),
+            Effect.tapError(() => Effect.sync(() => console.log(api.stdout.join("\n"))))
+          )
+        }
+        const calls = yield* results(api.url, key, code, [talking, failing])
+        const jane = calls.get(talking)!
+        assert.deepStrictEqual(jane.fields, {
+          full_name: "Jane Q Public",
+          party_size: 42,
+          visit_date: { year: 2027, month: 3, day: 3 },
+          seating: "inside",
+          member_id: "1234"
+        })
+        assert.strictEqual(jane.status, "COMPLETED")
+        assert.strictEqual(jane.conversation.termination_reason, "bot-hangup")
+        const agent = jane.turns.filter((turn) => turn.speaker === "AGENT").map((turn) => turn.text)
+        assert.include(agent, "What name is the booking under?")
+        assert.includeMembers(agent, ["Thank you, that is all I needed.", "Goodbye."])
+        // Every request carried the tools and the key, and the model saw the answers as user turns.
+        assert.isTrue(fake.requests.every((r) => r.headers.authorization === `Bearer ${fake.apiKey}`))
+        const bodies = fake.requests.map((r) => r.body as { tools?: ReadonlyArray<unknown> })
+        assert.isTrue(bodies.every((body) => (body.tools?.length ?? 0) === 4))
+
+        const dropped = calls.get(failing)!
+        assert.strictEqual(dropped.conversation.termination_reason, "bot-failure")
+        assert.deepStrictEqual(dropped.fields, {})
+      }).pipe(Effect.scoped),
+    180_000
+  )
+})
