@@ -9,6 +9,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import * as Daemon from "../support/Daemon.ts"
 import * as ChatCompletionsFake from "../support/openai-fake/ChatCompletionsFake.ts"
+import * as RealtimeFake from "../support/openai-fake/RealtimeFake.ts"
 
 interface Conversation {
   readonly call_id: string
@@ -262,6 +263,74 @@ describe("agents that converse, on a daemon", () => {
         const dropped = calls.get(failing)!
         assert.strictEqual(dropped.conversation.termination_reason, "bot-failure")
         assert.deepStrictEqual(dropped.fields, {})
+      }).pipe(Effect.scoped),
+    180_000
+  )
+
+  it.live(
+    "under a speech-to-speech model (a local OpenAI Realtime server), μ-law end to end",
+    () =>
+      Effect.gen(function*() {
+        // A model that asks the checklist's questions in order (from its instructions), records
+        // each answer with record_field, and ends the call when none is left.
+        const model: RealtimeFake.Script = (turn) => {
+          const instructions = String(turn.session["instructions"] ?? "")
+          const fields = [...instructions.matchAll(/- \[to collect\] field "([^"]+)"[^\n]*?Ask: "([^"]+)"/g)]
+          const recorded = turn.conversation.filter((entry) => entry.kind === "function_call").length
+          if (turn.trigger === "response.create") {
+            return turn.instructions === undefined || recorded > 0 ? undefined : { say: fields[0]?.[2] ?? "Hello?" }
+          }
+          const current = fields[recorded]
+          if (current === undefined) return undefined
+          const record = { name: "record_field", arguments: { key: current[1], value: turn.heard } }
+          const next = fields[recorded + 1]
+          return next === undefined
+            ? {
+              say: "Thank you. Goodbye.",
+              calls: [record, { name: "complete_task", arguments: {} }, { name: "end_call", arguments: {} }]
+            }
+            : { say: next[2], calls: [record] }
+        }
+        const fake = yield* RealtimeFake.make({ script: model })
+        const api = yield* Daemon.serve(["--port", "0", "--data-dir", ":memory:"], {
+          VOICE_AGENT_PROVIDERS: JSON.stringify({
+            llm: {
+              voice: { type: "openai-realtime", base_url: fake.url, model: "gpt-realtime", api_key_env: "RT_KEY" }
+            }
+          }),
+          RT_KEY: fake.apiKey
+        })
+        const key = Option.getOrThrow(api.apiKey)
+        const created = yield* Daemon.request(
+          `${api.url}/v2/agents`,
+          Daemon.postJson(key, {
+            name: "booking-realtime",
+            persona: { agent_name: "Sam" },
+            task: {
+              objective: "Confirm the booking",
+              action_items: task.action_items.filter((item) => item.key === "full_name" || item.key === "party_size")
+            },
+            llm: "voice"
+          })
+        )
+        assert.strictEqual(created.status, 201, JSON.stringify(created.body))
+        const number = "+12025550106"
+        const code = yield* campaignWithAgent(api.url, key, (created.body as { id: string }).id, [
+          { phone_number: number, data: { sim_answers: { full_name: "Jane Q Public" } } }
+        ])
+        yield* api.waitFor(new RegExp(`to \\${number} ended:`)).pipe(
+          Effect.timeout("90 seconds"),
+          Effect.tapError(() => Effect.sync(() => console.log(api.stdout.join("\n"))))
+        )
+        const call = (yield* results(api.url, key, code, [number])).get(number)!
+        assert.deepStrictEqual(call.fields, { full_name: "Jane Q Public", party_size: 42 })
+        assert.strictEqual(call.status, "COMPLETED")
+        assert.strictEqual(call.conversation.termination_reason, "bot-hangup")
+        const human = call.turns.filter((turn) => turn.speaker === "HUMAN").map((turn) => turn.text)
+        assert.includeMembers(human, ["Jane Q Public", "forty two"])
+        // The session asked the model for μ-law (the call passes it through untouched).
+        const session = fake.connections[0]!.session as { audio?: { input?: { format?: unknown } } }
+        assert.deepStrictEqual(session.audio?.input?.format, { type: "audio/pcmu" })
       }).pipe(Effect.scoped),
     180_000
   )
