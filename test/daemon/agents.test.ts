@@ -274,7 +274,7 @@ describe("agents that converse, on a daemon", () => {
         // A model that asks the checklist's questions in order (from its instructions), records
         // each answer with record_field, and ends the call when none is left.
         const model: RealtimeFake.Script = (turn) => {
-          const instructions = String(turn.session["instructions"] ?? "")
+          const instructions = typeof turn.session["instructions"] === "string" ? turn.session["instructions"] : ""
           const fields = [...instructions.matchAll(/- \[to collect\] field "([^"]+)"[^\n]*?Ask: "([^"]+)"/g)]
           const recorded = turn.conversation.filter((entry) => entry.kind === "function_call").length
           if (turn.trigger === "response.create") {
