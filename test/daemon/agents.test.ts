@@ -8,6 +8,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import * as Daemon from "../support/Daemon.ts"
+import * as DeepgramFake from "../support/deepgram-fake/DeepgramFake.ts"
+import * as AudioFake from "../support/openai-fake/AudioFake.ts"
 import * as ChatCompletionsFake from "../support/openai-fake/ChatCompletionsFake.ts"
 import * as RealtimeFake from "../support/openai-fake/RealtimeFake.ts"
 
@@ -331,6 +333,60 @@ describe("agents that converse, on a daemon", () => {
         // The session asked the model for μ-law (the call passes it through untouched).
         const session = fake.connections[0]!.session as { audio?: { input?: { format?: unknown } } }
         assert.deepStrictEqual(session.audio?.input?.format, { type: "audio/pcmu" })
+      }).pipe(Effect.scoped),
+    180_000
+  )
+
+  it.live(
+    "a speech provider dropping its connection mid-call ends the call bot-failure (Deepgram, OpenAI speech)",
+    () =>
+      Effect.gen(function*() {
+        const deepgram = yield* DeepgramFake.make({ apiKey: "dg-test-key-0123456789", dropAfterResults: 1 })
+        const audio = yield* AudioFake.make()
+        // The greeting is spoken; the next line's audio is cut off mid-answer.
+        audio.fail("speech", AudioFake.slow(0), AudioFake.drop(4_000))
+        const api = yield* Daemon.serve(["--port", "0", "--data-dir", ":memory:"], {
+          VOICE_AGENT_PROVIDERS: JSON.stringify({
+            stt: { dg: { type: "deepgram", base_url: deepgram.url, api_key_env: "DG_KEY" } },
+            tts: { speech: { type: "openai-speech", base_url: audio.url, model: "tts-1", api_key_env: "TTS_KEY" } }
+          }),
+          DG_KEY: "dg-test-key-0123456789",
+          TTS_KEY: audio.apiKey ?? ""
+        })
+        const key = Option.getOrThrow(api.apiKey)
+        const calls: Array<{ readonly number: string; readonly code: string }> = []
+        for (
+          const [name, providers, number] of [
+            ["listens-with-deepgram", { stt: "dg" }, "+12025550107"],
+            ["speaks-with-openai", { tts: "speech" }, "+12025550108"]
+          ] as const
+        ) {
+          const created = yield* Daemon.request(
+            `${api.url}/v2/agents`,
+            Daemon.postJson(key, { name, persona: { agent_name: "Sam" }, task, ...providers })
+          )
+          assert.strictEqual(created.status, 201, JSON.stringify(created.body))
+          const code = yield* campaignWithAgent(api.url, key, (created.body as { id: string }).id, [
+            { phone_number: number }
+          ])
+          calls.push({ number, code })
+        }
+        for (const { code, number } of calls) {
+          yield* api.waitFor(new RegExp(`to \\${number} ended:`)).pipe(
+            Effect.timeout("90 seconds"),
+            Effect.tapError(() => Effect.sync(() => console.log(api.stdout.join("\n"))))
+          )
+          const call = (yield* results(api.url, key, code, [number])).get(number)!
+          assert.strictEqual(call.conversation.termination_reason, "bot-failure", number)
+        }
+        // Each failed mid-call, after it had worked: the recognizer after a result, the speech
+        // after the greeting.
+        const failures = api.stdout.filter((line) => / failed: /.test(line))
+        assert.isTrue(failures.some((line) => line.includes("speech-to-text failed")), failures.join("\n"))
+        assert.isTrue(failures.some((line) => line.includes("text-to-speech failed")), failures.join("\n"))
+        assert.isAtLeast(deepgram.connections[0]?.results ?? 0, 1)
+        assert.strictEqual(deepgram.connections[0]?.end, "dropped")
+        assert.isAtLeast(audio.speeches.length, 2)
       }).pipe(Effect.scoped),
     180_000
   )
