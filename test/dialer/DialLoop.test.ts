@@ -210,7 +210,7 @@ describe("DialLoop", () => {
       const calls = callsTo(world, "+12025550150").sort((a, b) => a.startedAt - b.startedAt)
       assert.strictEqual(calls.length, 2)
       assert.strictEqual(calls[1]!.startedAt, mondayOpening)
-    }))
+    }), 20_000)
 
   it.effect("a contact whose retry would fall after end_date is FAILED", () =>
     Effect.gen(function*() {
