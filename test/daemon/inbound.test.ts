@@ -3,6 +3,7 @@
  * the simulated carrier calls one of the organization's numbers, the call streams over a real
  * WebSocket to the media endpoint, the scripted agent answers the caller, and the call is listed
  * as `inbound` with its transcript and recordings; the request's mistakes are refused first.
+ * With an agent definition attached to the number, the next call runs it and collects its fields.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -91,6 +92,38 @@ describe("inbound calls, on a daemon", () => {
           conversations: ReadonlyArray<unknown>
         }
         assert.deepStrictEqual(hidden.conversations, [])
+
+        // With an agent attached to the number, its calls run the agent's checklist.
+        const agent = yield* Daemon.request(
+          `${daemon.url}/v2/agents`,
+          Daemon.postJson(key, {
+            name: "front-desk",
+            persona: { organization_name: "Bistro Nine" },
+            task: {
+              objective: "Take a reservation",
+              action_items: [
+                { item_type: "field", key: "guests", field_type: "integer", question: "How many guests?" },
+                { item_type: "field", key: "name", field_type: "text", question: "Under which name?" }
+              ]
+            }
+          })
+        )
+        assert.strictEqual(agent.status, 201, JSON.stringify(agent.body))
+        const attached = yield* Daemon.request(`${daemon.url}/v2/phone-numbers/${encodeURIComponent(number)}/agent`, {
+          ...Daemon.postJson(key, { agent_id: (agent.body as { id: string }).id }),
+          method: "PUT"
+        })
+        assert.strictEqual(attached.status, 200, JSON.stringify(attached.body))
+        const second = yield* adminPost(calls(org.id), { from_number: caller, to_number: number })
+        const secondId = (second.body as { call_id: string }).call_id
+        yield* daemon.waitFor(new RegExp(`Inbound call ${secondId} ended:`)).pipe(Effect.timeout("60 seconds"))
+        const fields = yield* Daemon.request(`${daemon.url}/v1/conversations/${secondId}/fields`, Daemon.bearer(key))
+        assert.deepStrictEqual(fields.body, { fields: { guests: 42, name: "Alex Morgan" } })
+        const greeted = (yield* Daemon.request(
+          `${daemon.url}/v1/conversations/${secondId}/transcript`,
+          Daemon.bearer(key)
+        )).body as ReadonlyArray<{ speaker: string; text: string }>
+        assert.strictEqual(greeted[0]?.text, "Hello, this is Bistro Nine. Thank you for calling.")
         assert.strictEqual(yield* daemon.stop(), 0)
       }),
     { timeout: 120_000 }
