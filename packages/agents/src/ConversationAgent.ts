@@ -33,7 +33,7 @@
  * @since 0.1.0
  */
 import type { FieldValue, Persona, Task } from "@voice-agent/core/AgentTask"
-import type { AgentCall, AgentEnd, AudioEncoding, CallContext, CallInput } from "@voice-agent/core/ports/Agent"
+import type { AgentCall, AgentEnd, AudioEncoding, CallContext } from "@voice-agent/core/ports/Agent"
 import { Agent } from "@voice-agent/core/ports/Agent"
 import type { ChatMessage, ChatModel, ToolCall } from "@voice-agent/core/ports/ChatModel"
 import type { LanguageProvider, Providers } from "@voice-agent/core/ports/Providers"
@@ -45,6 +45,7 @@ import type { Cause } from "effect"
 import { Clock, Deferred, Duration, Effect, Fiber, Option, Queue, Ref, Stream } from "effect"
 import * as AnsweringMachine from "./AnsweringMachine.ts"
 import type { TurnSignal } from "./AnsweringMachine.ts"
+import * as CallInputs from "./CallInputs.ts"
 import * as Conversation from "./conversation/Conversation.ts"
 import * as DeterministicPolicy from "./conversation/DeterministicPolicy.ts"
 import * as FieldExtraction from "./conversation/FieldExtraction.ts"
@@ -268,43 +269,16 @@ const pipeline = (
 
     // The caller's side: audio to the recognizer, keys and voice activity to the conversation.
     yield* Effect.forkScoped(
-      Stream.runForEachArray(call.input, (items: ReadonlyArray<CallInput>) =>
-        Effect.gen(function*() {
-          let frames: Array<PcmFrame> = []
-          for (const item of items) {
-            if (item._tag === "Audio") {
-              if (item.frame.encoding === "pcm16") {
-                frames.push({ samples: item.frame.samples, timestampMs: item.frame.timestampMs })
-              }
-              continue
-            }
-            if (frames.length > 0) {
-              yield* Queue.offerAll(audio, frames)
-              frames = []
-            }
-            switch (item._tag) {
-              case "SpeechStarted":
-                yield* Queue.offer(signals, { _tag: "Started" })
-                break
-              case "SpeechStopped":
-                yield* Queue.offer(signals, { _tag: "Stopped" })
-                break
-              case "BargeIn":
-                yield* call.interrupt
-                break
-              case "Dtmf":
-                yield* offer({ _tag: "Dtmf", digit: item.digit, offsetMs: item.timestampMs })
-                break
-            }
-          }
-          if (frames.length > 0) yield* Queue.offerAll(audio, frames)
-        })).pipe(
-          Effect.ensuring(Effect.gen(function*() {
-            yield* Queue.end(audio)
-            yield* Deferred.succeed(hungUp, undefined)
-            yield* offer({ _tag: "HungUp", offsetMs: yield* offsetNow })
-          }))
-        )
+      CallInputs.route(call, {
+        audio,
+        signals,
+        onDtmf: (digit, offsetMs) => offer({ _tag: "Dtmf", digit, offsetMs })
+      }).pipe(
+        Effect.ensuring(Effect.gen(function*() {
+          yield* Deferred.succeed(hungUp, undefined)
+          yield* offer({ _tag: "HungUp", offsetMs: yield* offsetNow })
+        }))
+      )
     )
 
     // What the caller said: final transcripts are utterances.

@@ -18,7 +18,7 @@
  * @since 0.1.0
  */
 import type { ContactData } from "@voice-agent/core/Contact"
-import type { AgentCall, AgentEnd, CallContext, CallInput } from "@voice-agent/core/ports/Agent"
+import type { AgentCall, AgentEnd, CallContext } from "@voice-agent/core/ports/Agent"
 import { Agent } from "@voice-agent/core/ports/Agent"
 import type { PcmFrame } from "@voice-agent/core/ports/SpeechToText"
 import { SpeechToText } from "@voice-agent/core/ports/SpeechToText"
@@ -27,6 +27,7 @@ import { Deferred, Duration, Effect, Layer, Option, Queue, Stream } from "effect
 import type { Cause } from "effect"
 import * as AnsweringMachine from "./AnsweringMachine.ts"
 import type { TurnSignal } from "./AnsweringMachine.ts"
+import * as CallInputs from "./CallInputs.ts"
 
 /**
  * The script's lines and waits.
@@ -106,39 +107,10 @@ const converse = (
     const hungUp = yield* Deferred.make<void>()
 
     // The call's input: audio to the recognizer, voice activity to the turn-taking.
-    // A batch of input at a time (what arrived together): audio frames go to the recognizer
-    // in runs, signals in order between them.
     yield* Effect.forkScoped(
-      Stream.runForEachArray(call.input, (items: ReadonlyArray<CallInput>) =>
-        Effect.gen(function*() {
-          let frames: Array<PcmFrame> = []
-          for (const item of items) {
-            if (item._tag === "Audio") {
-              if (item.frame.encoding === "pcm16") {
-                frames.push({ samples: item.frame.samples, timestampMs: item.frame.timestampMs })
-              }
-              continue
-            }
-            if (frames.length > 0) {
-              yield* Queue.offerAll(audio, frames)
-              frames = []
-            }
-            switch (item._tag) {
-              case "SpeechStarted":
-                yield* Queue.offer(signals, { _tag: "Started" })
-                break
-              case "SpeechStopped":
-                yield* Queue.offer(signals, { _tag: "Stopped" })
-                break
-              case "BargeIn":
-                yield* call.interrupt
-                break
-              case "Dtmf":
-                break
-            }
-          }
-          if (frames.length > 0) yield* Queue.offerAll(audio, frames)
-        })).pipe(Effect.ensuring(Effect.andThen(Queue.end(audio), Deferred.succeed(hungUp, undefined))))
+      CallInputs.route(call, { audio, signals, onDtmf: () => Effect.void }).pipe(
+        Effect.ensuring(Deferred.succeed(hungUp, undefined))
+      )
     )
     // What the person said, as HUMAN turns.
     yield* Effect.forkScoped(
