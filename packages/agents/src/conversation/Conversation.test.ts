@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
+import type { Task } from "@voice-agent/core/AgentTask"
 import type { Action, Decision, Directive, Event, Input, Policy, State } from "./Conversation.ts"
 import * as Conversation from "./Conversation.ts"
-import type { Task } from "@voice-agent/core/AgentTask"
 
 const task: Task = {
   task_id: "t-1",

@@ -1,11 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
+import type { FieldItem, FieldValue, Task } from "@voice-agent/core/AgentTask"
 import { Result } from "effect"
 import type { Action, Event, State } from "./Conversation.ts"
 import * as Conversation from "./Conversation.ts"
 import * as DeterministicPolicy from "./DeterministicPolicy.ts"
 import type { Extractor } from "./DeterministicPolicy.ts"
 import * as FieldExtraction from "./FieldExtraction.ts"
-import type { FieldItem, FieldValue, Task } from "@voice-agent/core/AgentTask"
 
 const words: { readonly [word: string]: string } = {
   zero: "0",

@@ -1,9 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
+import type { FieldItem, FieldType, FieldValue } from "@voice-agent/core/AgentTask"
 import { Result } from "effect"
 import * as fc from "fast-check"
 import type { CalendarDate, ExtractionFailureReason } from "./FieldExtraction.ts"
 import { extract } from "./FieldExtraction.ts"
-import type { FieldItem, FieldType, FieldValue } from "@voice-agent/core/AgentTask"
 
 /** Tuesday 1 September 2026. */
 const today: CalendarDate = { year: 2026, month: 9, day: 1 }

@@ -54,11 +54,11 @@
  *
  * @since 0.1.0
  */
+import type { FieldItem, FieldValue } from "@voice-agent/core/AgentTask"
+import { isSensitive } from "@voice-agent/core/AgentTask"
 import type { CivilDate } from "@voice-agent/core/CalendarDate"
 import { daysInMonth, fromEpochDay, toEpochDay } from "@voice-agent/core/CalendarDate"
 import { Data, Result } from "effect"
-import type { FieldItem, FieldValue } from "@voice-agent/core/AgentTask"
-import { isSensitive } from "@voice-agent/core/AgentTask"
 
 /**
  * A day of the calendar.
