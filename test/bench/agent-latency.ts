@@ -1,0 +1,888 @@
+/**
+ * Agent turn latency benchmark (part of `npm run bench`; issue 10, "Latency"): the time from
+ * the end of the caller's speech to the agent's first audio byte at the carrier, and the
+ * engine's share of it: the turn latency less the providers' own (fixed) latencies. Goal:
+ * engine overhead under 50 ms at p95.
+ *
+ * `node test/bench/agent-latency.ts [--calls N] [--turns T] [--stt-ms 100] [--llm-ms 200]
+ * [--tts-ms 150] [--single] [--lockstep] [--verbose]`: N simultaneous calls (default 4, their
+ * starts spread over 5 s, about one turn's cycle; `--lockstep`: 250 ms apart, so that all
+ * calls' turns come together), each collecting T fields (default 6), so T measured turns a
+ * call; `--verbose` prints each turn's timestamps. About 40 s with the defaults.
+ *
+ * What runs, all real but the providers and the carrier:
+ * - the engine's `MediaSession.serve` on one end of an in-memory socket pair
+ *   (`MemoryMedia.pair`), with in-memory CallEvents (the call's `Answered` published first, so
+ *   the session does not wait for the answering-machine verdict), conversations and fields,
+ *   recordings on (`FileRecordingStore` in a temporary directory), the fixed test
+ *   ServerSecrets and a signed media token;
+ * - the conversation runtime (`ConversationAgent.make`) with a definition whose task has T
+ *   `field` items (text, integer, date, multiple choice, digits…) and `llm`, `stt`, `tts`
+ *   named "bench", resolved by a `Providers` service to the real adapters
+ *   (`DeepgramSpeechToText`, `OpenAiChat`, `OpenAiSpeech`, over `NodeWS` and undici);
+ * - the adapters against the local fakes (`test/support`), each with a FIXED latency: the
+ *   Deepgram fake sends a final `Results` `--stt-ms` after it decoded an utterance, the chat
+ *   completions fake sends its first chunk `--llm-ms` after each request (the rest at once),
+ *   the audio fake its first byte `--tts-ms` after each speech request. By default the fakes
+ *   run in a child process (this file with `--fakes`), so their CPU (SimSpeech decoding of
+ *   every call's audio, the 24 kHz upsampling) is not on the engine's event loop, as a remote
+ *   provider's is not; `--single` runs them in this process (a conservative upper bound);
+ * - the other end: the simulated carrier's stream (`SimMediaStream.run`: 20 ms μ-law frames on
+ *   a real-time grid, the agent's audio played in real time) with a briefed `SimPerson`
+ *   (`conversation`: 300 ms after hearing a question, answers it in simulated speech).
+ *
+ * The chat fake's script walks the checklist the system prompt shows, as the end-to-end test
+ * (test/daemon/agents.test.ts) does: the caller's answer to the question asked is recorded
+ * with a `record_field` tool call; on the tool's result (a second request) it says
+ * "Thank you." and the next question; when nothing is left, a goodbye with `complete_task` and
+ * `end_call`. So a turn makes two model requests, each paying the first-chunk latency.
+ *
+ * Measurement, on the carrier's side of the socket (`performance.timeOrigin + now()`):
+ * (a) the end of the caller's speech is when the last frame of an answer leaves the carrier
+ * (the person's `say` tells how many frames the answer is; a frame is speech when it is not
+ * the silent payload); (b) the first `media` message from the session the carrier reads after
+ * that. Turn latency = b − a. Engine overhead = turn latency − (stt + rounds × llm + tts), the
+ * rounds being the chat requests the fake recorded for that call between a and b.
+ *
+ * What is counted as the engine's, honestly: everything else in the path. The session's
+ * framing (the session hands the agent 20 ms frames, as they come), the Deepgram adapter and
+ * its WebSocket, the fake's decoder recognising an utterance (it needs the end marker, which
+ * is in the last frame: ~0 after a), the adapters' HTTP and parsing over loopback, the
+ * runtime's steps, prompt building, sentence splitting, the speech queue, the resampler, and
+ * the session's 100 ms chunking of the agent's audio before the first `media` goes out.
+ * Timer overshoot of the fakes' latency timers (~1 ms each) lands there too.
+ *
+ * Besides the headline figures it prints where each turn's time goes, from timestamps taken
+ * at the ports (the provider adapters wrapped, production code unchanged): speech end → final
+ * transcript out of the STT adapter, → first model request, → its tool call, → the next
+ * request, → the first sentence of the reply (as the runtime's splitter cuts it), → the speech
+ * request, → first audio frame out of the TTS adapter, → first media at the carrier;
+ * and the silences heard inside a reply (the carrier's playout running dry between two
+ * sentences of one reply).
+ *
+ * Results, Node 24.21.0, 2 cores (AMD EPYC) shared with other work, fakes in a child process,
+ * stt 100 ms, llm 200 ms (two requests a turn), tts 150 ms: 650 ms of provider latency a turn.
+ *   4 calls × 6 turns, three runs: turn latency p50 675-676 ms, p95 683-692 ms; engine overhead
+ *     p50 24.8-26.3 ms, p95 33.4-41.9 ms, p99 35-51 ms: under the 50 ms goal at p95.
+ *   `--lockstep` (turns of all calls together): overhead p50 27.3 ms, p95 47.7 ms, p99 70.7 ms.
+ *   `--single` (fakes on the engine's event loop): p50 21.3 ms, p95 34.2 ms.
+ *   8 calls × 6 turns, three runs: p95 35.1, 37.3 and 53.3 ms (in the last, the calls' first
+ *     turns, code still cold, had p50 50 ms; later turns p95 46.9 ms).
+ * Where it goes, p50: the Deepgram path +1.7 ms over its 100, each chat request +4 ms over its
+ * 200 (to the tool call; to the first sentence), the speech request +7 to 9 ms over its 150;
+ * the runtime and session outside the adapters (transcript to request, tool call to the next
+ * request, sentence to speech request, first audio frame to the carrier) 3.5 to 4.4 ms in all
+ * (p95 6.6 to 10.9 ms). The fakes by themselves, seen by a bare fetch, add 4, 4 and 6 to 7 ms
+ * to their configured latencies: the overhead less that is p50 ~10 ms, p95 19 to 26 ms. The
+ * tail above that is the fakes' process and the machine (other work on both cores) plus cold
+ * code in each run's first turns. A --cpu-prof of the engine process (4 × 6): ~90% idle; of
+ * the rest, socket and file writes 12%, the Effect runtime ~14%, GC 7%, startup (module
+ * loading, type stripping) ~10%, `Resample.push` (the speech adapter's 24 to 8 kHz) 4%,
+ * MediaSession 1.5%, the Deepgram adapter 1%: the overhead is the length of the asynchronous
+ * chain (HTTP and WebSocket hops, queue hand-offs), not computation.
+ * Silences inside a reply: p50 ~162 ms, the tts latency + ~12 ms, once per reply ("Thank you."
+ * then the question): the runtime's speech loop synthesizes a sentence only once the previous
+ * one has played (`call.say` returns at its last mark), so every sentence boundary is heard as
+ * a synthesis latency. Not in the first-byte figure; a real cost to the caller all the same.
+ */
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as NodeWS from "@effect/platform-node/NodeWS"
+import * as Sentences from "@voice-agent/agents/conversation/Sentences"
+import * as ConversationAgent from "@voice-agent/agents/ConversationAgent"
+import * as SimMediaStream from "@voice-agent/carrier-sim/SimMediaStream"
+import * as SimPerson from "@voice-agent/carrier-sim/SimPerson"
+import type { FieldItem, FieldValue, Task } from "@voice-agent/core/AgentTask"
+import { Agent } from "@voice-agent/core/ports/Agent"
+import { CallEvents } from "@voice-agent/core/ports/CallEvents"
+import type { ChatModel } from "@voice-agent/core/ports/ChatModel"
+import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
+import { incomingOf } from "@voice-agent/core/ports/MediaSocket"
+import type { MediaSocket } from "@voice-agent/core/ports/MediaSocket"
+import { Providers } from "@voice-agent/core/ports/Providers"
+import { ServerSecrets } from "@voice-agent/core/ports/ServerSecrets"
+import type { SpeechToText } from "@voice-agent/core/ports/SpeechToText"
+import type { TextToSpeech } from "@voice-agent/core/ports/TextToSpeech"
+import * as MediaSession from "@voice-agent/engine/MediaSession"
+import * as MediaToken from "@voice-agent/engine/MediaToken"
+import * as MemoryDialer from "@voice-agent/engine/testing/MemoryDialer"
+import * as MemoryMedia from "@voice-agent/engine/testing/MemoryMedia"
+import * as MuLaw from "@voice-agent/media/MuLaw"
+import * as DeepgramSpeechToText from "@voice-agent/providers/DeepgramSpeechToText"
+import * as OpenAiChat from "@voice-agent/providers/OpenAiChat"
+import * as OpenAiSpeech from "@voice-agent/providers/OpenAiSpeech"
+import * as FileRecordingStore from "@voice-agent/recordings-fs/FileRecordingStore"
+import { Console, Context, Duration, Effect, Fiber, Layer, Option, Redacted, References, Stream } from "effect"
+import { fork } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { monitorEventLoopDelay, performance } from "node:perf_hooks"
+import * as DeepgramFake from "../support/deepgram-fake/DeepgramFake.ts"
+import * as AudioFake from "../support/openai-fake/AudioFake.ts"
+import * as ChatCompletionsFake from "../support/openai-fake/ChatCompletionsFake.ts"
+
+const args = process.argv.slice(2)
+const option = (name: string, fallback: number): number => {
+  const i = args.indexOf(name)
+  const value = i >= 0 ? Number(args[i + 1]) : fallback
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} wants a number, got ${args[i + 1]}`)
+  return value
+}
+const now = () => performance.timeOrigin + performance.now()
+
+interface Latencies {
+  readonly sttMs: number
+  readonly llmMs: number
+  readonly ttsMs: number
+}
+
+const GOAL_P95_MS = 50
+
+// --- the fakes ------------------------------------------------------------------------------
+
+const DEEPGRAM_KEY = "dg-bench-0123456789abcdef"
+
+interface FakeUrls {
+  readonly deepgram: string
+  readonly chat: string
+  readonly chatKey: string | undefined
+  readonly audio: string
+  readonly audioKey: string | undefined
+}
+
+/** A chat request the fake received: for which call (its `to` number), and when. */
+interface ChatArrival {
+  readonly to: string
+  readonly at: number
+}
+
+interface FakesReport {
+  readonly chat: ReadonlyArray<ChatArrival>
+  readonly deepgramResults: number
+  readonly speeches: number
+}
+
+/**
+ * A model walking the checklist the system prompt shows (as test/daemon/agents.test.ts):
+ * records the answer to the question asked, then thanks and asks the next; ends the call when
+ * nothing is left.
+ */
+const model = (arrivals: Array<ChatArrival>): ChatCompletionsFake.Script => (request) => {
+  const system = String(request.messages[0]?.content ?? "")
+  arrivals.push({ to: / to (\+\d+)\./.exec(system)?.[1] ?? "?", at: now() })
+  const pending = [...system.matchAll(/- \[to collect\] field "([^"]+)"[^\n]*?Ask: "([^"]+)"/g)]
+  const last = request.messages.at(-1)
+  const asked = [...request.messages].reverse().find((m) => m.role === "assistant" && typeof m.content === "string")
+  const next = pending[0]
+  if (last?.role === "user" && next !== undefined && String(asked?.content).includes(next[2]!)) {
+    return ChatCompletionsFake.answer([
+      ChatCompletionsFake.toolCall("record_field", JSON.stringify({ key: next[1], value: last.content }))
+    ])
+  }
+  if (next !== undefined) {
+    return ChatCompletionsFake.answer([
+      ChatCompletionsFake.text(last?.role === "tool" ? `Thank you. ${next[2]}` : next[2]!)
+    ])
+  }
+  return ChatCompletionsFake.answer([
+    ChatCompletionsFake.text("Thank you, that is all I needed. Goodbye."),
+    ChatCompletionsFake.toolCall("complete_task", "{}"),
+    ChatCompletionsFake.toolCall("end_call", "{}")
+  ])
+}
+
+/** The three fakes, for the scope; `report` reads what they recorded. */
+const makeFakes = (latencies: Latencies) =>
+  Effect.gen(function*() {
+    const arrivals: Array<ChatArrival> = []
+    const deepgram = yield* DeepgramFake.make({ apiKey: DEEPGRAM_KEY, latencyMs: latencies.sttMs })
+    const chat = yield* ChatCompletionsFake.make({
+      script: model(arrivals),
+      latency: { firstChunkMs: latencies.llmMs }
+    })
+    const audio = yield* AudioFake.make({ latencyMs: latencies.ttsMs })
+    const urls: FakeUrls = {
+      deepgram: deepgram.url,
+      chat: chat.url,
+      chatKey: chat.apiKey,
+      audio: audio.url,
+      audioKey: audio.apiKey
+    }
+    const report = (): FakesReport => ({
+      chat: arrivals,
+      deepgramResults: deepgram.connections.reduce((sum, c) => sum + c.results, 0),
+      speeches: audio.speeches.length
+    })
+    return { urls, report }
+  })
+
+/** The child process's side (`--fakes <latencies>`): serves until asked for its report. */
+const fakesChild = (latencies: Latencies) =>
+  Effect.gen(function*() {
+    const fakes = yield* makeFakes(latencies)
+    // the bench went away without asking for the report
+    process.once("disconnect", () => process.exit(1))
+    process.send!({ type: "ready", urls: fakes.urls })
+    yield* Effect.callback<void>((resume) => {
+      process.on("message", (message: { type: string }) => {
+        if (message.type === "report") {
+          process.send!({ type: "report", report: fakes.report() }, () => resume(Effect.void))
+        }
+      })
+    })
+  }).pipe(Effect.scoped)
+
+/** The fakes in a child process: their URLs, and their report when asked. */
+const forkFakes = (latencies: Latencies) =>
+  Effect.gen(function*() {
+    const child = yield* Effect.acquireRelease(
+      Effect.sync(() =>
+        fork(import.meta.filename, ["--fakes", JSON.stringify(latencies)], {
+          stdio: ["ignore", "inherit", "inherit", "ipc"],
+          // a --cpu-prof of this process profiles the engine only
+          execArgv: process.execArgv.filter((arg) => !arg.startsWith("--cpu-prof"))
+        })
+      ),
+      (proc) => Effect.sync(() => proc.kill())
+    )
+    const receive = <A>(type: string) =>
+      Effect.callback<A>((resume) => {
+        const onMessage = (message: { type: string } & Record<string, unknown>) => {
+          if (message.type !== type) return
+          child.off("message", onMessage)
+          resume(Effect.succeed(message as A))
+        }
+        child.on("message", onMessage)
+        child.once("exit", (code) => resume(Effect.die(new Error(`the fakes' process exited with ${code}`))))
+      })
+    const ready = yield* receive<{ urls: FakeUrls }>("ready")
+    const report = Effect.suspend(() => {
+      const answer = receive<{ report: FakesReport }>("report")
+      child.send({ type: "report" })
+      return Effect.map(answer, (message) => message.report)
+    })
+    return { urls: ready.urls, report }
+  })
+
+// --- the task -------------------------------------------------------------------------------
+
+const templates: ReadonlyArray<FieldItem> = [
+  { item_type: "field", key: "full_name", field_type: "text", question: "What name is the booking under?" },
+  { item_type: "field", key: "party_size", field_type: "integer", question: "How many people are coming?" },
+  { item_type: "field", key: "visit_date", field_type: "date", question: "On which date will you visit?" },
+  {
+    item_type: "field",
+    key: "seating",
+    field_type: "multiple_choice",
+    question: "Where would you like to sit?",
+    choices: ["terrace", "inside"]
+  },
+  { item_type: "field", key: "member_id", field_type: "digit_sequence", question: "What is your member number?" },
+  { item_type: "field", key: "home_city", field_type: "text", question: "Which city are you travelling from?" }
+]
+
+/** T fields, the templates in turn (keys numbered after the first round). */
+const fieldsFor = (turns: number): ReadonlyArray<FieldItem> =>
+  Array.from({ length: turns }, (_, i) => {
+    const template = templates[i % templates.length]!
+    const round = Math.floor(i / templates.length)
+    return round === 0 ? template : { ...template, key: `${template.key}_${round + 1}` }
+  })
+
+// --- per-call measurements ------------------------------------------------------------------
+
+type Kind = "transcript" | "chatStart" | "chatText" | "chatSentence" | "chatTool" | "ttsStart" | "ttsAudio"
+
+interface Turn {
+  /** The last frame of the caller's answer left the carrier. */
+  readonly a: number
+  /** The carrier read the session's first `media` after it. */
+  readonly b: number
+}
+
+interface Track {
+  readonly callId: string
+  readonly to: string
+  /** Speech frames the person has said (queued) and the carrier has sent. */
+  framesSaid: number
+  framesSent: number
+  answers: number
+  /** `a` of the turn waiting for the agent's first audio. */
+  pending: number | undefined
+  /** The carrier's playout of the agent's audio: when what it was sent finishes playing. */
+  playEnd: number
+  inReply: boolean
+  clears: number
+  readonly turns: Array<Turn>
+  readonly gaps: Array<number>
+  readonly events: Array<{ readonly kind: Kind; readonly at: number }>
+  outcome: string | undefined
+  fields: number
+}
+
+const tracks = new Map<string, Track>()
+
+/** The call a fiber works for (provided around the agent's `run`), to attribute port events. */
+class BenchCall extends Context.Service<BenchCall, { readonly track: Track }>()("test/bench/BenchCall") {}
+
+const mark = (track: Track | undefined, kind: Kind): void => {
+  track?.events.push({ kind, at: now() })
+}
+const currentTrack = Effect.map(Effect.serviceOption(BenchCall), (call) => Option.getOrUndefined(call)?.track)
+
+const SILENT_PAYLOAD = `"payload":"${Buffer.alloc(SimMediaStream.FRAME_SAMPLES, MuLaw.SILENCE).toString("base64")}"`
+const MEDIA = "{\"event\":\"media\""
+const PAYLOAD = /"payload":"([^"]*)"/
+
+/** Bytes in a base64 payload. */
+const base64Bytes = (text: string): number => {
+  const payload = PAYLOAD.exec(text)?.[1] ?? ""
+  return Math.floor((payload.length * 3) / 4) - (payload.endsWith("==") ? 2 : payload.endsWith("=") ? 1 : 0)
+}
+
+/** The carrier's socket, timing the end of each answer and the agent's first audio after it. */
+const watchCarrier = (socket: MediaSocket, track: Track): MediaSocket => {
+  const read = Effect.map(socket.read, (texts) => {
+    if (texts === undefined) return texts
+    const at = now()
+    for (const text of texts) {
+      if (text.startsWith("{\"event\":\"clear\"")) track.clears++
+      if (!text.startsWith(MEDIA)) continue
+      // the carrier plays μ-law at 8 kHz: a byte is 1/8 ms
+      const ms = base64Bytes(text) / 8
+      if (track.pending !== undefined) {
+        track.turns.push({ a: track.pending, b: at })
+        track.pending = undefined
+        track.inReply = true
+      } else if (track.inReply && at > track.playEnd + 1) {
+        track.gaps.push(at - track.playEnd)
+      }
+      track.playEnd = Math.max(at, track.playEnd) + ms
+    }
+    return texts
+  })
+  return {
+    ...socket,
+    read,
+    incoming: incomingOf(read),
+    send: (text) =>
+      Effect.tap(socket.send(text), () =>
+        Effect.sync(() => {
+          if (!text.startsWith(MEDIA) || text.includes(SILENT_PAYLOAD)) return
+          track.inReply = false
+          if (++track.framesSent === track.framesSaid) track.pending = now()
+        }))
+  }
+}
+
+// --- the fakes alone -------------------------------------------------------------------------
+
+/**
+ * What the fakes and loopback add to their configured latency by themselves, seen by a bare
+ * client (Node's fetch, no adapter, no runtime), one request at a time: a chat request whose
+ * answer is a `record_field` call (to the chunk with its finish), one whose answer is text (to
+ * the first text chunk), a speech request (to the first byte of audio).
+ */
+const bareClient = (urls: FakeUrls, times: number) =>
+  Effect.promise(async () => {
+    const question = templates[0]!.question!
+    const system = [
+      "The call: outbound, from +12025550100 to +19999999999.",
+      `- [to collect] field "${templates[0]!.key}" (text). Ask: "${question}"`
+    ].join("\n")
+    const asked = [
+      { role: "system", content: system },
+      { role: "assistant", content: question },
+      { role: "user", content: "Alex Morgan" }
+    ]
+    const call = { id: "call_bench", type: "function", function: { name: "record_field", arguments: "{}" } }
+    const answered = [
+      { role: "system", content: system },
+      { role: "assistant", content: null, tool_calls: [call] },
+      { role: "tool", tool_call_id: call.id, content: "Recorded." }
+    ]
+    /** ms from the request to the first moment the body read so far matches `done`. */
+    const timed = async (url: string, key: string | undefined, body: unknown, done: (read: string) => boolean) => {
+      const start = now()
+      const response = await fetch(url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          ...(key === undefined ? {} : { authorization: `Bearer ${key}` })
+        },
+        body: JSON.stringify(body)
+      })
+      const reader = response.body!.getReader()
+      const decoder = new TextDecoder()
+      let read = ""
+      let at: number | undefined
+      for (;;) {
+        const chunk = await reader.read()
+        if (chunk.done) break
+        read += decoder.decode(chunk.value, { stream: true })
+        if (at === undefined && done(read)) at = now() - start
+      }
+      return at ?? Number.NaN
+    }
+    const chat = (messages: ReadonlyArray<unknown>, done: (read: string) => boolean) =>
+      timed(`${urls.chat}/chat/completions`, urls.chatKey, { model: "gpt-bench", stream: true, messages }, done)
+    const out = { tool: [] as Array<number>, text: [] as Array<number>, speech: [] as Array<number> }
+    for (let i = 0; i < times; i++) {
+      out.tool.push(await chat(asked, (read) => read.includes("\"finish_reason\":\"tool_calls\"")))
+      out.text.push(
+        await chat(answered, (read) => {
+          const content = [...read.matchAll(/"content":("(?:[^"\\]|\\.)*")/g)].map((m) => JSON.parse(m[1]!) as string)
+          return Sentences.push(Sentences.empty, content.join("")).sentences.length > 0
+        })
+      )
+      out.speech.push(
+        await timed(
+          `${urls.audio}/audio/speech`,
+          urls.audioKey,
+          { model: "tts-1", input: "Thank you.", voice: "alloy", response_format: "pcm" },
+          (read) => read.length > 0
+        )
+      )
+    }
+    return out
+  })
+
+// --- the program ----------------------------------------------------------------------------
+
+const quantile = (values: ReadonlyArray<number>, q: number): number => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN
+}
+
+const conversationOf = (callId: string, to: string) => ({
+  id: `00000000-0000-4000-8000-${callId.replace(/\D/g, "").padStart(12, "0").slice(-12)}`,
+  callId,
+  organizationId: "00000000-0000-4000-8000-000000000002",
+  campaignId: null,
+  contactId: "1",
+  direction: "outbound" as const,
+  fromNumber: "+12025550100",
+  toNumber: to,
+  startedAt: new Date(),
+  answeredAt: null,
+  endedAt: null,
+  durationSec: null,
+  terminationReason: null
+})
+
+const bench = (
+  calls: number,
+  turns: number,
+  latencies: Latencies,
+  options: { readonly single: boolean; readonly lockstep: boolean; readonly verbose: boolean }
+) =>
+  Effect.gen(function*() {
+    const { lockstep, single, verbose } = options
+    const fakes = single
+      ? yield* Effect.map(makeFakes(latencies), (made) => ({ urls: made.urls, report: Effect.sync(made.report) }))
+      : yield* forkFakes(latencies)
+    const { urls } = fakes
+
+    // The real adapters against the fakes, each wrapped to timestamp its port's events (the
+    // HTTP client's dispatcher lives as long as the bench's scope).
+    const platform = yield* Layer.build(Layer.merge(NodeHttpClient.layerUndici, NodeWS.layerWebSocketConstructor))
+    const adapters = yield* Effect.gen(function*() {
+      const chat = yield* OpenAiChat.make({
+        baseUrl: urls.chat,
+        apiKey: urls.chatKey === undefined ? undefined : Redacted.make(urls.chatKey),
+        model: "gpt-bench"
+      })
+      const stt = yield* DeepgramSpeechToText.make({ apiKey: Redacted.make(DEEPGRAM_KEY), baseUrl: urls.deepgram })
+      const tts = yield* OpenAiSpeech.make({
+        baseUrl: urls.audio,
+        apiKey: urls.audioKey === undefined ? undefined : Redacted.make(urls.audioKey),
+        voice: "alloy"
+      })
+      return { chat, stt, tts }
+    }).pipe(Effect.provideContext(platform))
+    const chat: ChatModel["Service"] = {
+      stream: (request) =>
+        Stream.unwrap(Effect.map(currentTrack, (track) => {
+          mark(track, "chatStart")
+          let text = false
+          let tool = false
+          // where the runtime's splitter completes the reply's first sentence (what is said first)
+          let splitter: Sentences.Splitter | undefined = Sentences.empty
+          return adapters.chat.stream(request).pipe(Stream.tap((delta) =>
+            Effect.sync(() => {
+              if (delta._tag === "Text") {
+                if (!text) {
+                  text = true
+                  mark(track, "chatText")
+                }
+                if (splitter === undefined) return
+                const pushed = Sentences.push(splitter, delta.text)
+                splitter = pushed.splitter
+                if (pushed.sentences.length > 0) {
+                  splitter = undefined
+                  mark(track, "chatSentence")
+                }
+              } else if (splitter !== undefined && text) {
+                // a tool call, or the end of the answer, completes the text before it
+                splitter = undefined
+                mark(track, "chatSentence")
+              }
+              if (delta._tag === "ToolCall" && !tool) {
+                tool = true
+                mark(track, "chatTool")
+              }
+            })
+          ))
+        }))
+    }
+    const stt: SpeechToText["Service"] = {
+      transcribe: (audio, options) =>
+        Stream.unwrap(Effect.map(currentTrack, (track) =>
+          adapters.stt.transcribe(audio, options).pipe(Stream.tap((transcript) =>
+            Effect.sync(() => {
+              if (transcript.final && transcript.text.trim() !== "") {
+                mark(track, "transcript")
+              }
+            })
+          ))))
+    }
+    const tts: TextToSpeech["Service"] = {
+      synthesize: (text, options) =>
+        Stream.unwrap(Effect.map(currentTrack, (track) => {
+          mark(track, "ttsStart")
+          let first = true
+          return adapters.tts.synthesize(text, options).pipe(Stream.tap(() =>
+            Effect.sync(() => {
+              if (first) {
+                first = false
+                mark(track, "ttsAudio")
+              }
+            })
+          ))
+        }))
+    }
+    const providers = Providers.of({
+      llm: (name) =>
+        name === "bench" ? Option.some({ _tag: "Chat", model: chat }) : Option.none(),
+      stt: (name) => name === "bench" ? Option.some(stt) : Option.none(),
+      tts: (name) => name === "bench" ? Option.some(tts) : Option.none(),
+      names: { llm: ["bench"], stt: ["bench"], tts: ["bench"] }
+    })
+
+    const fields = fieldsFor(turns)
+    const task: Task = {
+      objective: "Confirm the booking",
+      completion_criteria: "Every field is collected",
+      action_items: fields
+    }
+    const recorded = new Map<string, Map<string, FieldValue>>()
+    const runtime = ConversationAgent.make({
+      definitionFor: () =>
+        Effect.succeed(Option.some({
+          persona: { agent_name: "Sam", organization_name: "Bistro Nine" },
+          task,
+          instructions: null,
+          language: null,
+          llm: "bench",
+          stt: "bench",
+          tts: "bench"
+        })),
+      recordField: (conversationId, key, value) =>
+        Effect.sync(() => {
+          const values = recorded.get(conversationId) ?? new Map<string, FieldValue>()
+          values.set(key, value)
+          recorded.set(conversationId, values)
+        }),
+      providers,
+      stt,
+      tts,
+      fallback: Agent.of({ encoding: "pcm16", run: () => Effect.die("the bench has no fallback agent") })
+    })
+    const agent = Agent.of({
+      ...runtime,
+      run: (call) => {
+        const track = tracks.get(call.context.callId)
+        return track === undefined
+          ? runtime.run(call)
+          : runtime.run(call).pipe(Effect.provideService(BenchCall, { track }))
+      }
+    })
+
+    // The session's services, in memory (recordings on disk, as in production).
+    const dir = yield* Effect.acquireRelease(
+      Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "va-bench-latency-"))),
+      (d) => Effect.sync(() => fs.rmSync(d, { recursive: true, force: true }))
+    )
+    const world = MemoryDialer.makeWorld()
+    const conversations = new Map<string, ReturnType<typeof conversationOf>>()
+    const repository = ConversationRepository.of({
+      insert: () => Effect.die("unused"),
+      end: () => Effect.die("unused"),
+      closeAbandonedInbound: () => Effect.die("unused"),
+      appendTurns: () => Effect.void,
+      list: () => Effect.die("unused"),
+      findByCallId: () => Effect.die("unused"),
+      transcript: () => Effect.succeed([]),
+      callContext: (id) =>
+        Effect.succeed(Option.map(Option.fromNullishOr(conversations.get(id)), (conversation) => ({
+          conversation,
+          data: { first_name: "Ann" }
+        }))),
+      recordField: () => Effect.die("unused"),
+      fields: () => Effect.die("unused")
+    })
+    const context = yield* Layer.build(Layer.mergeAll(
+      FileRecordingStore.layer(dir),
+      Layer.effect(CallEvents, MemoryDialer.callEvents(world)),
+      Layer.succeed(ConversationRepository, repository),
+      Layer.succeed(ServerSecrets, MemoryDialer.serverSecrets),
+      Layer.succeed(Agent, agent)
+    ))
+    const events = Context.get(context, CallEvents)
+    const key = MediaToken.keyFrom(yield* MemoryDialer.serverSecrets.cursorKey)
+    const briefing: SimPerson.Briefing = { fields, answers: {} }
+
+    const oneCall = (n: number) =>
+      Effect.gen(function*() {
+        // Starts spread over about one turn's cycle (answer, reply), so that the calls' turns,
+        // all alike, do not fall in step (arrivals as a live system sees them); `--lockstep`
+        // starts them 250 ms apart, so that their turns come nearly together (the worst case).
+        yield* Effect.sleep(Duration.millis(lockstep ? 250 * n : Math.floor((n * 5_000) / calls)))
+        const callId = `latency-${n}`
+        const to = `+1303555${String(n).padStart(4, "0")}`
+        const track: Track = {
+          callId,
+          to,
+          framesSaid: 0,
+          framesSent: 0,
+          answers: 0,
+          pending: undefined,
+          playEnd: 0,
+          inReply: false,
+          clears: 0,
+          turns: [],
+          gaps: [],
+          events: [],
+          outcome: undefined,
+          fields: 0
+        }
+        tracks.set(callId, track)
+        const conversation = conversationOf(callId, to)
+        conversations.set(callId, conversation)
+        yield* events.publish(callId, { _tag: "Answered", at: Date.now(), answeredBy: "human" })
+        const [carrierEnd, serverEnd] = yield* MemoryMedia.pair
+        const session = yield* Effect.forkChild(Effect.provideContext(MediaSession.serve(serverEnd), context))
+        const sid = String(n).padStart(32, "0")
+        yield* SimMediaStream.run({
+          socket: watchCarrier(carrierEnd, track),
+          accountSid: `AC${sid}`,
+          callSid: `CA${sid}`,
+          streamSid: `MZ${sid}`,
+          customParameters: { token: MediaToken.sign(key, callId, Date.now() + 3_600_000) },
+          person: (line) =>
+            SimPerson.behave("conversation", {
+              heard: line.heard,
+              say: (samples) =>
+                Effect.suspend(() => {
+                  track.framesSaid += Math.ceil(samples.length / SimMediaStream.FRAME_SAMPLES)
+                  track.answers++
+                  return line.say(samples)
+                })
+            }, briefing),
+          hangUp: Effect.never
+        })
+        yield* Fiber.join(session)
+        const ended = world.events.get(callId)?.find((event) => event._tag === "AgentEnded")
+        track.outcome = ended?._tag === "AgentEnded" ? ended.outcome : "no verdict"
+        track.fields = recorded.get(conversation.id)?.size ?? 0
+      }).pipe(
+        Effect.timeoutOption(Duration.seconds(30 + 12 * turns)),
+        Effect.map(Option.match({ onNone: () => `call ${n} timed out`, onSome: () => undefined }))
+      )
+
+    const loop = monitorEventLoopDelay({ resolution: 10 })
+    loop.enable()
+    const cpu0 = process.cpuUsage()
+    const t0 = now()
+    const failures = (yield* Effect.forEach(Array.from({ length: calls }, (_, n) => n), oneCall, {
+      concurrency: "unbounded"
+    })).filter((failure) => failure !== undefined)
+    const wallS = (now() - t0) / 1000
+    const cpu = process.cpuUsage(cpu0)
+    loop.disable()
+    const bare = yield* bareClient(urls, 10)
+    const report = yield* fakes.report
+
+    // --- the figures ---
+    const all = [...tracks.values()]
+    const rows: Array<{ latency: number; overhead: number; rounds: number; first: boolean }> = []
+    const steps = new Map<string, Array<number>>()
+    const step = (name: string, value: number | undefined) => {
+      if (value === undefined || !Number.isFinite(value)) return
+      const list = steps.get(name) ?? []
+      list.push(value)
+      steps.set(name, list)
+    }
+    for (const track of all) {
+      const arrivals = report.chat.filter((arrival) => arrival.to === track.to)
+      for (const [index, { a, b }] of track.turns.entries()) {
+        const rounds = arrivals.filter((arrival) => arrival.at > a && arrival.at < b).length
+        const latency = b - a
+        rows.push({
+          latency,
+          overhead: latency - (latencies.sttMs + rounds * latencies.llmMs + latencies.ttsMs),
+          rounds,
+          first: index === 0
+        })
+        const within = track.events.filter((event) => event.at > a && event.at < b)
+        const first = (kind: Kind, after = a) => within.find((event) => event.kind === kind && event.at >= after)?.at
+        const transcript = first("transcript")
+        const starts = within.filter((event) => event.kind === "chatStart").map((event) => event.at)
+        const lastStart = starts.at(-1)
+        const text = lastStart === undefined ? undefined : first("chatText", lastStart)
+        const sentence = lastStart === undefined ? undefined : first("chatSentence", lastStart)
+        const synthesis = sentence === undefined ? undefined : first("ttsStart", sentence)
+        const audio = synthesis === undefined ? undefined : first("ttsAudio", synthesis)
+        if (verbose) {
+          const at = (t: number | undefined) => (t === undefined ? "-" : (t - a).toFixed(1))
+          yield* Console.log(
+            `${track.callId} turn at ${((a - t0) / 1000).toFixed(1)} s: latency ${
+              latency.toFixed(1)
+            }, rounds ${rounds}; ` +
+              `transcript ${at(transcript)}, requests ${starts.map(at).join(" ")}, tool call ${
+                at(first("chatTool"))
+              }, text ${at(text)}, sentence ${at(sentence)}, speech ${at(synthesis)}, audio ${at(audio)}, carrier ${
+                at(b)
+              }`
+          )
+        }
+        if (transcript === undefined || starts.length === 0 || audio === undefined) continue
+        const tool = first("chatTool", starts[0])
+        step("speech", transcript - a)
+        if (starts.length > 1 && tool !== undefined) {
+          step("engineOnly", starts[0]! - transcript + (starts[1]! - tool) + (synthesis! - sentence!) + (b - audio))
+        }
+        step("toModel", starts[0]! - transcript)
+        step("toolCall", starts.length > 1 && tool !== undefined ? tool - starts[0]! : undefined)
+        step("toolResult", starts.length > 1 && tool !== undefined ? starts[1]! - tool : undefined)
+        step("sentence", sentence! - lastStart!)
+        step("toSynthesis", synthesis! - sentence!)
+        step("synthesis", audio - synthesis!)
+        step("toCarrier", b - audio)
+      }
+    }
+    const latencyValues = rows.map((row) => row.latency)
+    const overheads = rows.map((row) => row.overhead)
+    const roundCounts = new Map<number, number>()
+    for (const row of rows) roundCounts.set(row.rounds, (roundCounts.get(row.rounds) ?? 0) + 1)
+    const gaps = all.flatMap((track) => track.gaps)
+    // The fakes' own extra, as a bare client saw it: each tool-call round, the text round, the speech.
+    const fakesExtra = (rounds: number) =>
+      Math.max(0, rounds - 1) * (quantile(bare.tool, 0.5) - latencies.llmMs) +
+      (quantile(bare.text, 0.5) - latencies.llmMs) + (quantile(bare.speech, 0.5) - latencies.ttsMs)
+    const firstTurns = rows.filter((row) => row.first).map((row) => row.overhead)
+    const laterTurns = rows.filter((row) => !row.first).map((row) => row.overhead)
+    const ms = (v: number) => `${v.toFixed(1).padStart(7)} ms`
+    /** The histogram's values are intervals between its 10 ms samples. */
+    const beyond = (ns: number) => Math.max(0, ns / 1e6 - 10)
+    const dist = (values: ReadonlyArray<number>) =>
+      `p50 ${ms(quantile(values, 0.5))}  p95 ${ms(quantile(values, 0.95))}  p99 ${ms(quantile(values, 0.99))}  max ${
+        ms(values.reduce((x, y) => Math.max(x, y), Number.NEGATIVE_INFINITY))
+      }`
+    const stepLine = (name: string, label: string, provider?: string) => {
+      const values = steps.get(name) ?? []
+      return `  ${label.padEnd(62)} p50 ${ms(quantile(values, 0.5))}  p95 ${ms(quantile(values, 0.95))}${
+        provider === undefined ? "" : `  (${provider})`
+      }`
+    }
+    const p95 = quantile(overheads, 0.95)
+    const expectedTurns = calls * turns
+    const cpus = os.cpus()
+    const cpuS = (cpu.user + cpu.system) / 1e6
+    yield* Console.log(
+      [
+        `agent turn latency: ${calls} calls x ${turns} turns; MediaSession over in-memory sockets, ConversationAgent (model policy) on the Deepgram, OpenAI chat and OpenAI speech adapters against local fakes (${
+          single ? "in this process" : "in a child process"
+        }), simulated carrier and person, recordings on, real clock, calls started ${
+          lockstep ? "250 ms apart (lockstep)" : "spread over 5 s"
+        }`,
+        `  node ${process.version}, ${os.platform()} ${os.arch()}, ${cpus.length} cores (${
+          cpus[0]?.model.trim() ?? "?"
+        }), shared with other work`,
+        `  provider latencies (fixed): Deepgram final result ${latencies.sttMs} ms after the utterance decoded; chat first chunk ${latencies.llmMs} ms after each request (the rest at once); speech first byte ${latencies.ttsMs} ms after the request`,
+        `  calls ${calls} (${all.filter((t) => t.outcome === "completed").length} completed, outcomes ${
+          [...new Set(all.map((t) => t.outcome))].join(", ")
+        }), fields recorded ${all.reduce((sum, t) => sum + t.fields, 0)}/${expectedTurns}, answers said ${
+          all.reduce((sum, t) => sum + t.answers, 0)
+        }, turns measured ${rows.length}/${expectedTurns}, clears ${all.reduce((sum, t) => sum + t.clears, 0)}${
+          failures.length === 0 ? "" : `; ${failures.join(", ")}`
+        }`,
+        `  model requests per turn (the chat fake's records): ${
+          [...roundCounts.entries()].sort(([x], [y]) => x - y).map(([r, k]) =>
+            `${r} in ${k} turns`
+          ).join(", ")
+        }; fakes: ${report.chat.length} chat requests, ${report.deepgramResults} Deepgram results, ${report.speeches} speech requests`,
+        `turn latency (caller's last speech frame leaves the carrier -> carrier reads the agent's first media)`,
+        `  ${dist(latencyValues)}`,
+        `engine overhead (turn latency - stt - requests x llm - tts)`,
+        `  ${dist(overheads)}`,
+        `  first turn of each call  p50 ${ms(quantile(firstTurns, 0.5))}  max ${
+          ms(firstTurns.reduce((x, y) => Math.max(x, y), Number.NEGATIVE_INFINITY))
+        };  later turns  p50 ${ms(quantile(laterTurns, 0.5))}  p95 ${ms(quantile(laterTurns, 0.95))}`,
+        `  less the fakes' own extra (informational: the bare-client p50s below, per turn)  p50 ${
+          ms(quantile(rows.map((row) => row.overhead - fakesExtra(row.rounds)), 0.5))
+        }  p95 ${ms(quantile(rows.map((row) => row.overhead - fakesExtra(row.rounds)), 0.95))}`,
+        `where a turn goes (engine-side timestamps at the ports; provider steps include the fixed latency):`,
+        stepLine("speech", "speech end -> final transcript out of the Deepgram adapter", `Deepgram ${latencies.sttMs}`),
+        stepLine("toModel", "transcript -> first model request"),
+        stepLine("toolCall", "model request -> its tool call out of the chat adapter", `chat ${latencies.llmMs}`),
+        stepLine("toolResult", "tool call -> next model request (step, result, re-prompt)"),
+        stepLine("sentence", "last model request -> first sentence out of the chat adapter", `chat ${latencies.llmMs}`),
+        stepLine("toSynthesis", "first sentence -> speech request (step, speech queue)"),
+        stepLine("synthesis", "speech request -> first audio frame out of the adapter", `speech ${latencies.ttsMs}`),
+        stepLine("toCarrier", "first audio frame -> first media at the carrier"),
+        `  the runtime and session alone (the four steps outside the adapters, summed per turn)  p50 ${
+          ms(quantile(steps.get("engineOnly") ?? [], 0.5))
+        }  p95 ${ms(quantile(steps.get("engineOnly") ?? [], 0.95))}`,
+        `silences inside a reply (the carrier's playout ran dry between sentences): n=${gaps.length}${
+          gaps.length === 0 ? "" : `  ${dist(gaps)}`
+        }`,
+        `the fakes and loopback alone (a bare fetch, 10 sequential requests each), p50 beyond the configured latency: chat tool call complete ${
+          (quantile(bare.tool, 0.5) - latencies.llmMs).toFixed(1)
+        } ms, chat first sentence ${(quantile(bare.text, 0.5) - latencies.llmMs).toFixed(1)} ms, speech first byte ${
+          (quantile(bare.speech, 0.5) - latencies.ttsMs).toFixed(1)
+        } ms`,
+        `event loop delay (beyond the 10 ms sampling interval)  p50 ${ms(beyond(loop.percentile(50)))}  p99 ${
+          ms(beyond(loop.percentile(99)))
+        }  max ${ms(beyond(loop.max))}; CPU ${cpuS.toFixed(1)} s in ${wallS.toFixed(1)} s (${
+          (100 * cpuS / wallS).toFixed(0)
+        }% of one core)`,
+        rows.length < expectedTurns || failures.length > 0
+          ? `verdict: INCOMPLETE: ${rows.length} of ${expectedTurns} turns measured; engine overhead p95 ${
+            p95.toFixed(1)
+          } ms over those (goal < ${GOAL_P95_MS} ms)`
+          : p95 < GOAL_P95_MS
+          ? `verdict: PASS: engine overhead p95 ${p95.toFixed(1)} ms < ${GOAL_P95_MS} ms`
+          : `verdict: FAIL: engine overhead p95 ${p95.toFixed(1)} ms >= ${GOAL_P95_MS} ms`
+      ].join("\n")
+    )
+    return rows.length === expectedTurns && failures.length === 0
+  })
+
+const fakesAt = args.indexOf("--fakes")
+const program = fakesAt >= 0
+  ? Effect.as(fakesChild(JSON.parse(args[fakesAt + 1]!) as Latencies), true)
+  : bench(
+    option("--calls", 4),
+    option("--turns", 6),
+    { sttMs: option("--stt-ms", 100), llmMs: option("--llm-ms", 200), ttsMs: option("--tts-ms", 150) },
+    { single: args.includes("--single"), lockstep: args.includes("--lockstep"), verbose: args.includes("--verbose") }
+  ).pipe(Effect.scoped)
+
+Effect.runPromise(program.pipe(Effect.provideService(References.MinimumLogLevel, "Error"))).then(
+  (complete) => process.exit(complete ? 0 : 1),
+  (error: unknown) => {
+    console.error(error)
+    process.exit(1)
+  }
+)
