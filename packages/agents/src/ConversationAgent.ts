@@ -38,8 +38,7 @@ import { Agent } from "@voice-agent/core/ports/Agent"
 import type { ChatMessage, ChatModel, ToolCall } from "@voice-agent/core/ports/ChatModel"
 import type { LanguageProvider, Providers } from "@voice-agent/core/ports/Providers"
 import type { SpeechToSpeech } from "@voice-agent/core/ports/SpeechToSpeech"
-import type { PcmFrame } from "@voice-agent/core/ports/SpeechToText"
-import type { SpeechToText } from "@voice-agent/core/ports/SpeechToText"
+import type { PcmFrame, SpeechError, SpeechToText } from "@voice-agent/core/ports/SpeechToText"
 import type { TextToSpeech } from "@voice-agent/core/ports/TextToSpeech"
 import type { Cause } from "effect"
 import { Clock, Deferred, Duration, Effect, Fiber, Option, Queue, Ref, Stream } from "effect"
@@ -239,8 +238,19 @@ type Queued =
   | { readonly _tag: "Event"; readonly event: Conversation.Event; readonly generation?: number | undefined }
   | { readonly _tag: "Failed"; readonly message: string }
 
+/** Audio buffered ahead per queued speech: 2 s of 20 ms frames. */
+const SYNTHESIS_AHEAD_FRAMES = 100
+
 type Spoken =
-  | { readonly _tag: "Speech"; readonly id: number; readonly text: string; readonly sensitiveFree: boolean }
+  | {
+    readonly _tag: "Speech"
+    readonly id: number
+    readonly text: string
+    readonly sensitiveFree: boolean
+    /** Its audio, synthesized from the moment it was queued (see `speak`). */
+    readonly audio: Queue.Dequeue<Int16Array, SpeechError | Cause.Done>
+    readonly synthesis: Fiber.Fiber<void>
+  }
   | { readonly _tag: "Drained"; readonly done: Deferred.Deferred<void> }
 
 /** The pipeline: speech-to-text, a policy (deterministic or a chat model), text-to-speech. */
@@ -299,7 +309,22 @@ const pipeline = (
     )
 
     // The agent's side: one speech at a time, in order; an interruption drops what was queued.
+    // Each speech is synthesized as soon as it is queued (a bounded buffer ahead), so the next
+    // sentence of a reply is ready when the one before it has played: no provider latency is
+    // heard between the sentences of one reply.
     const voice = definition.persona.voice ?? undefined
+    const speak = (id: number, text: string, sensitiveFree: boolean) =>
+      Effect.gen(function*() {
+        const audio = yield* Queue.bounded<Int16Array, SpeechError | Cause.Done>(SYNTHESIS_AHEAD_FRAMES)
+        const synthesis = yield* Effect.forkScoped(Stream.runIntoQueue(
+          tts.synthesize(text, {
+            ...(voice === undefined ? {} : { voice }),
+            ...(definition.language === null ? {} : { language: definition.language })
+          }),
+          audio
+        ))
+        yield* Queue.offer(speeches, { _tag: "Speech", id, text, sensitiveFree, audio, synthesis })
+      })
     yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
       const next = yield* Queue.take(speeches)
       if (next._tag === "Drained") {
@@ -314,10 +339,7 @@ const pipeline = (
       })
       const failure = yield* Ref.make<string | undefined>(undefined)
       const playback = yield* call.say(
-        tts.synthesize(next.text, {
-          ...(voice === undefined ? {} : { voice }),
-          ...(definition.language === null ? {} : { language: definition.language })
-        }).pipe(
+        Stream.fromQueue(next.audio).pipe(
           Stream.map((samples) => ({ encoding: "pcm16" as const, samples, timestampMs: 0 })),
           Stream.catch((error) => Stream.fromEffectDrain(Ref.set(failure, error.message)))
         )
@@ -331,8 +353,12 @@ const pipeline = (
         yield* offer({ _tag: "SpeechPlayed", id: next.id, offsetMs: Math.round(playback.endMs) })
       } else {
         // Everything queued after it was dropped with it; a drain marker is kept.
+        yield* Fiber.interrupt(next.synthesis)
         const rest = yield* Queue.takeAll(speeches)
-        for (const item of rest) if (item._tag === "Drained") yield* Queue.offer(speeches, item)
+        for (const item of rest) {
+          if (item._tag === "Drained") yield* Queue.offer(speeches, item)
+          else yield* Fiber.interrupt(item.synthesis)
+        }
         yield* offer({
           _tag: "SpeechInterrupted",
           id: next.id,
@@ -407,15 +433,10 @@ const pipeline = (
         for (const action of actions) {
           switch (action._tag) {
             case "Say":
-              yield* Queue.offer(speeches, {
-                _tag: "Speech",
-                id: action.id,
-                text: action.text,
-                sensitiveFree: action.sensitiveFree
-              })
+              yield* speak(action.id, action.text, action.sensitiveFree)
               break
             case "Ask":
-              yield* Queue.offer(speeches, { _tag: "Speech", id: action.id, text: action.text, sensitiveFree: true })
+              yield* speak(action.id, action.text, true)
               break
             case "RecordTurn":
               yield* call.emitTurn({ speaker: "HUMAN", text: action.text, offsetMs: action.offsetMs })
