@@ -58,7 +58,7 @@ export interface MediaSessionSettings {
   readonly startTimeoutMs: number
   /** Items the agent's input holds; past it, audio frames are dropped (counted). */
   readonly inputCapacity: number
-  /** Agent audio goes out in chunks of this length, each followed by a mark. */
+  /** Agent audio goes out in chunks of this length (a say's first frame at once), each followed by a mark. */
   readonly chunkMs: number
   /** How far ahead of playout the agent's audio may be sent. */
   readonly aheadMs: number
@@ -293,7 +293,9 @@ const run = (
               const pcm = frame.encoding === "pcm16" ? frame.samples : MuLaw.decode(frame.bytes)
               pending.push(pcm)
               pendingSamples += pcm.length
-              if (pendingSamples >= chunk) yield* flush
+              // The first audio of a say goes out at once: the person hears the reply start
+              // as soon as it exists; the rest goes in chunks.
+              if (pendingSamples >= chunk || last === undefined) yield* flush
             }
           }))
         yield* flush
