@@ -21,6 +21,7 @@ import { SqlClient, SqlSchema } from "effect/sql"
 import type { Statement } from "effect/sql"
 import { isStorableText } from "./internal/ids.ts"
 import { orDieInfrastructure } from "./internal/sqlErrors.ts"
+import { conversationColumns } from "./internal/webhookEvents.ts"
 
 const conversationFields = {
   callId: Schema.String,
@@ -51,13 +52,7 @@ const TurnRow = Schema.Struct({ speaker: Speaker, text: Schema.String, offsetMs:
  */
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const columns = sql.literal(
-    `id::text AS "id", call_id AS "callId", organization_id::text AS "organizationId", ` +
-      `campaign_id::text AS "campaignId", contact_id::text AS "contactId", direction AS "direction", ` +
-      `from_number AS "fromNumber", to_number AS "toNumber", started_at AS "startedAt", ` +
-      `answered_at AS "answeredAt", ended_at AS "endedAt", duration_sec AS "durationSec", ` +
-      `termination_reason AS "terminationReason"`
-  )
+  const columns = sql.literal(conversationColumns)
 
   const insertRow = SqlSchema.findOne({
     Request: Schema.Struct(conversationFields),
