@@ -25,7 +25,7 @@ import { CampaignNotFound, PhoneNumberNotOwned } from "@voice-agent/core/Errors"
 import type { AgentQuery } from "@voice-agent/core/ports/AgentRepository"
 import { AgentRepository } from "@voice-agent/core/ports/AgentRepository"
 import { isUuid } from "@voice-agent/core/Uuid"
-import { Effect, Layer, Option, Schema } from "effect"
+import { Effect, Layer, Option, Schema, Struct } from "effect"
 import { SqlSchema } from "effect/sql"
 import type { Statement } from "effect/sql"
 import { randomBytes } from "node:crypto"
@@ -84,14 +84,7 @@ const PatchRow = Schema.Struct({
   organizationId: Schema.String,
   agentId: Schema.String,
   now: Schema.Date,
-  name: Schema.optionalKey(definitionFields.name),
-  persona: Schema.optionalKey(definitionFields.persona),
-  task: Schema.optionalKey(definitionFields.task),
-  instructions: Schema.optionalKey(definitionFields.instructions),
-  language: Schema.optionalKey(definitionFields.language),
-  llm: Schema.optionalKey(definitionFields.llm),
-  stt: Schema.optionalKey(definitionFields.stt),
-  tts: Schema.optionalKey(definitionFields.tts)
+  ...Struct.map(definitionFields, Schema.optionalKey)
 })
 
 const AgentRow = Schema.Struct({
@@ -177,25 +170,19 @@ export const make = Effect.gen(function*() {
         RETURNING ${columns}`
   })
 
-  const lockForDelete = SqlSchema.findOneOption({
-    Request: OrganizationAndAgent,
-    Result: Id,
-    execute: ({ agentId, organizationId }) =>
-      sql`
-        SELECT id AS "id" FROM agents
-        WHERE id = ${agentId} AND organization_id = ${organizationId} AND deleted_at IS NULL
-        FOR UPDATE`
-  })
-
-  const lockForAttach = SqlSchema.findOneOption({
-    Request: OrganizationAndAgent,
-    Result: Id,
-    execute: ({ agentId, organizationId }) =>
-      sql`
-        SELECT id AS "id" FROM agents
-        WHERE id = ${agentId} AND organization_id = ${organizationId} AND deleted_at IS NULL
-        FOR KEY SHARE`
-  })
+  /** Locks the organization's live definition with the id (see the module's comment for the modes). */
+  const lockLive = (mode: "UPDATE" | "KEY SHARE") =>
+    SqlSchema.findOneOption({
+      Request: OrganizationAndAgent,
+      Result: Id,
+      execute: ({ agentId, organizationId }) =>
+        sql`
+          SELECT id AS "id" FROM agents
+          WHERE id = ${agentId} AND organization_id = ${organizationId} AND deleted_at IS NULL
+          FOR ${sql.literal(mode)}`
+    })
+  const lockForDelete = lockLive("UPDATE")
+  const lockForAttach = lockLive("KEY SHARE")
 
   const attachments = SqlSchema.findAll({
     Request: Schema.String,
