@@ -322,19 +322,6 @@ const heardText = (text: string, share: number): string => {
   return words.slice(0, Math.round(words.length * Math.min(1, Math.max(0, share)))).join(" ")
 }
 
-const concat = (parts: ReadonlyArray<Uint8Array>): Uint8Array => {
-  if (parts.length === 1) return parts[0]!
-  let length = 0
-  for (const part of parts) length += part.length
-  const out = new Uint8Array(length)
-  let at = 0
-  for (const part of parts) {
-    out.set(part, at)
-    at += part.length
-  }
-  return out
-}
-
 const sessionUpdate = (session: SpeechSession, settings: Settings) => {
   const language = isoLanguage(session.language)
   const voice = session.voice ?? settings.voice
@@ -520,7 +507,7 @@ const run = Effect.fnUntraced(function*(call: AgentCall, session: SpeechSession,
         bufferedMs += bytes.length / BYTES_PER_MS
       }
       if (parts.length === 0) return
-      yield* send({ type: "input_audio_buffer.append", audio: Buffer.from(concat(parts)).toString("base64") })
+      yield* send({ type: "input_audio_buffer.append", audio: Buffer.concat(parts).toString("base64") })
     })).pipe(Effect.andThen(Deferred.succeed(done, { _tag: "HungUp" })))
 
   /** The person speaks: stop what is playing, cancel what is generating. */
