@@ -66,6 +66,7 @@
  */
 import type { PcmFrame, TranscribeOptions, Transcript } from "@voice-agent/core/ports/SpeechToText"
 import { SpeechError, SpeechToText } from "@voice-agent/core/ports/SpeechToText"
+import * as Wav from "@voice-agent/media/Wav"
 import { Cause, Duration, Effect, Layer, Option, Predicate, Queue, Redacted, Schema, Stream } from "effect"
 import * as Pull from "effect/Pull"
 import * as Socket from "effect/socket/Socket"
@@ -161,7 +162,7 @@ interface Timeline {
  * The bytes to send for a frame (the gap's silence, then its samples, little-endian), or
  * undefined when nothing is left of it. Moves the timeline on.
  */
-const place = (timeline: Timeline, frame: PcmFrame, maxGapSamples: number): Uint8Array<ArrayBuffer> | undefined => {
+const place = (timeline: Timeline, frame: PcmFrame, maxGapSamples: number): Uint8Array | undefined => {
   const samples = frame.samples
   const anchors = timeline.anchors
   if (anchors.length === 0) anchors.push({ stream: 0, callMs: frame.timestampMs })
@@ -178,10 +179,11 @@ const place = (timeline: Timeline, frame: PcmFrame, maxGapSamples: number): Uint
   }
   const count = silence + samples.length - skip
   if (count === 0) return undefined
-  const bytes = new Uint8Array(count * 2)
-  const view = new DataView(bytes.buffer)
-  for (let i = skip, at = silence * 2; i < samples.length; i++, at += 2) view.setInt16(at, samples[i]!, true)
   timeline.sent += count
+  const body = Wav.encodeSamples(samples.subarray(skip))
+  if (silence === 0) return body
+  const bytes = new Uint8Array(count * 2)
+  bytes.set(body, silence * 2)
   return bytes
 }
 
@@ -403,7 +405,7 @@ const transcribe = (
     let closeSent = false
     const interim = options.interimResults === true
 
-    const write = (data: string | Uint8Array<ArrayBuffer>) =>
+    const write = (data: string | Uint8Array) =>
       writer.write(data).pipe(Effect.mapError(() =>
         new SpeechError({
           reason: "unavailable",
