@@ -39,19 +39,20 @@ export const make = Effect.gen(function*() {
   )
 
   const Insertion = Schema.Struct({ ...messageFields, carrierMessageId: Schema.NullOr(Schema.String) })
+  const insertInto = (m: typeof Insertion.Encoded) =>
+    sql`
+      INSERT INTO messages (
+        organization_id, direction, modality, from_number, to_number, content, received_at, status, carrier_message_id
+      )
+      VALUES (
+        ${m.organizationId}, ${m.direction}, ${m.modality}, ${m.fromNumber}, ${m.toNumber}, ${m.content},
+        ${m.receivedAt}, ${m.status}, ${m.carrierMessageId}
+      )`
+
   const insertRow = SqlSchema.findOne({
     Request: Insertion,
     Result: MessageRow,
-    execute: (m) =>
-      sql`
-        INSERT INTO messages (
-          organization_id, direction, modality, from_number, to_number, content, received_at, status, carrier_message_id
-        )
-        VALUES (
-          ${m.organizationId}, ${m.direction}, ${m.modality}, ${m.fromNumber}, ${m.toNumber}, ${m.content},
-          ${m.receivedAt}, ${m.status}, ${m.carrierMessageId}
-        )
-        RETURNING ${columns}`
+    execute: (m) => sql`${insertInto(m)} RETURNING ${columns}`
   })
 
   /** Inserts unless the carrier id is stored already; then answers the stored row, flagged. */
@@ -61,13 +62,7 @@ export const make = Effect.gen(function*() {
     execute: (m) =>
       sql`
         WITH inserted AS (
-          INSERT INTO messages (
-            organization_id, direction, modality, from_number, to_number, content, received_at, status, carrier_message_id
-          )
-          VALUES (
-            ${m.organizationId}, ${m.direction}, ${m.modality}, ${m.fromNumber}, ${m.toNumber}, ${m.content},
-            ${m.receivedAt}, ${m.status}, ${m.carrierMessageId}
-          )
+          ${insertInto(m)}
           ON CONFLICT (carrier_message_id) WHERE carrier_message_id IS NOT NULL DO NOTHING
           RETURNING ${columns}, true AS "created"
         )
