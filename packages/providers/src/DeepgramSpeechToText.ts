@@ -70,6 +70,7 @@ import * as Wav from "@voice-agent/media/Wav"
 import { Cause, Duration, Effect, Layer, Option, Predicate, Queue, Redacted, Schema, Stream } from "effect"
 import * as Pull from "effect/Pull"
 import * as Socket from "effect/socket/Socket"
+import * as Http from "./internal/Http.ts"
 
 /**
  * How to reach Deepgram and what to ask of it. Only `apiKey` is required.
@@ -320,15 +321,8 @@ const refusal = (error: Socket.SocketError, handshake: Handshake, settings: Sett
   }
   const status = handshake.status
   if (status !== undefined) {
-    const kind = status === 401 || status === 403
-      ? "unauthorized"
-      : status === 429
-      ? "rate-limited"
-      : status === 408
-      ? "timeout"
-      : status >= 400 && status < 500
-      ? "rejected"
-      : "unavailable"
+    // an answer below 400 (a redirect the client did not follow) refuses nothing of ours
+    const kind = status < 400 ? "unavailable" : Http.reasonOfStatus(status)
     const detail = handshake.dgError === undefined ? "" : `: ${handshake.dgError}`
     return new SpeechError({
       reason: kind,

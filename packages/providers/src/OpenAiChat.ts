@@ -68,8 +68,9 @@ import type { ChatDelta, ChatMessage, ChatRequest, ToolCall } from "@voice-agent
 import { ChatError, ChatModel } from "@voice-agent/core/ports/ChatModel"
 import { Duration, Effect, Layer, Option, Redacted, Result, Schema, Stream } from "effect"
 import * as Sse from "effect/encoding/Sse"
-import type { HttpClientError, HttpClientResponse } from "effect/http"
+import type { HttpClientResponse } from "effect/http"
 import { HttpClient, HttpClientRequest } from "effect/http"
+import * as Http from "./internal/Http.ts"
 
 /**
  * @category models
@@ -195,21 +196,10 @@ const wireMessage = (message: ChatMessage) => {
 
 type Reason = ChatError["reason"]
 
-const reasonOfStatus = (status: number): Reason =>
-  status === 401 || status === 403
-    ? "unauthorized"
-    : status === 429
-    ? "rate-limited"
-    : status === 408
-    ? "timeout"
-    : status >= 500
-    ? "unavailable"
-    : "rejected"
-
 /** What an error event in the stream means, from what it says about itself. */
 const reasonOfServerError = (error: ServerError): Reason => {
   const said = `${error.type ?? ""} ${error.code ?? ""}`
-  if (typeof error.code === "number" && error.code >= 400 && error.code <= 599) return reasonOfStatus(error.code)
+  if (typeof error.code === "number" && error.code >= 400 && error.code <= 599) return Http.reasonOfStatus(error.code)
   if (said.includes("insufficient_quota")) return "rejected"
   if (said.includes("rate_limit")) return "rate-limited"
   if (said.includes("invalid_request_error")) return "rejected"
@@ -222,16 +212,6 @@ const describeServerError = (error: ServerError): string => {
   const text = error.message?.trim().replace(/\s+/g, " ").slice(0, 400)
   return [code === undefined ? undefined : `(${code})`, text].filter((part) => part !== undefined && part !== "")
     .join(" ")
-}
-
-/** A transport failure's kind, description and cause (never the request or its headers). */
-const describeTransport = (error: HttpClientError.HttpClientError): string => {
-  const { reason } = error
-  const cause: unknown = reason.cause
-  const inner: unknown = cause instanceof Error ? cause.cause : undefined
-  const code = typeof inner === "object" && inner !== null && "code" in inner ? String(inner.code) : undefined
-  const causeText = cause instanceof Error ? (code === undefined ? cause.message : `${cause.message} (${code})`) : ""
-  return [reason._tag, reason.description, causeText].filter((part) => part !== undefined && part !== "").join(": ")
 }
 
 // --- the stream decoder --------------------------------------------------------------------
@@ -440,9 +420,10 @@ export const make = (config: Config): Effect.Effect<ChatModel["Service"], never,
         : status >= 500
         ? "failed"
         : "refused the request"
-      // OpenAI's 429 for an account out of credit: waiting does not cure it.
-      const reason = status === 429 && error.code === "insufficient_quota" ? "rejected" : reasonOfStatus(status)
-      return fail(reason, `${what} (HTTP ${status})${hint}${detail === "" ? "" : `: ${detail}`}`)
+      return fail(
+        Http.reasonOfStatus(status, error.code),
+        `${what} (HTTP ${status})${hint}${detail === "" ? "" : `: ${detail}`}`
+      )
     }
 
     /** Sends the request; succeeds with a response whose body is the event stream. */
@@ -457,7 +438,7 @@ export const make = (config: Config): Effect.Effect<ChatModel["Service"], never,
         Effect.mapError((error) =>
           fail(
             error.reason._tag === "InvalidUrlError" || error.reason._tag === "EncodeError" ? "rejected" : "unavailable",
-            `unreachable: ${describeTransport(error)}`
+            `unreachable: ${Http.describeTransport(error)}`
           )
         )
       )
@@ -467,7 +448,7 @@ export const make = (config: Config): Effect.Effect<ChatModel["Service"], never,
       }
       const text = yield* Effect.mapError(
         response.text,
-        (error) => fail("unavailable", `dropped the connection in its answer: ${describeTransport(error)}`)
+        (error) => fail("unavailable", `dropped the connection in its answer: ${Http.describeTransport(error)}`)
       )
       if (response.status < 200 || response.status >= 300) return yield* Effect.fail(refused(response, text))
       const error = Option.getOrUndefined(Option.map(decodeErrorJson(text), serverError))
@@ -489,7 +470,7 @@ export const make = (config: Config): Effect.Effect<ChatModel["Service"], never,
         const decoder = makeDecoder(fail, callPrefix)
         return response.stream.pipe(
           Stream.mapError((error) =>
-            fail("unavailable", `dropped the connection mid-answer: ${describeTransport(error)}`)
+            fail("unavailable", `dropped the connection mid-answer: ${Http.describeTransport(error)}`)
           ),
           Stream.timeoutOrElse({
             duration: timeout,

@@ -26,6 +26,7 @@ import { SpeechError } from "@voice-agent/core/ports/SpeechToText"
 import { Duration, Option, Redacted, Schema } from "effect"
 import type { HttpClientError } from "effect/http"
 import { HttpClientRequest } from "effect/http"
+import * as Http from "./Http.ts"
 
 /**
  * OpenAI's API.
@@ -109,6 +110,15 @@ export const scrub = (text: string, target: Endpoint): string => {
   return key === "" ? text : text.split(key).join("[redacted]")
 }
 
+/** What the audio API did, by the reason of its refusal. */
+const refusal: Record<Http.Reason, string> = {
+  unauthorized: "refused the credentials for",
+  "rate-limited": "is rate-limiting",
+  timeout: "timed out",
+  unavailable: "failed",
+  rejected: "refused"
+}
+
 /**
  * The SpeechError for a non-2xx answer to `operation`.
  *
@@ -120,31 +130,11 @@ export const refused = (target: Endpoint, operation: string, status: number, tex
     `(HTTP ${status}${code === undefined ? "" : `, ${code}`})${message === undefined ? "" : `: ${message}`}`,
     target
   )
-  const at = `the audio API at ${target.where}`
-  if (status === 401 || status === 403) {
-    return new SpeechError({
-      reason: "unauthorized",
-      message: `${at} refused the credentials for ${operation} ${detail}`
-    })
-  }
-  if (status === 429 && code !== "insufficient_quota") {
-    return new SpeechError({ reason: "rate-limited", message: `${at} is rate-limiting ${operation} ${detail}` })
-  }
-  if (status === 408) return new SpeechError({ reason: "timeout", message: `${at} timed out ${operation} ${detail}` })
-  if (status >= 500) return new SpeechError({ reason: "unavailable", message: `${at} failed ${operation} ${detail}` })
-  return new SpeechError({ reason: "rejected", message: `${at} refused ${operation} ${detail}` })
-}
-
-/** An error's message, with the system error code beneath it (`connect ECONNREFUSED … (ECONNREFUSED)`). */
-const causeText = (cause: unknown): string | undefined => {
-  if (!(cause instanceof Error)) return undefined
-  const inner: unknown = cause.cause
-  const code = typeof inner === "object" && inner !== null && "code" in inner
-    ? String(inner.code)
-    : "code" in cause
-    ? String(cause.code)
-    : undefined
-  return code === undefined ? cause.message : `${cause.message} (${code})`
+  const reason = Http.reasonOfStatus(status, code)
+  return new SpeechError({
+    reason,
+    message: `the audio API at ${target.where} ${refusal[reason]} ${operation} ${detail}`
+  })
 }
 
 /**
@@ -156,16 +146,14 @@ export const unreachable = (
   target: Endpoint,
   operation: string,
   error: HttpClientError.HttpClientError
-): SpeechError => {
-  const { reason } = error
-  const what = [reason._tag, reason.description, causeText(reason.cause)].filter((part) =>
-    part !== undefined && part !== ""
-  ).join(": ")
-  return new SpeechError({
+): SpeechError =>
+  new SpeechError({
     reason: "unavailable",
-    message: scrub(`the audio API at ${target.where} could not be reached for ${operation}: ${what}`, target)
+    message: scrub(
+      `the audio API at ${target.where} could not be reached for ${operation}: ${Http.describeTransport(error)}`,
+      target
+    )
   })
-}
 
 /**
  * The SpeechError for a request that got no answer in time: `timeout`.
