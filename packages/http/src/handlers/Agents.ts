@@ -9,13 +9,7 @@
  *
  * @since 0.1.0
  */
-import type {
-  AgentInUse,
-  AgentNameTaken,
-  CreateAgentRequest,
-  UnknownProvider,
-  UpdateAgentRequest
-} from "@voice-agent/core/AgentDefinition"
+import type { CreateAgentRequest, UpdateAgentRequest } from "@voice-agent/core/AgentDefinition"
 import {
   AgentNotFound,
   fromCreateRequest,
@@ -34,48 +28,13 @@ import { fromMillis, nowDate } from "@voice-agent/core/Time"
 import { Effect, Layer, Option, Result } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../api/Api.ts"
-import { BadRequest, Conflict, NotFound } from "../api/HttpErrors.ts"
+import { NotFound } from "../api/HttpErrors.ts"
 import { CurrentOrganization } from "../api/Security.ts"
 import { CursorCodec } from "./Cursor.ts"
 import { mapDomainErrors } from "./ErrorMapping.ts"
 import { parseLimit } from "./QueryParams.ts"
 import { AuthorizationLive, OutboundDialingLive } from "./Security.ts"
 import { FastApiValidationLive } from "./Validation.ts"
-
-type AgentError = AgentNotFound | AgentNameTaken | AgentInUse | UnknownProvider
-
-const isAgentError = (e: unknown): e is AgentError =>
-  typeof e === "object" && e !== null && "_tag" in e &&
-  (e._tag === "AgentNotFound" || e._tag === "AgentNameTaken" || e._tag === "AgentInUse" ||
-    e._tag === "UnknownProvider")
-
-const inUseDetail = (error: AgentInUse): string => {
-  const where = [
-    ...error.campaignCodes.map((code) => `campaign ${code}`),
-    ...error.phoneNumbers.map((number) => `phone number ${number}`)
-  ]
-  return `Agent ${error.agentId} is attached to ${where.join(", ")}; detach it first (PUT .../agent with ` +
-    `{"agent_id": null})`
-}
-
-const toHttpError = (error: AgentError): BadRequest | NotFound | Conflict => {
-  switch (error._tag) {
-    case "AgentNotFound":
-      return new NotFound({ detail: `Agent ${error.agentId} not found` })
-    case "AgentNameTaken":
-      return new Conflict({ detail: `An agent named ${JSON.stringify(error.name)} already exists` })
-    case "AgentInUse":
-      return new Conflict({ detail: inUseDetail(error) })
-    case "UnknownProvider":
-      return new BadRequest({ detail: error.message })
-  }
-}
-
-/** Maps the agents' failures to HTTP errors, then the shared domain errors (core/Errors). */
-const mapErrors = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  mapDomainErrors(
-    Effect.mapError(effect, (e) => (isAgentError(e) ? toHttpError(e) : (e as Exclude<E, AgentError>)))
-  )
 
 const numberNotFound = (raw: string) =>
   new NotFound({ detail: `Phone number ${JSON.stringify(raw)} is not one of this organization's numbers` })
@@ -110,7 +69,7 @@ export const AgentsHandlersNoDeps = HttpApiBuilder.group(
           const organization = yield* CurrentOrganization
           yield* checkProviders(payload)
           return toAgent(yield* agents.create(organization.id, fromCreateRequest(payload), yield* nowDate))
-        }).pipe(mapErrors),
+        }).pipe(mapDomainErrors),
       list: ({ query }) =>
         Effect.gen(function*() {
           const organization = yield* CurrentOrganization
@@ -132,14 +91,14 @@ export const AgentsHandlersNoDeps = HttpApiBuilder.group(
               (last) => cursors.encode("agents", organization.id, { t: last.createdAt.getTime(), id: last.id })
             )
           }
-        }).pipe(mapErrors),
+        }).pipe(mapDomainErrors),
       get: ({ params }) =>
         Effect.gen(function*() {
           const organization = yield* CurrentOrganization
           const found = yield* agents.get(organization.id, params.agent_id)
           if (Option.isNone(found)) return yield* new AgentNotFound({ agentId: params.agent_id })
           return toAgent(found.value)
-        }).pipe(mapErrors),
+        }).pipe(mapDomainErrors),
       update: ({ params, payload }) =>
         Effect.gen(function*() {
           const organization = yield* CurrentOrganization
@@ -148,25 +107,25 @@ export const AgentsHandlersNoDeps = HttpApiBuilder.group(
           yield* checkProviders(payload)
           const patch = fromUpdateRequest(payload)
           return toAgent(yield* agents.update(organization.id, params.agent_id, patch, yield* nowDate))
-        }).pipe(mapErrors),
+        }).pipe(mapDomainErrors),
       delete: ({ params }) =>
         Effect.gen(function*() {
           const organization = yield* CurrentOrganization
           yield* agents.delete(organization.id, params.agent_id, yield* nowDate)
           return { ok: true }
-        }).pipe(mapErrors),
+        }).pipe(mapDomainErrors),
       campaignAgent: ({ params }) =>
         Effect.gen(function*() {
           const organization = yield* CurrentOrganization
           const agentId = yield* agents.campaignAgent(organization.id, params.campaign_code)
           return { campaign_code: params.campaign_code, agent_id: agentId }
-        }).pipe(mapErrors),
+        }).pipe(mapDomainErrors),
       attachToCampaign: ({ params, payload }) =>
         Effect.gen(function*() {
           const organization = yield* CurrentOrganization
           yield* agents.attachToCampaign(organization.id, params.campaign_code, payload.agent_id)
           return { campaign_code: params.campaign_code, agent_id: payload.agent_id }
-        }).pipe(mapErrors),
+        }).pipe(mapDomainErrors),
       numberAgent: ({ params }) =>
         Effect.gen(function*() {
           const organization = yield* CurrentOrganization
@@ -175,7 +134,7 @@ export const AgentsHandlersNoDeps = HttpApiBuilder.group(
             Effect.catchTag("PhoneNumberNotOwned", () => Effect.fail(numberNotFound(params.phone_number)))
           )
           return { phone_number: number, agent_id: agentId }
-        }).pipe(mapErrors),
+        }).pipe(mapDomainErrors),
       attachToNumber: ({ params, payload }) =>
         Effect.gen(function*() {
           const organization = yield* CurrentOrganization
@@ -184,14 +143,14 @@ export const AgentsHandlersNoDeps = HttpApiBuilder.group(
             Effect.catchTag("PhoneNumberNotOwned", () => Effect.fail(numberNotFound(params.phone_number)))
           )
           return { phone_number: number, agent_id: payload.agent_id }
-        }).pipe(mapErrors),
+        }).pipe(mapDomainErrors),
       fields: ({ params }) =>
         Effect.gen(function*() {
           const organization = yield* CurrentOrganization
           const conversation = yield* conversations.findByCallId(organization.id, params.call_id)
           if (Option.isNone(conversation)) return yield* new ConversationNotFound({ callId: params.call_id })
           return { fields: yield* conversations.fields(conversation.value.id) }
-        }).pipe(mapErrors)
+        }).pipe(mapDomainErrors)
     })
   })
 )

@@ -1,11 +1,13 @@
 /**
- * The one table from domain errors (core/Errors.ts) to HTTP errors, with the detail sentence
+ * The one table from domain errors (core/Errors.ts, and core/AgentDefinition.ts's) to HTTP
+ * errors, with the detail sentence
  * each answers. A failure whose status differs between endpoints (an unowned number is 400
  * for send-sms, 404 for the message list, 403 for campaigns) is resolved by the handler
  * before it reaches this table.
  *
  * @since 0.1.0
  */
+import type { AgentInUse, AgentNameTaken, AgentNotFound, UnknownProvider } from "@voice-agent/core/AgentDefinition"
 import type * as Errors from "@voice-agent/core/Errors"
 import { Effect } from "effect"
 import { BadRequest, Conflict, Forbidden, NotFound } from "../api/HttpErrors.ts"
@@ -31,11 +33,24 @@ export type DomainError =
   | Errors.RecordingNotFound
   | Errors.InvalidCursor
   | Errors.InvalidParameter
+  | AgentNotFound
+  | AgentNameTaken
+  | AgentInUse
+  | UnknownProvider
 
 /**
  * @category models
  */
 export type HttpError = BadRequest | Forbidden | NotFound | Conflict
+
+const inUseDetail = (error: AgentInUse): string => {
+  const where = [
+    ...error.campaignCodes.map((code) => `campaign ${code}`),
+    ...error.phoneNumbers.map((number) => `phone number ${number}`)
+  ]
+  return `Agent ${error.agentId} is attached to ${where.join(", ")}; detach it first (PUT .../agent with ` +
+    `{"agent_id": null})`
+}
 
 /**
  * One entry per domain error: a tag added to {@link DomainError} without its entry here (or an
@@ -67,7 +82,11 @@ const httpErrors: { readonly [Tag in DomainError["_tag"]]: (error: Extract<Domai
     ConversationNotFound: (error) => new NotFound({ detail: `Conversation ${error.callId} not found` }),
     RecordingNotFound: (error) => new NotFound({ detail: `No ${error.channel} recording for call ${error.callId}` }),
     InvalidCursor: () => new BadRequest({ detail: "Invalid cursor" }),
-    InvalidParameter: (error) => new BadRequest({ detail: `Invalid ${error.parameter}: ${error.message}` })
+    InvalidParameter: (error) => new BadRequest({ detail: `Invalid ${error.parameter}: ${error.message}` }),
+    AgentNotFound: (error) => new NotFound({ detail: `Agent ${error.agentId} not found` }),
+    AgentNameTaken: (error) => new Conflict({ detail: `An agent named ${JSON.stringify(error.name)} already exists` }),
+    AgentInUse: (error) => new Conflict({ detail: inUseDetail(error) }),
+    UnknownProvider: (error) => new BadRequest({ detail: error.message })
   }
 
 /**
