@@ -117,6 +117,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { monitorEventLoopDelay, performance } from "node:perf_hooks"
+import { fieldsToCollect } from "../support/ChecklistPrompt.ts"
 import * as DeepgramFake from "../support/deepgram-fake/DeepgramFake.ts"
 import * as AudioFake from "../support/openai-fake/AudioFake.ts"
 import * as ChatCompletionsFake from "../support/openai-fake/ChatCompletionsFake.ts"
@@ -170,18 +171,18 @@ interface FakesReport {
 const model = (arrivals: Array<ChatArrival>): ChatCompletionsFake.Script => (request) => {
   const system = String(request.messages[0]?.content ?? "")
   arrivals.push({ to: / to (\+\d+)\./.exec(system)?.[1] ?? "?", at: now() })
-  const pending = [...system.matchAll(/- \[to collect\] field "([^"]+)"[^\n]*?Ask: "([^"]+)"/g)]
+  const pending = fieldsToCollect(system)
   const last = request.messages.at(-1)
   const asked = [...request.messages].reverse().find((m) => m.role === "assistant" && typeof m.content === "string")
   const next = pending[0]
-  if (last?.role === "user" && next !== undefined && String(asked?.content).includes(next[2]!)) {
+  if (last?.role === "user" && next !== undefined && String(asked?.content).includes(next.question)) {
     return ChatCompletionsFake.answer([
-      ChatCompletionsFake.toolCall("record_field", JSON.stringify({ key: next[1], value: last.content }))
+      ChatCompletionsFake.toolCall("record_field", JSON.stringify({ key: next.key, value: last.content }))
     ])
   }
   if (next !== undefined) {
     return ChatCompletionsFake.answer([
-      ChatCompletionsFake.text(last?.role === "tool" ? `Thank you. ${next[2]}` : next[2]!)
+      ChatCompletionsFake.text(last?.role === "tool" ? `Thank you. ${next.question}` : next.question)
     ])
   }
   return ChatCompletionsFake.answer([

@@ -7,6 +7,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
+import { fieldsToCollect } from "../support/ChecklistPrompt.ts"
 import * as Daemon from "../support/Daemon.ts"
 import * as DeepgramFake from "../support/deepgram-fake/DeepgramFake.ts"
 import * as AudioFake from "../support/openai-fake/AudioFake.ts"
@@ -24,7 +25,7 @@ interface Turn {
   readonly offset_ms: number
 }
 
-export const task = {
+const task = {
   objective: "Confirm the booking",
   completion_criteria: "Every field is collected",
   action_items: [
@@ -44,8 +45,15 @@ export const task = {
   ]
 }
 
+/** Waits for the daemon to log the end of the call to `number`; prints its log if it does not. */
+const callEnded = (api: Daemon.RunningDaemon, number: string) =>
+  api.waitFor(new RegExp(`to \\${number} ended:`)).pipe(
+    Effect.timeout("90 seconds"),
+    Effect.tapError(() => Effect.sync(() => console.log(api.stdout.join("\n"))))
+  )
+
 /** A campaign with `agentId` attached before any contact is uploaded; answers its code. */
-export const campaignWithAgent = (
+const campaignWithAgent = (
   url: string,
   key: string,
   agentId: string,
@@ -79,7 +87,7 @@ export const campaignWithAgent = (
   })
 
 /** The conversations, contacts' statuses, fields and transcripts of the calls to `numbers`. */
-export const results = (url: string, key: string, code: string, numbers: ReadonlyArray<string>) =>
+const results = (url: string, key: string, code: string, numbers: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const list = (yield* Daemon.request(`${url}/v1/conversations`, Daemon.bearer(key))).body as {
       conversations: ReadonlyArray<Conversation>
@@ -145,7 +153,7 @@ describe("agents that converse, on a daemon", () => {
           { phone_number: defaults, data: { name: "Ada" } }
         ])
         for (const number of [briefed, defaults]) {
-          yield* api.waitFor(new RegExp(`to \\${number} ended:`)).pipe(Effect.timeout("90 seconds"))
+          yield* callEnded(api, number)
         }
         const calls = yield* results(api.url, key, code, [briefed, defaults])
 
@@ -196,18 +204,20 @@ describe("agents that converse, on a daemon", () => {
         const model: ChatCompletionsFake.Script = (request) => {
           const system = String(request.messages[0]?.content ?? "")
           if (system.includes(`to ${failing}`)) return ChatCompletionsFake.drop()
-          const pending = [...system.matchAll(/- \[to collect\] field "([^"]+)"[^\n]*?Ask: "([^"]+)"/g)]
+          const pending = fieldsToCollect(system)
           const last = request.messages.at(-1)
           const asked = [...request.messages].reverse().find((m) =>
             m.role === "assistant" && typeof m.content === "string"
           )
           const next = pending[0]
-          if (last?.role === "user" && next !== undefined && String(asked?.content).includes(next[2]!)) {
+          if (last?.role === "user" && next !== undefined && String(asked?.content).includes(next.question)) {
             return ChatCompletionsFake.answer([
-              ChatCompletionsFake.toolCall("record_field", JSON.stringify({ key: next[1], value: last.content }))
+              ChatCompletionsFake.toolCall("record_field", JSON.stringify({ key: next.key, value: last.content }))
             ])
           }
-          if (next !== undefined) return ChatCompletionsFake.answer([ChatCompletionsFake.text(`Thanks. ${next[2]}`)])
+          if (next !== undefined) {
+            return ChatCompletionsFake.answer([ChatCompletionsFake.text(`Thanks. ${next.question}`)])
+          }
           return ChatCompletionsFake.answer([
             ChatCompletionsFake.text("Thank you, that is all I needed. Goodbye."),
             ChatCompletionsFake.toolCall("complete_task", "{}"),
@@ -238,10 +248,7 @@ describe("agents that converse, on a daemon", () => {
           { phone_number: failing }
         ])
         for (const number of [talking, failing]) {
-          yield* api.waitFor(new RegExp(`to \\${number} ended:`)).pipe(
-            Effect.timeout("90 seconds"),
-            Effect.tapError(() => Effect.sync(() => console.log(api.stdout.join("\n"))))
-          )
+          yield* callEnded(api, number)
         }
         const calls = yield* results(api.url, key, code, [talking, failing])
         const jane = calls.get(talking)!
@@ -277,21 +284,23 @@ describe("agents that converse, on a daemon", () => {
         // each answer with record_field, and ends the call when none is left.
         const model: RealtimeFake.Script = (turn) => {
           const instructions = typeof turn.session["instructions"] === "string" ? turn.session["instructions"] : ""
-          const fields = [...instructions.matchAll(/- \[to collect\] field "([^"]+)"[^\n]*?Ask: "([^"]+)"/g)]
+          const fields = fieldsToCollect(instructions)
           const recorded = turn.conversation.filter((entry) => entry.kind === "function_call").length
           if (turn.trigger === "response.create") {
-            return turn.instructions === undefined || recorded > 0 ? undefined : { say: fields[0]?.[2] ?? "Hello?" }
+            return turn.instructions === undefined || recorded > 0
+              ? undefined
+              : { say: fields[0]?.question ?? "Hello?" }
           }
           const current = fields[recorded]
           if (current === undefined) return undefined
-          const record = { name: "record_field", arguments: { key: current[1], value: turn.heard } }
+          const record = { name: "record_field", arguments: { key: current.key, value: turn.heard } }
           const next = fields[recorded + 1]
           return next === undefined
             ? {
               say: "Thank you. Goodbye.",
               calls: [record, { name: "complete_task", arguments: {} }, { name: "end_call", arguments: {} }]
             }
-            : { say: next[2], calls: [record] }
+            : { say: next.question, calls: [record] }
         }
         const fake = yield* RealtimeFake.make({ script: model })
         const api = yield* Daemon.serve(["--port", "0", "--data-dir", ":memory:"], {
@@ -320,10 +329,7 @@ describe("agents that converse, on a daemon", () => {
         const code = yield* campaignWithAgent(api.url, key, (created.body as { id: string }).id, [
           { phone_number: number, data: { sim_answers: { full_name: "Jane Q Public" } } }
         ])
-        yield* api.waitFor(new RegExp(`to \\${number} ended:`)).pipe(
-          Effect.timeout("90 seconds"),
-          Effect.tapError(() => Effect.sync(() => console.log(api.stdout.join("\n"))))
-        )
+        yield* callEnded(api, number)
         const call = (yield* results(api.url, key, code, [number])).get(number)!
         assert.deepStrictEqual(call.fields, { full_name: "Jane Q Public", party_size: 42 })
         assert.strictEqual(call.status, "COMPLETED")
@@ -372,10 +378,7 @@ describe("agents that converse, on a daemon", () => {
           calls.push({ number, code })
         }
         for (const { code, number } of calls) {
-          yield* api.waitFor(new RegExp(`to \\${number} ended:`)).pipe(
-            Effect.timeout("90 seconds"),
-            Effect.tapError(() => Effect.sync(() => console.log(api.stdout.join("\n"))))
-          )
+          yield* callEnded(api, number)
           const call = (yield* results(api.url, key, code, [number])).get(number)!
           assert.strictEqual(call.conversation.termination_reason, "bot-failure", number)
         }
