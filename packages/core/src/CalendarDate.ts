@@ -1,7 +1,7 @@
 /**
  * Calendar dates as the API writes them: `YYYY-MM-DD`, no time, no zone.
  *
- * Owns: the format check (a real date: `2026-02-30` is rejected), ordering, and the
+ * Owns: the format check (a real date: `2026-02-30` is rejected) and writing one, ordering, and the
  * arithmetic of proleptic Gregorian days (days in a month, days since 1970-01-01 and back,
  * after Howard Hinnant's `days_from_civil`/`civil_from_days`). Does not own
  * which zone a date is read in (CallingSchedule reads them in the campaign's zone).
@@ -39,6 +39,14 @@ export interface CivilDate {
   readonly month: number
   readonly day: number
 }
+
+/**
+ * A date as the API writes it, `YYYY-MM-DD`.
+ *
+ * @category constructors
+ */
+export const format = ({ day, month, year }: CivilDate): string =>
+  `${String(year).padStart(4, "0")}-${String(month).padStart(2, "0")}-${String(day).padStart(2, "0")}`
 
 /**
  * Days in `month` (1-12) of `year`.

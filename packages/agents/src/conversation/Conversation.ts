@@ -45,6 +45,7 @@
  */
 import type { ActionItem, FieldItem, FieldValue, Persona, Task } from "@voice-agent/core/AgentTask"
 import { isSensitive } from "@voice-agent/core/AgentTask"
+import * as CalendarDate from "@voice-agent/core/CalendarDate"
 import type { AgentOutcome } from "@voice-agent/core/ports/Agent"
 
 /**
@@ -378,7 +379,7 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&
 /** The forms a value may take in text: as written, digits with any separators between them. */
 const patternOf = (value: FieldValue): RegExp | undefined => {
   const text = typeof value === "object"
-    ? `${value.year}-${String(value.month).padStart(2, "0")}-${String(value.day).padStart(2, "0")}`
+    ? CalendarDate.format(value)
     : String(value).trim()
   if (text === "") return undefined
   const body = /^\d+$/.test(text)

@@ -57,7 +57,7 @@
 import type { FieldItem, FieldValue } from "@voice-agent/core/AgentTask"
 import { isSensitive } from "@voice-agent/core/AgentTask"
 import type { CivilDate } from "@voice-agent/core/CalendarDate"
-import { daysInMonth, fromEpochDay, toEpochDay } from "@voice-agent/core/CalendarDate"
+import { daysInMonth, format, fromEpochDay, toEpochDay } from "@voice-agent/core/CalendarDate"
 import { Data, Result } from "effect"
 
 /**
@@ -540,7 +540,7 @@ const MONTHS: Readonly<Record<string, number>> = {
 }
 const WEEKDAYS = numbered("sunday monday tuesday wednesday thursday friday saturday", 0)
 
-const pad = (n: number, width = 2) => String(n).padStart(width, "0")
+const pad = (n: number) => String(n).padStart(2, "0")
 
 const isValidDate = (date: CalendarDate) =>
   Number.isInteger(date.year) && date.month >= 1 && date.month <= 12 && date.day >= 1 &&
@@ -554,7 +554,7 @@ const weekdayOf = (date: CalendarDate) => (((toEpochDay(date) + 4) % 7) + 7) % 7
 const checked = (date: CalendarDate): Extracted<CalendarDate> =>
   isValidDate(date)
     ? Result.succeed(date)
-    : failed("out-of-range", "That day does not exist", `${pad(date.year, 4)}-${pad(date.month)}-${pad(date.day)}`)
+    : failed("out-of-range", "That day does not exist", `${format(date)}`)
 
 /** A month and day without a year: their next occurrence on or after today. */
 const nextOccurrence = (month: number, day: number, today: CalendarDate): Extracted<CalendarDate> => {
@@ -839,5 +839,5 @@ const extractSlot = (utterance: string, today: CalendarDate): Extracted<string> 
   if (Result.isFailure(date)) return Result.fail(date.failure)
   const { day, month, year } = date.success
   const { hour, minute } = found.time.success
-  return Result.succeed(`${pad(year, 4)}-${pad(month)}-${pad(day)}T${pad(hour)}:${pad(minute)}`)
+  return Result.succeed(`${format({ year, month, day })}T${pad(hour)}:${pad(minute)}`)
 }

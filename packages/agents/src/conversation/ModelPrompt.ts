@@ -13,15 +13,14 @@
  */
 import type { FieldItem, FieldValue } from "@voice-agent/core/AgentTask"
 import { isSensitive } from "@voice-agent/core/AgentTask"
+import * as CalendarDate from "@voice-agent/core/CalendarDate"
 import type { ChatMessage } from "@voice-agent/core/ports/ChatModel"
 import type { ItemState, State } from "./Conversation.ts"
 import { Redacted } from "./Conversation.ts"
 
 const valueText = (field: FieldItem, value: FieldValue): string => {
   if (isSensitive(field)) return Redacted
-  if (typeof value === "object") {
-    return `${value.year}-${String(value.month).padStart(2, "0")}-${String(value.day).padStart(2, "0")}`
-  }
+  if (typeof value === "object") return CalendarDate.format(value)
   return JSON.stringify(value)
 }
 
@@ -81,9 +80,7 @@ export const systemPrompt = (state: State): string => {
   ]
   if (call !== undefined) {
     sections.push(
-      `The call: ${call.direction}, from ${call.from} to ${call.to}. Today is ${call.today.year}-${
-        String(call.today.month).padStart(2, "0")
-      }-${String(call.today.day).padStart(2, "0")}.`
+      `The call: ${call.direction}, from ${call.from} to ${call.to}. Today is ${CalendarDate.format(call.today)}.`
     )
   }
   if (state.task !== undefined) {
