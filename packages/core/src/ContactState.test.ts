@@ -49,6 +49,7 @@ const notPlacedReasons: ReadonlyArray<ContactState.NotPlacedReason> = [
   "do-not-call",
   "campaign-stopped",
   "carrier-retryable",
+  "agent-declined",
   "shutdown",
   "claim-lost"
 ]
@@ -300,6 +301,27 @@ describe("ContactState", () => {
       assert.strictEqual(next.status, "FAILED")
       assert.isNull(next.nextAttemptAt)
       assert.strictEqual(next.attempts, 0)
+    })
+
+    it("agent-declined: as a retryable carrier refusal, due again after the back-off, no attempt used", () => {
+      for (const attempts of [0, 1, 2]) {
+        for (const at of [now, utc("2026-01-05T21:59:50Z")]) {
+          const ending = policy(3, 3600, { ...schedule, endDate: "2026-01-05" })
+          for (const p of [policy(3), ending]) {
+            assert.deepStrictEqual(
+              ContactState.release(claimed(attempts, at), "agent-declined", p, at),
+              ContactState.release(claimed(attempts, at), "carrier-retryable", p, at)
+            )
+          }
+        }
+      }
+      assert.deepStrictEqual(ContactState.release(claimed(1), "agent-declined", policy(3), now), {
+        status: "TRYING",
+        attempts: 1,
+        nextAttemptAt: now + ContactState.carrierBackoffMs,
+        lastAttemptedAt: null,
+        lease: null
+      })
     })
 
     it("campaign-stopped, shutdown and claim-lost: left due as it was, no attempt used", () => {

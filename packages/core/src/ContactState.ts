@@ -31,8 +31,9 @@
  * - Answered: `completed` and `transfer` are `COMPLETED`; `cut-short`, `voicemail` and
  *   `agent-failure` are `PARTIALLY_COMPLETED`. No retries after an answered call.
  * - An attempt that never became a call ({@link release}) uses up nothing: the DNC re-check
- *   just before the dial fails the contact (CONTRACT §5); a retryable carrier refusal waits
- *   {@link carrierBackoffMs}; a shutdown or a lost claim leaves it due as it was.
+ *   just before the dial fails the contact (CONTRACT §5); a retryable carrier refusal, and a
+ *   remote agent declining the call it was offered, wait {@link carrierBackoffMs}; a shutdown or
+ *   a lost claim leaves it due as it was.
  * - Only `TRYING` moves. A number put on the DNC list fails its `TRYING` contacts at once, also
  *   one whose call is in flight (its lease stays until the call ends; the outcome then only
  *   counts the attempt and clears the lease).
@@ -92,12 +93,19 @@ export type CallOutcome = (typeof CallOutcomes)[number]
 /**
  * Why an attempt never became a call: the number went on the DNC list after the claim, the
  * campaign was paused or deleted (or its organization's dialing switched off) after the claim,
- * the carrier refused with a retryable error (rate limit, unreachable), the daemon shut down
- * before dialing, or the claim was lost (its lease expired before the dial).
+ * the carrier refused with a retryable error (rate limit, unreachable), the remote agent the
+ * call was offered to declined it (CallControllers), the daemon shut down before dialing, or
+ * the claim was lost (its lease expired before the dial).
  *
  * @category models
  */
-export type NotPlacedReason = "do-not-call" | "campaign-stopped" | "carrier-retryable" | "shutdown" | "claim-lost"
+export type NotPlacedReason =
+  | "do-not-call"
+  | "campaign-stopped"
+  | "carrier-retryable"
+  | "agent-declined"
+  | "shutdown"
+  | "claim-lost"
 
 /**
  * A dialer's hold on a contact. `conversationId` is set once the call is handed to the
@@ -150,7 +158,9 @@ export interface CampaignDialing {
 
 /**
  * How long a retryable carrier refusal (rate limit, unreachable) puts the contact back before
- * it is due again. No attempt is used up.
+ * it is due again. No attempt is used up. A remote agent declining the call waits the same: it
+ * could not get ready now, and due at once the contact would be claimed and offered again on
+ * the next tick.
  *
  * @category models
  */
@@ -301,6 +311,7 @@ export const release = (
     case "do-not-call":
       return final(released, "FAILED")
     case "carrier-retryable":
+    case "agent-declined":
       return retryOrFail(released, policy, now + carrierBackoffMs)
     case "campaign-stopped":
     case "shutdown":

@@ -535,6 +535,7 @@ for (const backend of backends) {
                 "do-not-call",
                 "campaign-stopped",
                 "carrier-retryable",
+                "agent-declined",
                 "shutdown",
                 "claim-lost"
               ),
