@@ -87,6 +87,38 @@ export interface Settings {
 export const defaultSettings: Settings = { silenceMs: 8_000, maxReasks: 2, machineQuietMs: 1_000, maxModelRounds: 4 }
 
 /**
+ * What a remote agent (the reference SDK's protocol) is told of its call.
+ *
+ * @category models
+ */
+export type Note =
+  | { readonly _tag: "CallerSpeech"; readonly text: string; readonly offsetMs: number }
+  | { readonly _tag: "AgentSpeech"; readonly text: string; readonly interrupted: boolean }
+  | { readonly _tag: "FieldRecorded"; readonly key: string; readonly value: FieldValue }
+  | { readonly _tag: "TaskCompleted"; readonly taskId: string | undefined }
+  | { readonly _tag: "Question"; readonly id: string; readonly text: string }
+  | { readonly _tag: "ChoiceQuery"; readonly id: string; readonly key: string; readonly query: string }
+  | { readonly _tag: "Escalate" }
+  | { readonly _tag: "Dtmf"; readonly digit: string }
+
+/**
+ * A remote agent that drives a call's conversation: its commands in, notes out. The runtime
+ * speaks and listens as for a definition (the call's definition's providers, if it has one);
+ * the agent gives the persona and the tasks.
+ *
+ * @category models
+ */
+export interface Remote {
+  /** Resolves once the agent is there to start the conversation; false: it never came. */
+  readonly ready: Effect.Effect<boolean>
+  /** The agent's commands, in order. */
+  readonly commands: Queue.Dequeue<Conversation.Command>
+  readonly notify: (note: Note) => Effect.Effect<void>
+  /** Resolves when the agent is gone for good: the call ends as a failure of the agent. */
+  readonly lost: Effect.Effect<void>
+}
+
+/**
  * @category models
  */
 export interface Dependencies {
@@ -101,6 +133,8 @@ export interface Dependencies {
   readonly tts: TextToSpeech["Service"]
   /** The agent of calls without a definition. */
   readonly fallback: Agent["Service"]
+  /** The remote agent that drives the call, if one does. */
+  readonly remoteFor?: ((callId: string) => Effect.Effect<Option.Option<Remote>>) | undefined
   readonly settings?: Partial<Settings> | undefined
 }
 
@@ -113,6 +147,7 @@ type Plan =
     readonly stt: SpeechToText["Service"]
     readonly tts: TextToSpeech["Service"]
     readonly chat: ChatModel["Service"] | undefined
+    readonly remote?: Remote | undefined
   }
   | {
     readonly _tag: "SpeechToSpeech"
@@ -121,6 +156,16 @@ type Plan =
   }
 
 const agentFailure: AgentEnd = { outcome: "agent-failure", endedBy: "agent" }
+
+const noDefinition: CallDefinition = {
+  persona: {},
+  task: null,
+  instructions: null,
+  language: null,
+  llm: null,
+  stt: null,
+  tts: null
+}
 
 /** The conversation's starting state of a definition, with the contact's data as variables. */
 const initialState = (definition: CallDefinition): Conversation.State =>
@@ -159,38 +204,58 @@ export const make = (dependencies: Dependencies): Agent["Service"] => {
   const extractor: DeterministicPolicy.Extractor = (field, utterance, context) =>
     FieldExtraction.extract(field, utterance, { today: context.today })
 
+  const remoteFor = dependencies.remoteFor ?? (() => Effect.succeedNone)
   const planFor = (callId: string): Effect.Effect<Plan> =>
-    Effect.map(dependencies.definitionFor(callId), (found): Plan => {
-      if (Option.isNone(found)) return { _tag: "Fallback" }
-      const definition = found.value
-      const providers = dependencies.providers
-      const lookup = <A>(kind: "llm" | "stt" | "tts", name: string, get: (name: string) => Option.Option<A>) => {
-        const provider = get(name)
-        if (Option.isSome(provider)) return provider.value
-        const known = providers?.names[kind] ?? []
-        return `The agent's ${kind} provider "${name}" is not configured (configured: ${
-          known.length === 0 ? "none" : known.join(", ")
-        })`
+    Effect.gen(function*() {
+      const remote = yield* remoteFor(callId)
+      const found = yield* dependencies.definitionFor(callId)
+      if (Option.isNone(remote)) return pickPlan(found)
+      // A remote agent gives persona and tasks; a definition only its providers (a pipeline's).
+      const plan = pickPlan(Option.some(Option.match(found, {
+        onNone: () => noDefinition,
+        onSome: (definition) => ({ ...noDefinition, stt: definition.stt, tts: definition.tts, llm: definition.llm })
+      })))
+      if (plan._tag === "Pipeline") return { ...plan, remote: remote.value }
+      if (plan._tag === "SpeechToSpeech") {
+        yield* Effect.logWarning(
+          `Call ${callId}: a remote agent drives the conversation; the speech-to-speech model is not used`
+        )
+        return pickPlan(Option.some({ ...noDefinition, stt: null, tts: null }))
       }
-      const none = (): Option.Option<never> => Option.none()
-      const stt = definition.stt === null ? dependencies.stt : lookup("stt", definition.stt, providers?.stt ?? none)
-      const tts = definition.tts === null ? dependencies.tts : lookup("tts", definition.tts, providers?.tts ?? none)
-      const llm: LanguageProvider | string | undefined = definition.llm === null
-        ? undefined
-        : lookup("llm", definition.llm, providers?.llm ?? none)
-      for (const provider of [stt, tts, llm]) {
-        if (typeof provider === "string") return { _tag: "Misconfigured", message: provider }
-      }
-      const language = llm as LanguageProvider | undefined
-      if (language?._tag === "SpeechToSpeech") return { _tag: "SpeechToSpeech", definition, model: language.model }
-      return {
-        _tag: "Pipeline",
-        definition,
-        stt: stt as SpeechToText["Service"],
-        tts: tts as TextToSpeech["Service"],
-        chat: language?.model
-      }
+      return plan
     })
+
+  const pickPlan = (found: Option.Option<CallDefinition>): Plan => {
+    if (Option.isNone(found)) return { _tag: "Fallback" }
+    const definition = found.value
+    const providers = dependencies.providers
+    const lookup = <A>(kind: "llm" | "stt" | "tts", name: string, get: (name: string) => Option.Option<A>) => {
+      const provider = get(name)
+      if (Option.isSome(provider)) return provider.value
+      const known = providers?.names[kind] ?? []
+      return `The agent's ${kind} provider "${name}" is not configured (configured: ${
+        known.length === 0 ? "none" : known.join(", ")
+      })`
+    }
+    const none = (): Option.Option<never> => Option.none()
+    const stt = definition.stt === null ? dependencies.stt : lookup("stt", definition.stt, providers?.stt ?? none)
+    const tts = definition.tts === null ? dependencies.tts : lookup("tts", definition.tts, providers?.tts ?? none)
+    const llm: LanguageProvider | string | undefined = definition.llm === null
+      ? undefined
+      : lookup("llm", definition.llm, providers?.llm ?? none)
+    for (const provider of [stt, tts, llm]) {
+      if (typeof provider === "string") return { _tag: "Misconfigured", message: provider }
+    }
+    const language = llm as LanguageProvider | undefined
+    if (language?._tag === "SpeechToSpeech") return { _tag: "SpeechToSpeech", definition, model: language.model }
+    return {
+      _tag: "Pipeline",
+      definition,
+      stt: stt as SpeechToText["Service"],
+      tts: tts as TextToSpeech["Service"],
+      chat: language?.model
+    }
+  }
 
   // `encodingFor` runs just before `run` for the same call: the plan is looked up once.
   const planned = new Map<string, Plan>()
@@ -225,8 +290,26 @@ export const make = (dependencies: Dependencies): Agent["Service"] => {
           case "Misconfigured":
             yield* Effect.logError(`Call ${call.context.callId}: ${plan.message}`)
             return agentFailure
-          case "Pipeline":
-            return yield* Effect.scoped(pipeline(call, plan, settings, extractor, dependencies))
+          case "Pipeline": {
+            const remote = plan.remote
+            if (remote === undefined) {
+              return yield* Effect.scoped(pipeline(call, plan, settings, extractor, dependencies))
+            }
+            if (!(yield* remote.ready)) {
+              yield* Effect.logError(`Call ${call.context.callId}: the remote agent never connected`)
+              return agentFailure
+            }
+            return yield* Effect.raceFirst(
+              Effect.scoped(pipeline(call, plan, settings, extractor, dependencies)),
+              Effect.as(
+                Effect.andThen(
+                  remote.lost,
+                  Effect.logError(`Call ${call.context.callId}: the remote agent went away and did not come back`)
+                ),
+                agentFailure
+              )
+            )
+          }
           case "SpeechToSpeech":
             return yield* speechToSpeech(call, plan, settings, extractor, dependencies)
         }
@@ -262,8 +345,9 @@ const pipeline = (
   dependencies: Dependencies
 ) =>
   Effect.gen(function*() {
-    const { definition, stt, tts, chat } = plan
+    const { definition, stt, tts, chat, remote } = plan
     const callId = call.context.callId
+    const notify = remote === undefined ? () => Effect.void : remote.notify
     const policy = chat === undefined
       ? DeterministicPolicy.make({ extractor, maxReasks: settings.maxReasks, silenceMs: settings.silenceMs })
       : ModelPolicy.make({ extractor, silenceMs: settings.silenceMs })
@@ -282,7 +366,8 @@ const pipeline = (
       CallInputs.route(call, {
         audio,
         signals,
-        onDtmf: (digit, offsetMs) => offer({ _tag: "Dtmf", digit, offsetMs })
+        onDtmf: (digit, offsetMs) =>
+          Effect.andThen(notify({ _tag: "Dtmf", digit }), offer({ _tag: "Dtmf", digit, offsetMs }))
       }).pipe(
         Effect.ensuring(Effect.gen(function*() {
           yield* Deferred.succeed(hungUp, undefined)
@@ -349,6 +434,11 @@ const pipeline = (
         yield* fail(`text-to-speech failed: ${failed}`)
         return
       }
+      yield* notify({
+        _tag: "AgentSpeech",
+        text: next.sensitiveFree ? next.text : Conversation.Redacted,
+        interrupted: playback._tag === "Interrupted"
+      })
       if (playback._tag === "Played") {
         yield* offer({ _tag: "SpeechPlayed", id: next.id, offsetMs: Math.round(playback.endMs) })
       } else {
@@ -369,7 +459,11 @@ const pipeline = (
     })))
 
     // The model: one generation at a time; a new one drops the one still streaming.
-    const current = yield* Ref.make(initialState(definition))
+    const current = yield* Ref.make(
+      remote === undefined
+        ? initialState(definition)
+        : { ...initialState(definition), controller: { answersQuestions: false } }
+    )
     let generation = 0
     let generating: Fiber.Fiber<void> | undefined
     const toolResults = new Map<string, Deferred.Deferred<string>>()
@@ -440,15 +534,27 @@ const pipeline = (
               break
             case "RecordTurn":
               yield* call.emitTurn({ speaker: "HUMAN", text: action.text, offsetMs: action.offsetMs })
+              yield* notify({ _tag: "CallerSpeech", text: action.text, offsetMs: action.offsetMs })
               break
             case "RecordField":
               yield* dependencies.recordField(call.context.conversationId, action.key, action.value)
+              yield* notify({ _tag: "FieldRecorded", key: action.key, value: action.value })
               yield* Effect.logInfo(
                 `Call ${callId}: field ${action.key} recorded${action.sensitive ? " (sensitive, not logged)" : ""}`
               )
               break
             case "CompleteTask":
               yield* Effect.logInfo(`Call ${callId}: task complete`)
+              yield* notify({ _tag: "TaskCompleted", taskId: action.taskId })
+              break
+            case "Question":
+              yield* notify({ _tag: "Question", id: action.id, text: action.text })
+              break
+            case "ChoiceQuery":
+              yield* notify({ _tag: "ChoiceQuery", id: action.id, key: action.key, query: action.query })
+              break
+            case "Escalate":
+              yield* notify({ _tag: "Escalate" })
               break
             case "StartSilenceTimer": {
               const id = action.id
@@ -491,6 +597,17 @@ const pipeline = (
       yield* AnsweringMachine.awaitBeepEnd(nextSignal, settings.machineQuietMs)
     }
 
+    if (remote !== undefined) {
+      // What the agent sent before the call started (its persona, hooks, variables, first task)
+      // is the conversation's starting point; the rest follows as it comes.
+      for (const command of yield* Queue.takeAll(remote.commands)) {
+        const stepped = Conversation.step(yield* Ref.get(current), { _tag: "Command", command }, policy)
+        yield* Ref.set(current, stepped.state)
+      }
+      yield* Effect.forkScoped(Effect.forever(
+        Effect.flatMap(Queue.take(remote.commands), (command) => offer({ _tag: "Command", command }))
+      ))
+    }
     yield* Queue.offer(events, { _tag: "Event", event: yield* callStarted(call.context) })
     for (;;) {
       const queued = yield* Queue.take(events)

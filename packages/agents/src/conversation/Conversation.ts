@@ -166,7 +166,45 @@ export interface State {
   readonly nextId: number
   readonly completed: boolean
   readonly ended: Ended | undefined
+  /**
+   * A remote agent drives the conversation (the reference SDK's protocol): the end of the
+   * checklist completes the task and waits for the agent's next command instead of closing the
+   * call, and what the agent registered hooks for is handed to it.
+   */
+  readonly controller: Controller | undefined
 }
+
+/**
+ * What the remote agent handles itself (its registered hooks).
+ *
+ * @category models
+ */
+export interface Controller {
+  /** Questions of the caller go to the agent (`Question`), which answers them. */
+  readonly answersQuestions: boolean
+}
+
+/**
+ * A remote agent's command, in the conversation's terms.
+ *
+ * @category models
+ */
+export type Command =
+  | { readonly _tag: "SetPersona"; readonly persona: Persona }
+  | { readonly _tag: "SetHooks"; readonly answersQuestions: boolean }
+  | { readonly _tag: "SetVariable"; readonly key: string; readonly value: unknown }
+  | { readonly _tag: "SetLanguage"; readonly language: string }
+  /** Replaces the task (and every item's status and value). */
+  | { readonly _tag: "SetTask"; readonly task: Task }
+  /** The agent refused the completed task: collect its fields again. */
+  | { readonly _tag: "RetryTask"; readonly reason: string }
+  | { readonly _tag: "Instruct"; readonly text: string }
+  | { readonly _tag: "ReadScript"; readonly text: string }
+  /** `soft`: the message is guidance for a model, not words to say. */
+  | { readonly _tag: "Transfer"; readonly to: string; readonly message: string; readonly soft: boolean }
+  | { readonly _tag: "AnswerQuestion"; readonly questionId: string; readonly answer: string }
+  /** The choices of a search field that match what the caller said. */
+  | { readonly _tag: "ChoiceResult"; readonly key: string; readonly queryId: string; readonly matched: ReadonlyArray<string> }
 
 /**
  * What happens on the call, as the runtime reports it. Offsets are milliseconds from the
@@ -199,6 +237,8 @@ export type Event =
   | { readonly _tag: "ModelText"; readonly text: string }
   /** A tool call of the language model; answered by a `ToolResult` with its `id`. */
   | { readonly _tag: "ModelToolCall"; readonly id: string; readonly name: string; readonly arguments: string }
+  /** A remote agent's command. */
+  | { readonly _tag: "Command"; readonly command: Command }
 
 /**
  * What a policy is given: the events, with a playback report resolved to the speech it is about
@@ -208,7 +248,12 @@ export type Event =
  * @category models
  */
 export type Input =
-  | Exclude<Event, { readonly _tag: "SpeechPlayed" | "SpeechInterrupted" | "HungUp" }>
+  | Exclude<Event, { readonly _tag: "SpeechPlayed" | "SpeechInterrupted" | "HungUp" | "Command" }>
+  /** The commands a policy decides on (the others are `step`'s), after `step` applied them. */
+  | {
+    readonly _tag: "Command"
+    readonly command: Extract<Command, { readonly _tag: "SetTask" | "RetryTask" | "Instruct" | "AnswerQuestion" | "ChoiceResult" }>
+  }
   | { readonly _tag: "SpeechPlayed"; readonly speech: Speech; readonly offsetMs: number }
   | {
     readonly _tag: "SpeechInterrupted"
@@ -234,6 +279,12 @@ export type Directive =
   | { readonly _tag: "StartSilenceTimer"; readonly ms: number }
   | { readonly _tag: "Generate" }
   | { readonly _tag: "ToolResult"; readonly id: string; readonly output: string }
+  /** Hand the caller's question to the remote agent. */
+  | { readonly _tag: "Question"; readonly text: string }
+  /** Ask the remote agent which choices of a search field match what the caller said. */
+  | { readonly _tag: "ChoiceQuery"; readonly key: string; readonly query: string }
+  /** The caller asked for a human. */
+  | { readonly _tag: "Escalate" }
 
 /**
  * What the runtime carries out, in order (see the module's header).
@@ -257,6 +308,9 @@ export type Action =
   | { readonly _tag: "RecordTurn"; readonly speaker: "HUMAN"; readonly text: string; readonly offsetMs: number }
   | { readonly _tag: "Generate" }
   | { readonly _tag: "ToolResult"; readonly id: string; readonly output: string }
+  | { readonly _tag: "Question"; readonly id: string; readonly text: string }
+  | { readonly _tag: "ChoiceQuery"; readonly id: string; readonly key: string; readonly query: string }
+  | { readonly _tag: "Escalate" }
 
 /**
  * A policy's answer to one input.
@@ -301,6 +355,8 @@ export interface Definition {
   readonly variables?: Variables | undefined
   readonly instructions?: ReadonlyArray<string> | undefined
   readonly language?: string | undefined
+  /** A remote agent drives the conversation (see `State.controller`). */
+  readonly controller?: Controller | undefined
 }
 
 /**
@@ -325,7 +381,8 @@ export const make = (definition: Definition = {}): State => ({
   timer: undefined,
   nextId: 1,
   completed: false,
-  ended: undefined
+  ended: undefined,
+  controller: definition.controller
 })
 
 /**
@@ -461,6 +518,7 @@ const resolve = (state: State, event: Event): { readonly state: State; readonly 
     case "ModelToolCall":
       return { state, input: event }
     case "HungUp":
+    case "Command":
       return undefined
   }
 }
@@ -480,6 +538,7 @@ export const step = (state: State, event: Event, policy: Policy): Step => {
       actions: []
     }
   }
+  if (event._tag === "Command") return command(state, event.command, policy)
   if (event._tag === "Utterance" && event.text.trim() === "") return { state, actions: [] }
   const resolved = resolve(state, event)
   if (resolved === undefined) return { state, actions: [] }
@@ -491,8 +550,91 @@ export const step = (state: State, event: Event, policy: Policy): Step => {
     current = { ...current, turns: [...current.turns, { speaker: "HUMAN", text }] }
   }
   const decision = policy.decide(current, resolved.input)
-  current = decision.state
-  for (const directive of decision.actions) {
+  return apply(decision.state, decision.actions, actions)
+}
+
+/** What a transfer the agent asked for says when its message is guidance for a model. */
+const transferLine = "Please hold while I transfer your call."
+
+/**
+ * A remote agent's command: the settings are `step`'s (persona, hooks, variables, language, a
+ * script to read, a transfer); what to do about a task, an instruction, an answer or a search
+ * is the policy's, once `step` has applied the change to the state.
+ */
+const command = (state: State, command: Command, policy: Policy): Step => {
+  switch (command._tag) {
+    case "SetPersona":
+      return { state: { ...state, persona: { ...state.persona, ...definedOf(command.persona) } }, actions: [] }
+    case "SetHooks":
+      return { state: { ...state, controller: { answersQuestions: command.answersQuestions } }, actions: [] }
+    case "SetVariable":
+      return { state: { ...state, variables: { ...state.variables, [command.key]: command.value } }, actions: [] }
+    case "SetLanguage":
+      return { state: { ...state, language: command.language }, actions: [] }
+    case "ReadScript":
+      return apply(state, [{ _tag: "Say", text: command.text, sensitiveFree: true }], [])
+    case "Transfer":
+      return apply(state, [
+        { _tag: "Say", text: command.soft ? transferLine : command.message, sensitiveFree: true },
+        { _tag: "Transfer", to: command.to, message: command.message }
+      ], [])
+    case "SetTask": {
+      const replaced: State = {
+        ...state,
+        task: command.task,
+        items: command.task.action_items.map((item) => ({ item, status: "pending" })),
+        awaiting: undefined,
+        reasks: 0,
+        dtmf: "",
+        timer: undefined,
+        completed: false
+      }
+      return decideCommand(replaced, command, policy)
+    }
+    case "RetryTask": {
+      const reopened: State = {
+        ...state,
+        items: state.items.map((entry) =>
+          entry.item.item_type === "field" ? { item: entry.item, status: "pending" } : entry
+        ),
+        awaiting: undefined,
+        reasks: 0,
+        timer: undefined,
+        completed: false
+      }
+      return decideCommand(reopened, command, policy)
+    }
+    case "Instruct":
+      return decideCommand({ ...state, instructions: [...state.instructions, command.text] }, command, policy)
+    case "AnswerQuestion":
+    case "ChoiceResult":
+      return decideCommand(state, command, policy)
+  }
+}
+
+const definedOf = (persona: Persona): Persona => {
+  const defined: { -readonly [K in keyof Persona]: Persona[K] } = {}
+  for (const key of ["agent_name", "organization_name", "agent_purpose", "voice"] as const) {
+    const value = persona[key]
+    if (value !== undefined && value !== null) defined[key] = value
+  }
+  return defined
+}
+
+const decideCommand = (
+  state: State,
+  command: Extract<Input, { readonly _tag: "Command" }>["command"],
+  policy: Policy
+): Step => {
+  const decision = policy.decide(state, { _tag: "Command", command })
+  return apply(decision.state, decision.actions, [])
+}
+
+/** Applies a policy's directives: ids, recorded values, the end of the call, the sensitive guard. */
+const apply = (state: State, directives: ReadonlyArray<Directive>, before: ReadonlyArray<Action>): Step => {
+  const actions: Array<Action> = [...before]
+  let current = state
+  for (const directive of directives) {
     if (current.ended !== undefined) break
     switch (directive._tag) {
       case "Say":
@@ -547,6 +689,21 @@ export const step = (state: State, event: Event, policy: Policy): Step => {
         break
       case "ToolResult":
         actions.push({ ...directive, output: scrub(current, directive.output) })
+        break
+      case "Question": {
+        const id = current.nextId
+        current = { ...current, nextId: id + 1 }
+        actions.push({ _tag: "Question", id: String(id), text: scrub(current, directive.text) })
+        break
+      }
+      case "ChoiceQuery": {
+        const id = current.nextId
+        current = { ...current, nextId: id + 1 }
+        actions.push({ ...directive, id: String(id) })
+        break
+      }
+      case "Escalate":
+        actions.push(directive)
         break
     }
   }

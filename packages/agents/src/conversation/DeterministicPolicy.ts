@@ -128,7 +128,8 @@ const listOf = (choices: ReadonlyArray<string>) =>
 export const questionFor = (field: FieldItem): string => {
   const question = present(field.question)
   if (question !== undefined) return question
-  const description = present(field.description)?.replace(/[.?!]+$/, "")
+  // A description's first line: the reference's reach-person field lists its choices below it.
+  const description = present(present(field.description)?.split("\n")[0])?.replace(/[.?!:]+$/, "")
   const subject = description === undefined
     ? `your ${humanize(field.key)}`
     : description.charAt(0).toLowerCase() + description.slice(1)
@@ -215,6 +216,42 @@ export const stopPhrase = (text: string): string | undefined => {
   return undefined
 }
 
+const humanPatterns: ReadonlyArray<RegExp> = [
+  /\b(speak|talk) (to|with) (a |an )?(human|real person|person|someone|representative|agent|operator|manager)\b/,
+  /\b(a |an )?(real person|human being|live agent|representative|operator)\b/
+]
+
+/**
+ * Whether the caller asks for a human ("can I speak to a person", "representative", …).
+ *
+ * @category predicates
+ */
+export const asksForHuman = (text: string): boolean => {
+  const normalized = normalize(text)
+  return humanPatterns.some((pattern) => pattern.test(normalized))
+}
+
+/**
+ * Whether an utterance is a question: it ends with a question mark, or opens as one does.
+ *
+ * @category predicates
+ */
+export const isQuestion = (text: string): boolean =>
+  /\?\s*$/.test(text) ||
+  /^(what|when|where|who|whom|whose|why|how|which|can you|could you|do you|does|is it|is there|are you|are there|will you|would you)\b/
+    .test(normalize(text))
+
+/**
+ * Whether an instruction asks to end the call (the reference SDK's `hangup`: "… naturally end
+ * the conversation and hang up the call").
+ *
+ * @category predicates
+ */
+export const isHangUp = (instruction: string): boolean => /\bhang up\b|\bend the call\b/i.test(instruction)
+
+const hasPending = (state: State): boolean =>
+  state.items.some((entry) => entry.status === "pending" || entry.status === "asking")
+
 /**
  * The deterministic policy.
  *
@@ -266,7 +303,12 @@ export const make = (options: Options): Policy => {
         }
       }
     }
-    const completion: ReadonlyArray<Directive> = state.task === undefined ? [] : [{ _tag: "CompleteTask" }]
+    const completion: ReadonlyArray<Directive> = state.task === undefined || state.completed
+      ? []
+      : [{ _tag: "CompleteTask" }]
+    // A remote agent says what comes next (another task, a hang-up); the silence timer ends a
+    // call it leaves idle.
+    if (state.controller !== undefined) return { state, actions: [...actions, ...completion, timer] }
     return {
       state,
       actions: [...actions, ...completion, say(lines.closing), { _tag: "EndCall", outcome: "completed" }]
@@ -284,6 +326,11 @@ export const make = (options: Options): Policy => {
       const recorded = Conversation.recordField(state, field.key, extracted.success)
       return advance(recorded, [{ _tag: "RecordField", key: field.key, value: extracted.success }])
     }
+    return misunderstood(state, field)
+  }
+
+  /** An answer to `field` that could not be used: asked again, skipped, or the call given up. */
+  const misunderstood = (state: State, field: FieldItem): Decision => {
     const cleared = { ...state, dtmf: "" }
     if (state.reasks < maxReasks) {
       const attempt = state.reasks + 1
@@ -319,12 +366,22 @@ export const make = (options: Options): Policy => {
       case "Utterance": {
         const heard = { ...state, silences: 0 }
         if (isStop(heard, input.text)) return end(heard, lines.stopped, "cut-short")
+        if (heard.controller !== undefined) {
+          if (asksForHuman(input.text)) return { state: heard, actions: [{ _tag: "Escalate" }, timer] }
+          if (heard.controller.answersQuestions && isQuestion(input.text)) {
+            return { state: heard, actions: [{ _tag: "Question", text: input.text }] }
+          }
+        }
         const target = awaited(heard)
         if (target === undefined) return advance(heard)
         // Said over what comes before the question (no barge-in): not an answer to it.
         const first = heard.speaking[0]
         if (first !== undefined && !(first.kind === "question" && first.key === target.key)) {
           return { state: heard, actions: [] }
+        }
+        // A search field's choices are the remote agent's: it is asked which match.
+        if (target.is_search_field === true && heard.controller !== undefined) {
+          return { state: heard, actions: [{ _tag: "ChoiceQuery", key: target.key, query: input.text }] }
         }
         return answer(heard, today, target, input.text)
       }
@@ -359,6 +416,12 @@ export const make = (options: Options): Policy => {
         const target = awaited(state)
         if (target !== undefined && state.dtmf !== "") return answer(state, today, target, state.dtmf)
         const asking = state.items.some((entry) => entry.status === "asking")
+        if (state.controller !== undefined && target === undefined && !hasPending(state)) {
+          // Left idle by the remote agent.
+          return state.completed
+            ? end(state, lines.closing, "completed")
+            : end(state, lines.silenceGoodbye, "cut-short")
+        }
         if (target === undefined || !asking) return advance(state)
         if (state.silences >= 1) return end(state, lines.silenceGoodbye, "cut-short")
         return {
@@ -370,6 +433,45 @@ export const make = (options: Options): Policy => {
       case "ModelToolCall":
         // No model here: nothing asks one.
         return { state, actions: [] }
+      case "Command":
+        return command(state, input.command)
+    }
+  }
+
+  const command = (
+    state: State,
+    command: Extract<Input, { readonly _tag: "Command" }>["command"]
+  ): Decision => {
+    switch (command._tag) {
+      case "SetTask":
+      case "RetryTask":
+        return advance(state)
+      case "Instruct":
+        // Free text is for a model; the one instruction this policy follows is the SDK's hang-up.
+        return isHangUp(command.text)
+          ? end(state, lines.closing, state.completed || state.task === undefined ? "completed" : "cut-short")
+          : { state, actions: [] }
+      case "AnswerQuestion": {
+        const target = awaited(state)
+        return {
+          state,
+          actions: [
+            say(command.answer),
+            ...(target === undefined ? [timer] : [{ _tag: "Ask", key: target.key, text: questionFor(target) } as const])
+          ]
+        }
+      }
+      case "ChoiceResult": {
+        const target = awaited(state)
+        if (target === undefined || target.key !== command.key) return { state, actions: [] }
+        const choice = command.matched[0]
+        if (choice !== undefined) {
+          return advance(Conversation.recordField(state, target.key, choice), [
+            { _tag: "RecordField", key: target.key, value: choice }
+          ])
+        }
+        return misunderstood(state, target)
+      }
     }
   }
 

@@ -203,6 +203,39 @@ export const make = (options: Options): Policy => {
     }
   }
 
+  /** A remote agent's task, instruction, answer or search result: the model takes it from there. */
+  const command = (state: State, command: Extract<Input, { readonly _tag: "Command" }>["command"]): Decision => {
+    if (state.call === undefined) return { state, actions: [] }
+    switch (command._tag) {
+      case "SetTask":
+      case "Instruct":
+        return { state, actions: [generate] }
+      case "RetryTask":
+        return {
+          state: { ...state, instructions: [...state.instructions, `The task is not complete yet: ${command.reason}`] },
+          actions: [generate]
+        }
+      case "AnswerQuestion":
+        return {
+          state: {
+            ...state,
+            instructions: [...state.instructions, `The answer to the caller's question: ${command.answer}`]
+          },
+          actions: [generate]
+        }
+      case "ChoiceResult": {
+        const choice = command.matched[0]
+        if (choice === undefined || Conversation.field(state, command.key) === undefined) {
+          return { state, actions: [generate] }
+        }
+        return {
+          state: Conversation.recordField(state, command.key, choice),
+          actions: [{ _tag: "RecordField", key: command.key, value: choice }, generate]
+        }
+      }
+    }
+  }
+
   const decide = (state: State, input: Input): Decision => {
     switch (input._tag) {
       case "CallStarted":
@@ -232,6 +265,8 @@ export const make = (options: Options): Policy => {
         return input.text.trim() === "" ? { state, actions: [] } : { state, actions: [say(input.text.trim())] }
       case "ModelToolCall":
         return toolCall(state, input)
+      case "Command":
+        return command(state, input.command)
     }
   }
 
