@@ -5,8 +5,9 @@
  * streams through. Each connection runs the engine's MediaSession, which refuses it unless its
  * `start` message carries the call's token.
  *
- * The agent is the conversation runtime (agents/ConversationAgent): a call whose campaign or
- * number has an agent definition runs it, on the providers it names (`Providers`, from the
+ * The agent is the conversation runtime (agents/ConversationAgent): a call a remote agent
+ * controls (the reference SDK's protocol, remote/CallSessions) is driven by it; a call whose
+ * campaign or number has an agent definition runs it, on the providers it names (`Providers`, from the
  * daemon's configuration); any other call gets the scripted reference agent. Speech defaults
  * to the providers configuration's defaults, else simulated speech (the simulated carrier's
  * speech-to-text and text-to-speech).
@@ -29,6 +30,7 @@ import * as SocketMedia from "@voice-agent/engine/SocketMedia"
 import { Effect, Layer, Option } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as ProviderConfig from "./ProviderConfig.ts"
+import { CallSessions } from "./remote/CallSessions.ts"
 
 /**
  * The path of the media endpoint.
@@ -73,7 +75,7 @@ export const scripted: Layer.Layer<Agent> = ScriptedAgent.layer().pipe(
 export const agent: Layer.Layer<
   Agent,
   never,
-  AgentRepository | ConversationRepository | Providers | ProviderConfig.Defaults
+  AgentRepository | ConversationRepository | Providers | ProviderConfig.Defaults | CallSessions
 > = Layer.effect(
   Agent,
   Effect.gen(function*() {
@@ -84,7 +86,9 @@ export const agent: Layer.Layer<
     const stt = yield* SpeechToText
     const tts = yield* TextToSpeech
     const fallback = yield* Agent
+    const sessions = yield* CallSessions
     return ConversationAgent.make({
+      remoteFor: sessions.remoteFor,
       definitionFor: agents.forCall,
       recordField: conversations.recordField,
       providers,

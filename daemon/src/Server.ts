@@ -25,6 +25,7 @@ import * as Media from "./Media.ts"
 import * as ProviderConfig from "./ProviderConfig.ts"
 import * as Ready from "./Ready.ts"
 import * as Recordings from "./Recordings.ts"
+import * as RemoteAgents from "./remote/RemoteAgents.ts"
 import * as Storage from "./Storage.ts"
 import * as TwilioWebhooks from "./TwilioWebhooks.ts"
 import * as Webhooks from "./Webhooks.ts"
@@ -72,10 +73,13 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
     Effect.map(
       Carrier.choice,
       (chosen) =>
-        HttpRouter.serve(Layer.mergeAll(HttpApp.layer, Media.endpoint, Listen.endpoint, carrierRoutes(chosen)), {
-          disableLogger: !Logging.logsRequests(log),
-          disableListenLog: true
-        })
+        HttpRouter.serve(
+          Layer.mergeAll(HttpApp.layer, Media.endpoint, Listen.endpoint, RemoteAgents.routes, carrierRoutes(chosen)),
+          {
+            disableLogger: !Logging.logsRequests(log),
+            disableListenLog: true
+          }
+        )
     )
   )
     .pipe(
@@ -108,6 +112,9 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
     // Inbound calls (carriers' webhooks, the admin API's simulated ones) stream to the media endpoint.
     Layer.provideMerge(Inbound.layer),
     Layer.provideMerge(Inbound.mediaEndpoint),
+    // Remote agents (the reference SDK's sockets): the engine offers them calls before placing
+    // or answering them.
+    Layer.provideMerge(RemoteAgents.layer),
     Layer.provideMerge(Carrier.layerConfig.pipe(Layer.provide(Media.connector))),
     Layer.provideMerge(DemoSeed.layer.pipe(Layer.provideMerge(storage))),
     Layer.provideMerge(ProviderConfig.layer),

@@ -134,7 +134,7 @@ export interface Dependencies {
   /** The agent of calls without a definition. */
   readonly fallback: Agent["Service"]
   /** The remote agent that drives the call, if one does. */
-  readonly remoteFor?: ((callId: string) => Effect.Effect<Option.Option<Remote>>) | undefined
+  readonly remoteFor?: ((context: CallContext) => Effect.Effect<Option.Option<Remote>>) | undefined
   readonly settings?: Partial<Settings> | undefined
 }
 
@@ -205,9 +205,10 @@ export const make = (dependencies: Dependencies): Agent["Service"] => {
     FieldExtraction.extract(field, utterance, { today: context.today })
 
   const remoteFor = dependencies.remoteFor ?? (() => Effect.succeedNone)
-  const planFor = (callId: string): Effect.Effect<Plan> =>
+  const planFor = (context: CallContext): Effect.Effect<Plan> =>
     Effect.gen(function*() {
-      const remote = yield* remoteFor(callId)
+      const callId = context.callId
+      const remote = yield* remoteFor(context)
       const found = yield* dependencies.definitionFor(callId)
       if (Option.isNone(remote)) return pickPlan(found)
       // A remote agent gives persona and tasks; a definition only its providers (a pipeline's).
@@ -263,7 +264,7 @@ export const make = (dependencies: Dependencies): Agent["Service"] => {
   return Agent.of({
     encoding: "pcm16",
     encodingFor: (context) =>
-      Effect.flatMap(planFor(context.callId), (plan): Effect.Effect<AudioEncoding> => {
+      Effect.flatMap(planFor(context), (plan): Effect.Effect<AudioEncoding> => {
         planned.set(context.callId, plan)
         switch (plan._tag) {
           case "Fallback": {
@@ -283,7 +284,7 @@ export const make = (dependencies: Dependencies): Agent["Service"] => {
       Effect.gen(function*() {
         const cached = planned.get(call.context.callId)
         planned.delete(call.context.callId)
-        const plan = cached ?? (yield* planFor(call.context.callId))
+        const plan = cached ?? (yield* planFor(call.context))
         switch (plan._tag) {
           case "Fallback":
             return yield* dependencies.fallback.run(call)

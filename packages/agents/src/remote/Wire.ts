@@ -1,0 +1,277 @@
+/**
+ * The reference SDK's call-socket payloads: the agent's commands (`command_type`) decoded into
+ * the conversation's terms, and the events (`event_type`) the server sends, built exactly as the
+ * Python SDK 0.35's strict models accept them (an event it cannot parse kills a real agent).
+ *
+ * Commands are decoded leniently where the SDK's versions differ (`completion_criteria` or the
+ * older `success_criteria`, optional flags) and strictly where a value matters (an E.164
+ * transfer target, a task's items as `core/AgentTask` defines them). A command the server does
+ * not know, or cannot read, is answered with a `warning` event, never a closed socket.
+ *
+ * @since 0.1.0
+ */
+import { ActionItem } from "@voice-agent/core/AgentTask"
+import type { FieldValue } from "@voice-agent/core/AgentTask"
+import type { TerminationReason } from "@voice-agent/core/Conversation"
+import { Schema } from "effect"
+import type * as Conversation from "../conversation/Conversation.ts"
+import type { Note } from "../ConversationAgent.ts"
+import type { Payload } from "./Envelope.ts"
+
+const NullableString = Schema.optionalKey(Schema.NullOr(Schema.String))
+const Flag = Schema.optionalKey(Schema.NullOr(Schema.Boolean))
+
+const Languages = ["english", "spanish", "french", "german", "italian"] as const
+
+const commandSchemas = {
+  "set-persona": Schema.Struct({
+    agent_name: NullableString,
+    organization_name: NullableString,
+    agent_purpose: NullableString,
+    voice: NullableString
+  }),
+  "registered-hooks": Schema.Struct({
+    has_on_question: Flag,
+    has_on_intent: Flag,
+    has_on_action_requested: Flag,
+    has_on_escalate: Flag
+  }),
+  "set-variable": Schema.Struct({ key: Schema.String, value: Schema.optionalKey(Schema.Unknown) }),
+  "set-task": Schema.Struct({
+    task_id: Schema.String,
+    objective: Schema.optionalKey(Schema.NullOr(Schema.String)),
+    completion_criteria: NullableString,
+    success_criteria: NullableString,
+    action_items: Schema.Array(ActionItem)
+  }),
+  "retry-task": Schema.Struct({ reason: Schema.optionalKey(Schema.NullOr(Schema.String)) }),
+  "send-instruction": Schema.Struct({ instruction: Schema.String }),
+  "read-script": Schema.Struct({ script: Schema.String }),
+  "transfer-call": Schema.Struct({
+    transfer_message: Schema.optionalKey(Schema.NullOr(Schema.String)),
+    to_number: Schema.String.check(Schema.isPattern(/^(\+[1-9]\d{1,14}|sips?:\S+)$/)),
+    soft_transfer: Flag
+  }),
+  "answer-question": Schema.Struct({ question_id: Schema.String, answer: Schema.String }),
+  "choice-query-result": Schema.Struct({
+    field_key: Schema.String,
+    query_id: Schema.String,
+    matched_choices: Schema.Array(Schema.String),
+    other_choices: Schema.optionalKey(Schema.Array(Schema.String))
+  }),
+  "set-language-mode": Schema.Struct({
+    primary: Schema.optionalKey(Schema.Literals(Languages)),
+    secondary: Schema.optionalKey(Schema.Array(Schema.Literals(Languages)))
+  }),
+  "action-suggestion": Schema.Struct({
+    intent_id: Schema.String,
+    action_key: Schema.optionalKey(Schema.NullOr(Schema.String)),
+    action_description: Schema.optionalKey(Schema.String),
+    actions: Schema.optionalKey(
+      Schema.Array(Schema.Struct({ key: Schema.String, description: Schema.optionalKey(Schema.String) }))
+    )
+  }),
+  "send-agent-dtmf": Schema.Struct({ digits: Schema.Array(Schema.String.check(Schema.isPattern(/^[0-9*#A-Da-dw]$/))) }),
+  "set-agent-dtmf": Schema.Struct({ enabled: Schema.Boolean }),
+  "expert-error": Schema.Struct({ message: Schema.optionalKey(Schema.String) }),
+  "send-caller-text": Schema.Struct({ text: Schema.optionalKey(Schema.String) })
+} as const
+
+type CommandType = keyof typeof commandSchemas
+
+/**
+ * What a command asks of the call.
+ *
+ * @category models
+ */
+export type Decoded =
+  | { readonly _tag: "Conversation"; readonly command: Conversation.Command }
+  /** Keys to send to the person. */
+  | { readonly _tag: "SendDtmf"; readonly digits: string }
+  /** The agent picked an action for an intent: it is told to carry it out. */
+  | { readonly _tag: "Execute"; readonly actionKey: string }
+  /** Read and nothing to do (the agent's own error report, a text the call cannot show). */
+  | { readonly _tag: "Noted"; readonly commandType: string; readonly detail: string }
+  /** Not a command this server knows, or one it cannot read: a `warning` answers it. */
+  | { readonly _tag: "Refused"; readonly warning: string }
+
+const isCommandType = (type: string): type is CommandType => Object.hasOwn(commandSchemas, type)
+
+/**
+ * Decodes one call-socket payload.
+ *
+ * @category decoding
+ */
+export const decodeCommand = (payload: Payload): Decoded => {
+  const type = payload["command_type"]
+  if (typeof type !== "string") return { _tag: "Refused", warning: "A command needs a command_type." }
+  if (!isCommandType(type)) return { _tag: "Refused", warning: `Unknown command_type "${type}": ignored.` }
+  const decoded = Schema.decodeUnknownResult(commandSchemas[type] as Schema.Decoder<unknown>)(payload)
+  if (decoded._tag === "Failure") {
+    return { _tag: "Refused", warning: `Invalid ${type} command, ignored: ${String(decoded.failure)}` }
+  }
+  return interpret(type, decoded.success as never)
+}
+
+type Decodes = { readonly [K in CommandType]: typeof commandSchemas[K]["Type"] }
+
+const conversation = (command: Conversation.Command): Decoded => ({ _tag: "Conversation", command })
+
+const interpret = <K extends CommandType>(type: K, command: Decodes[K]): Decoded => {
+  const c = command as Decodes[CommandType] & { readonly [key: string]: unknown }
+  switch (type) {
+    case "set-persona": {
+      const persona = c as Decodes["set-persona"]
+      return conversation({ _tag: "SetPersona", persona })
+    }
+    case "registered-hooks":
+      return conversation({
+        _tag: "SetHooks",
+        answersQuestions: (c as Decodes["registered-hooks"]).has_on_question === true
+      })
+    case "set-variable": {
+      const variable = c as Decodes["set-variable"]
+      return conversation({ _tag: "SetVariable", key: variable.key, value: variable.value ?? null })
+    }
+    case "set-task": {
+      const task = c as Decodes["set-task"]
+      return conversation({
+        _tag: "SetTask",
+        task: {
+          task_id: task.task_id,
+          objective: task.objective ?? "",
+          completion_criteria: task.completion_criteria ?? task.success_criteria ?? null,
+          action_items: task.action_items
+        }
+      })
+    }
+    case "retry-task":
+      return conversation({ _tag: "RetryTask", reason: (c as Decodes["retry-task"]).reason ?? "" })
+    case "send-instruction":
+      return conversation({ _tag: "Instruct", text: (c as Decodes["send-instruction"]).instruction })
+    case "read-script":
+      return conversation({ _tag: "ReadScript", text: (c as Decodes["read-script"]).script })
+    case "transfer-call": {
+      const transfer = c as Decodes["transfer-call"]
+      return conversation({
+        _tag: "Transfer",
+        to: transfer.to_number,
+        message: transfer.transfer_message ?? "",
+        soft: transfer.soft_transfer === true
+      })
+    }
+    case "answer-question": {
+      const answer = c as Decodes["answer-question"]
+      return conversation({ _tag: "AnswerQuestion", questionId: answer.question_id, answer: answer.answer })
+    }
+    case "choice-query-result": {
+      const result = c as Decodes["choice-query-result"]
+      return conversation({
+        _tag: "ChoiceResult",
+        key: result.field_key,
+        queryId: result.query_id,
+        matched: result.matched_choices
+      })
+    }
+    case "set-language-mode":
+      return conversation({ _tag: "SetLanguage", language: (c as Decodes["set-language-mode"]).primary ?? "english" })
+    case "action-suggestion": {
+      const suggestion = c as Decodes["action-suggestion"]
+      const key = suggestion.action_key ??
+        (suggestion.actions !== undefined && suggestion.actions.length === 1 ? suggestion.actions[0]!.key : null)
+      return key === null
+        ? { _tag: "Noted", commandType: type, detail: "no single action matched the request" }
+        : { _tag: "Execute", actionKey: key }
+    }
+    case "send-agent-dtmf":
+      return { _tag: "SendDtmf", digits: (c as Decodes["send-agent-dtmf"]).digits.join("") }
+    case "set-agent-dtmf":
+      return { _tag: "Noted", commandType: type, detail: "keys are always heard" }
+    case "expert-error":
+      return { _tag: "Noted", commandType: type, detail: (c as Decodes["expert-error"]).message ?? "" }
+    case "send-caller-text":
+      return { _tag: "Noted", commandType: type, detail: "a phone call shows no text" }
+  }
+  return { _tag: "Refused", warning: `Unknown command_type "${type}": ignored.` }
+}
+
+/**
+ * A field's value as the SDK's `get_field` returns it: a date as `{year, month, day}`, the rest
+ * as collected (a calendar slot is already `"YYYY-MM-DDTHH:MM"`).
+ *
+ * @category encoding
+ */
+export const fieldPayload = (value: FieldValue): unknown => typeof value === "object" ? { ...value } : value
+
+/**
+ * The event that tells the agent of a note.
+ *
+ * @category encoding
+ */
+export const noteEvent = (note: Note, recentDigits: string): Payload => {
+  switch (note._tag) {
+    case "CallerSpeech":
+      return { event_type: "caller-speech", utterance: note.text, utterance_id: `u-${note.offsetMs}` }
+    case "AgentSpeech":
+      return { event_type: "agent-speech", utterance: note.text, interrupted: note.interrupted }
+    case "FieldRecorded":
+      return { event_type: "action-item-done", key: note.key, payload: fieldPayload(note.value) }
+    case "TaskCompleted":
+      return { event_type: "task-done", task_id: note.taskId ?? "" }
+    case "Question":
+      return { event_type: "agent-question", question_id: note.id, question: note.text }
+    case "ChoiceQuery":
+      return { event_type: "choice-query", field_key: note.key, query: note.query, query_id: note.id }
+    case "Escalate":
+      return { event_type: "escalate", requested_by: "human" }
+    case "Dtmf":
+      return { event_type: "dtmf", digit: note.digit, recent_digits: recentDigits }
+  }
+}
+
+/**
+ * @category encoding
+ */
+export const warning = (content: string): Payload => ({ event_type: "warning", content })
+
+/**
+ * @category encoding
+ */
+export const executeAction = (actionKey: string): Payload => ({ event_type: "execute-action", action_key: actionKey })
+
+/**
+ * @category encoding
+ */
+export const outboundCallConnected: Payload = { event_type: "outbound-call-connected" }
+
+/**
+ * The error codes of `outbound-call-failed` (an integer, as the SDK requires), by how the call
+ * ended unanswered: SIP's status codes for the same outcomes.
+ *
+ * @category encoding
+ */
+export const outboundCallFailed = (reason: "busy" | "no-answer" | "failed"): Payload => {
+  switch (reason) {
+    case "busy":
+      return { event_type: "outbound-call-failed", error_code: 486, error_reason: "busy" }
+    case "no-answer":
+      return { event_type: "outbound-call-failed", error_code: 480, error_reason: "no-answer" }
+    case "failed":
+      return { event_type: "outbound-call-failed", error_code: 500, error_reason: "failed" }
+  }
+}
+
+/**
+ * The end of an answered call. The SDK accepts the termination reasons of an answered call
+ * only; one never answered ends with `outbound-call-failed` instead.
+ *
+ * @category encoding
+ */
+export const botSessionEnded = (
+  reason: Exclude<TerminationReason, "busy" | "no-answer" | "failed">,
+  dnc: boolean
+): Payload => ({
+  event_type: "bot-session-ended",
+  termination_reason: reason,
+  dnc
+})
