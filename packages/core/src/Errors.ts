@@ -205,3 +205,23 @@ export class InvalidParameter extends Schema.TaggedError<InvalidParameter>()("In
   parameter: Schema.String,
   message: Schema.String
 }) {}
+
+/**
+ * The number to call is on the organization's Do-Not-Call list (a call outside any campaign,
+ * `POST /v2/create-outbound`; a campaign's contacts are rejected or failed instead).
+ *
+ * @category errors
+ */
+export class NumberOnDoNotCallList extends Schema.TaggedError<NumberOnDoNotCallList>()("NumberOnDoNotCallList", {
+  phoneNumber: Schema.String
+}) {}
+
+/**
+ * A request that needs a language model (text generation, the OpenAI-compatible proxy) on a
+ * server where none is configured.
+ *
+ * @category errors
+ */
+export class LanguageModelNotConfigured
+  extends Schema.TaggedError<LanguageModelNotConfigured>()("LanguageModelNotConfigured", {})
+{}
