@@ -203,12 +203,14 @@ describe("DirectCalls", () => {
         assert.deepStrictEqual([done.terminationReason, done.answeredAt, done.durationSec], ["busy", null, 0])
       }))
 
-    it.effect("a call the carrier refuses is placed (its id answered) and ends at once as failed", () =>
+    it.effect("a call the carrier refuses is placed (its id answered) and ends at once as failed, published as ended", () =>
       Effect.gen(function*() {
         const { number, org } = yield* organization()
         const placed = yield* (yield* DirectCalls).place({ organizationId: org.id, from: number, to: refused })
         const done = yield* ended(org.id, placed.callId)
         assert.deepStrictEqual([done.terminationReason, done.durationSec], ["failed", 0])
+        // Its end is published for whoever follows the call by its id (no carrier will report it).
+        assert.deepStrictEqual(world.events.get(placed.callId)?.map((e) => e._tag === "Ended" && e.reason), ["failed"])
       }))
 
     it.effect("no answer within the ring timeout: hung up, no-answer", () =>

@@ -11,10 +11,10 @@
  * The call is then followed in this process through `CallEvents` (subscribed before the
  * carrier is asked, so no event is missed), with the dialer's rules (CallProgress `ending`, in
  * its media-agent mode): never answered, the carrier's reason (`busy`, `no-answer`, `failed`;
- * unanswered after `ringTimeoutMs`, hung up and `no-answer`); a carrier refusal, `failed`;
- * answered, the termination reason of the agent's verdict (`AgentEnded`, from whichever daemon
- * the media stream reached), or `bot-failure` when no verdict comes within `verdictGraceMs` of
- * the carrier's end. An answered call is hung up after `maxCallMs`. The end is written with
+ * unanswered after `ringTimeoutMs`, hung up and `no-answer`); a carrier refusal, `failed` (also
+ * published as the call's `Ended`, since no carrier will report it); answered, the termination
+ * reason of the agent's verdict (`AgentEnded`, from whichever daemon the media stream reached),
+ * or `bot-failure` when no verdict comes within `verdictGraceMs` of the carrier's end. An answered call is hung up after `maxCallMs`. The end is written with
  * `ConversationRepository.end` and announced as `call.ended`.
  *
  * Shutdown (the scope the service was built in closes): calls in progress get `drainMs` to end,
@@ -193,7 +193,11 @@ export const make = (settings: DirectCallSettings) =>
           const result = yield* request.pipe(Effect.ensuring(Deferred.succeed(placed, undefined)))
           if (Result.isFailure(result)) {
             yield* Effect.logInfo(`Carrier refused call ${callId} to ${call.to}: ${result.failure.message}`)
-            return yield* finish(yield* Clock.currentTimeMillis, "failed")
+            // No carrier will report this call: its end is published here, so whoever follows
+            // the call by its id (the agent attached to it) learns it too.
+            const at = yield* Clock.currentTimeMillis
+            yield* callEvents.publish(callId, { _tag: "Ended", at, reason: "failed" })
+            return yield* finish(at, "failed")
           }
           yield* Ref.set(phase, "following")
           const ringTimer = yield* Effect.forkScoped(
