@@ -47,7 +47,16 @@ const documented = {
     ["put", "/v2/campaigns/{campaign_code}/agent"],
     ["get", "/v2/phone-numbers/{phone_number}/agent"],
     ["put", "/v2/phone-numbers/{phone_number}/agent"],
-    ["get", "/v1/conversations/{call_id}/fields"]
+    ["get", "/v1/conversations/{call_id}/fields"],
+    // CONTRACT §7, the reference SDK's HTTP calls (docs/SDK_HTTP.md).
+    ["post", "/v2/create-outbound"],
+    ["post", "/v1/llm/generate"]
+  ],
+  // The reference SDK's housekeeping calls, which it sends without a key.
+  unauthenticated: [
+    ["get", "/v1/check-sdk-deprecation"],
+    ["post", "/v1/check-sdk-deprecation"],
+    ["post", "/v1/upload-telemetry"]
   ],
   deprecated: [
     ["get", "/v1/campaigns"],
@@ -106,7 +115,10 @@ const documentedErrors: ReadonlyArray<readonly [string, string, ReadonlyArray<st
   ["delete", "/v2/agents/{agent_id}", ["200", "401", "404", "409"]],
   ["put", "/v2/campaigns/{campaign_code}/agent", ["200", "401", "403", "404", "422"]],
   ["put", "/v2/phone-numbers/{phone_number}/agent", ["200", "401", "404", "422"]],
-  ["get", "/v1/conversations/{call_id}/fields", ["200", "401", "404"]]
+  ["get", "/v1/conversations/{call_id}/fields", ["200", "401", "404"]],
+  // docs/SDK_HTTP.md.
+  ["post", "/v2/create-outbound", ["200", "400", "401", "403", "422", "501"]],
+  ["post", "/v1/llm/generate", ["200", "401", "422", "501", "502"]]
 ]
 
 const resolve = (spec: any, schema: any): any =>
@@ -123,7 +135,12 @@ await eachBackend("openapi", (it) => {
       assert.match(spec.openapi, /^3\.1\.\d+$/)
       assert.strictEqual(spec.info.version, "master")
       assert.isString(spec.info.title)
-      const expected = [...documented.public, ...documented.deprecated, ...documented.admin]
+      const expected = [
+        ...documented.public,
+        ...documented.unauthenticated,
+        ...documented.deprecated,
+        ...documented.admin
+      ]
         .map(([method, path]) => `${method} ${path}`)
         .sort()
       const actual = Object.entries(spec.paths as Record<string, Record<string, unknown>>)
@@ -153,8 +170,13 @@ await eachBackend("openapi", (it) => {
   it.effect("every operation has a summary; one relative server; MIT license", () =>
     Effect.gen(function*() {
       const spec = (yield* api(null, "GET", "/openapi.json")).body
-      for (const [method, path] of [...documented.public, ...documented.deprecated, ...documented.admin]) {
+      const all = [...documented.public, ...documented.unauthenticated, ...documented.deprecated, ...documented.admin]
+      for (const [method, path] of all) {
         assert.isString(spec.paths[path][method].summary, `${method} ${path}`)
+      }
+      // The SDK's housekeeping calls say explicitly that they need no key.
+      for (const [method, path] of documented.unauthenticated) {
+        assert.deepStrictEqual(spec.paths[path][method].security, [], `${method} ${path}`)
       }
       assert.strictEqual(spec.paths["/v1/send-sms"].post.summary, "Send an SMS")
       assert.strictEqual(spec.paths["/v1/campaigns"].get.summary, "List campaigns (v1)")

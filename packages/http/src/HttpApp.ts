@@ -2,7 +2,8 @@
  * The HTTP application as route layers: every group's handlers, `GET /openapi.json` and the
  * `/docs` page. Serve it with `HttpRouter.serve(HttpApp.layer)` over an HTTP server layer;
  * it needs the storage ports, ServerSecrets, the Carrier (send-sms), the RecordingStore and
- * the admin token provided.
+ * the admin token provided. Optional services (answered 501 without them): `DirectCalls`
+ * (create-outbound), `Providers` (llm/generate), `ModelProxy` (the `openai/v1/*` proxy).
  *
  * @since 0.1.0
  */
@@ -23,6 +24,9 @@ import { DeprecationHeaderLive } from "./handlers/Deprecation.ts"
 import * as ErrorBodies from "./handlers/ErrorBodies.ts"
 import { LegacyHandlers } from "./handlers/Legacy.ts"
 import { MessagesHandlers } from "./handlers/Messages.ts"
+import * as ModelProxy from "./handlers/ModelProxy.ts"
+import { OutboundCallsHandlers } from "./handlers/OutboundCalls.ts"
+import { LlmHandlers, SdkHousekeepingHandlers } from "./handlers/Sdk.ts"
 import { WebhooksHandlers } from "./handlers/Webhooks.ts"
 
 /**
@@ -52,7 +56,10 @@ export const apiLayer = HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json"
     LegacyHandlers,
     AdminHandlers,
     WebhooksHandlers,
-    AgentsHandlers
+    AgentsHandlers,
+    OutboundCallsHandlers,
+    SdkHousekeepingHandlers,
+    LlmHandlers
   ]),
   Layer.provide(servicesLayer)
 )
@@ -72,4 +79,4 @@ export const docsLayer = HttpApiScalar.layer(Api, {
 /**
  * @category layers
  */
-export const layer = Layer.mergeAll(apiLayer, docsLayer, DeprecationHeaderLive, ErrorBodies.layer)
+export const layer = Layer.mergeAll(apiLayer, docsLayer, ModelProxy.route, DeprecationHeaderLive, ErrorBodies.layer)

@@ -12,6 +12,8 @@ import { ContactsApi } from "./ContactsApi.ts"
 import { ConversationsApi } from "./ConversationsApi.ts"
 import { LegacyApi } from "./LegacyApi.ts"
 import { MessagesApi, SendSmsApi } from "./MessagesApi.ts"
+import { OutboundCallsApi } from "./OutboundCallsApi.ts"
+import { LlmApi, SdkHousekeepingApi } from "./SdkApi.ts"
 import { FastApiValidation } from "./Validation.ts"
 import { WebhooksApi } from "./WebhooksApi.ts"
 
@@ -28,6 +30,9 @@ export class Api extends HttpApi.make("voice-agent")
   .add(AdminApi)
   .add(WebhooksApi)
   .add(AgentsApi)
+  .add(OutboundCallsApi)
+  .add(SdkHousekeepingApi)
+  .add(LlmApi)
   .middleware(FastApiValidation)
   .annotate(HttpApi.ParseOptions, { errors: "all" })
   .annotateMerge(OpenApi.annotations({

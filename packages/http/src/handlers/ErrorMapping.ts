@@ -33,6 +33,9 @@ export type DomainError =
   | Errors.RecordingNotFound
   | Errors.InvalidCursor
   | Errors.InvalidParameter
+  | Errors.NumberOnDoNotCallList
+  | Errors.OutboundDialingDisabled
+  | Errors.BillingIssue
   | AgentNotFound
   | AgentNameTaken
   | AgentInUse
@@ -83,6 +86,10 @@ const httpErrors: { readonly [Tag in DomainError["_tag"]]: (error: Extract<Domai
     RecordingNotFound: (error) => new NotFound({ detail: `No ${error.channel} recording for call ${error.callId}` }),
     InvalidCursor: () => new BadRequest({ detail: "Invalid cursor" }),
     InvalidParameter: (error) => new BadRequest({ detail: `Invalid ${error.parameter}: ${error.message}` }),
+    NumberOnDoNotCallList: (error) =>
+      new BadRequest({ detail: `Phone number ${error.phoneNumber} is on this organization's Do-Not-Call list` }),
+    OutboundDialingDisabled: () => new Forbidden({ detail: "Outbound dialing is not enabled for this organization" }),
+    BillingIssue: () => new Forbidden({ detail: "The account has an unresolved billing issue" }),
     AgentNotFound: (error) => new NotFound({ detail: `Agent ${error.agentId} not found` }),
     AgentNameTaken: (error) => new Conflict({ detail: `An agent named ${JSON.stringify(error.name)} already exists` }),
     AgentInUse: (error) => new Conflict({ detail: inUseDetail(error) }),
