@@ -7,8 +7,8 @@
  * @since 0.1.0
  */
 import type { CallInfo } from "./CallInfo.ts"
-import type { ChecklistItem } from "./Checklist.ts"
-import { toActionItem } from "./Checklist.ts"
+import type { ChecklistItem, DateValue } from "./Checklist.ts"
+import { isDateValue, toActionItem } from "./Checklist.ts"
 import type { Command, DtmfDigit, Language } from "./Commands.ts"
 import { dtmfDigits } from "./Events.ts"
 import type { CallState } from "./internal/CallState.ts"
@@ -78,6 +78,24 @@ export class Call {
   getField(key: string, fallback: JsonValue): JsonValue
   getField(key: string, fallback?: JsonValue): JsonValue | undefined {
     return this.#state.fields.has(key) ? this.#state.fields.get(key) : fallback
+  }
+
+  /** A field's value if it is a string (text, choices, slots, digit sequences), else `undefined`. */
+  getText(key: string): string | undefined {
+    const value = this.getField(key)
+    return typeof value === "string" ? value : undefined
+  }
+
+  /** A field's value if it is a number (`integer` fields), else `undefined`. */
+  getNumber(key: string): number | undefined {
+    const value = this.getField(key)
+    return typeof value === "number" ? value : undefined
+  }
+
+  /** A field's value if it is a `{year, month, day}` (`date` fields), else `undefined`. */
+  getDate(key: string): DateValue | undefined {
+    const value = this.getField(key)
+    return isDateValue(value) ? value : undefined
   }
 
   hasField(key: string): boolean {
