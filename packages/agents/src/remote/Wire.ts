@@ -106,7 +106,7 @@ export const decodeCommand = (payload: Payload): Decoded => {
   const type = payload["command_type"]
   if (typeof type !== "string") return { _tag: "Refused", warning: "A command needs a command_type." }
   if (!isCommandType(type)) return { _tag: "Refused", warning: `Unknown command_type "${type}": ignored.` }
-  const decoded = Schema.decodeUnknownResult(commandSchemas[type] as Schema.Decoder<unknown>)(payload)
+  const decoded = Schema.decodeUnknownResult(commandSchemas[type])(payload)
   if (decoded._tag === "Failure") {
     return { _tag: "Refused", warning: `Invalid ${type} command, ignored: ${String(decoded.failure)}` }
   }
