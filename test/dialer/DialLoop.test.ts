@@ -1,7 +1,8 @@
 /**
  * The dial loop under `TestClock`, over the in-memory ports and the real simulated carrier:
  * windows, every outcome of CONTRACT §6, retries, caps, a DST change, end_date, wake-ups and the
- * recovery of a loop that died mid-call. No real waiting: each test moves the clock.
+ * recovery of a loop that died mid-call, and the offer of each call to remote agents
+ * (CallControllers). No real waiting: each test moves the clock.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Temporal } from "@js-temporal/polyfill"
@@ -10,12 +11,15 @@ import type { CallingSchedule } from "@voice-agent/core/CallingSchedule"
 import * as ContactState from "@voice-agent/core/ContactState"
 import type { ContactDialState } from "@voice-agent/core/ContactState"
 import type { E164 } from "@voice-agent/core/PhoneNumber"
+import type { CallOffer, OfferAnswer } from "@voice-agent/core/ports/CallControllers"
+import { CallControllers } from "@voice-agent/core/ports/CallControllers"
+import { Carrier } from "@voice-agent/core/ports/Carrier"
 import { DialerRepository } from "@voice-agent/core/ports/DialerRepository"
 import { DialerWakeup } from "@voice-agent/core/ports/DialerWakeup"
 import * as DialerSettings from "@voice-agent/engine/DialerSettings"
 import * as DialLoop from "@voice-agent/engine/DialLoop"
 import * as MemoryDialer from "@voice-agent/engine/testing/MemoryDialer"
-import { Clock, Effect, Exit, Fiber, Layer, Scope } from "effect"
+import { Clock, Deferred, Effect, Exit, Fiber, Layer, Scope } from "effect"
 import { TestClock } from "effect/testing"
 
 const utc = (iso: string): number => Temporal.Instant.from(iso).epochMilliseconds
@@ -81,6 +85,48 @@ const start = (world: MemoryDialer.World, scope: Scope.Scope, worker = "w-1") =>
       Layer.provide(SimCarrier.layer),
       Layer.provideMerge(MemoryDialer.layer(world))
     ),
+    scope
+  )
+
+type CampaignOffer = Extract<CallOffer, { readonly _tag: "Campaign" }>
+
+/**
+ * Remote agents answering each campaign offer with `answer` (by the order of the offers, from
+ * 0), and the offers they received; `placed`, the call ids the simulated carrier was asked to
+ * place.
+ */
+const remoteAgents = (answer: (offer: CampaignOffer, index: number) => Effect.Effect<OfferAnswer>) => {
+  const offers: Array<CampaignOffer> = []
+  const placed: Array<string> = []
+  const controllers = Layer.succeed(
+    CallControllers,
+    CallControllers.of({
+      offer: (offer) =>
+        offer._tag === "Campaign"
+          ? Effect.suspend(() => answer(offer, offers.push(offer) - 1))
+          : Effect.die("the dial loop offers campaign calls only")
+    })
+  )
+  const carrier = Layer.effect(
+    Carrier,
+    Effect.map(SimCarrier.make, (sim) =>
+      Carrier.of({
+        ...sim,
+        placeCall: (request) => Effect.andThen(Effect.sync(() => placed.push(request.callId)), sim.placeCall(request))
+      }))
+  )
+  return { offers, placed, layer: Layer.mergeAll(controllers, carrier) }
+}
+
+/** The loop over `world` with remote agents (and their recording carrier), running in `scope`. */
+const startOffering = (
+  world: MemoryDialer.World,
+  scope: Scope.Scope,
+  agents: ReturnType<typeof remoteAgents>,
+  loopSettings = settings()
+) =>
+  Layer.buildWithScope(
+    DialLoop.layer(loopSettings).pipe(Layer.provide(agents.layer), Layer.provideMerge(MemoryDialer.layer(world))),
     scope
   )
 
@@ -304,6 +350,98 @@ describe("DialLoop", () => {
       assert.notStrictEqual(after.lease?.worker, "w-a")
     }))
 
+  describe("remote agents (CallControllers)", () => {
+    it.effect("offers each claimed contact's call with its data, then places it with the offered call id when taken or when no agent serves the campaign", () =>
+      Effect.gen(function*() {
+        const now = utc("2026-01-05T15:00:00Z")
+        yield* TestClock.setTime(now)
+        const world = seed({ numbers: ["+12025550100", "+12025550101"] }, now)
+        for (const [id, data] of [["1", { name: "Ada" }], ["2", { name: "Grace", plan: 2 }]] as const) {
+          world.contacts.set(id, { ...world.contacts.get(id)!, data })
+        }
+        const agents = remoteAgents((offer) => Effect.succeed(offer.phoneNumber === "+12025550100" ? "taken" : "none"))
+        yield* startOffering(world, yield* Scope.Scope, agents)
+        yield* advance(20 * SECOND)
+        const offers = [...agents.offers].sort((a, b) => a.phoneNumber.localeCompare(b.phoneNumber))
+        assert.deepStrictEqual(
+          offers.map(({ callId: _, ...offer }) => offer),
+          [
+            {
+              _tag: "Campaign",
+              organizationId,
+              campaignId,
+              contactId: "1",
+              phoneNumber: "+12025550100",
+              data: { name: "Ada" }
+            },
+            {
+              _tag: "Campaign",
+              organizationId,
+              campaignId,
+              contactId: "2",
+              phoneNumber: "+12025550101",
+              data: { name: "Grace", plan: 2 }
+            }
+          ]
+        )
+        for (const offer of offers) {
+          const [call] = callsTo(world, offer.phoneNumber)
+          assert.strictEqual(call?.callId, offer.callId, offer.phoneNumber)
+          assert.include(agents.placed, offer.callId)
+          assert.strictEqual(stateOf(world, offer.phoneNumber).status, "COMPLETED", offer.phoneNumber)
+        }
+        assert.strictEqual(agents.placed.length, 2)
+      }))
+
+    it.effect("a declined offer releases the contact with no conversation and no attempt used; it is offered again after the back-off", () =>
+      Effect.gen(function*() {
+        const now = utc("2026-01-05T15:00:00Z")
+        yield* TestClock.setTime(now)
+        const world = seed({ numbers: ["+12025550100"], maxAttempts: 1 }, now)
+        const agents = remoteAgents((_, index) => Effect.succeed(index === 0 ? "declined" : "taken"))
+        yield* startOffering(world, yield* Scope.Scope, agents)
+        yield* advance(SECOND)
+        assert.strictEqual(agents.offers.length, 1)
+        assert.strictEqual(world.conversations.size, 0)
+        assert.deepStrictEqual(agents.placed, [])
+        assert.deepStrictEqual(stateOf(world, "+12025550100"), {
+          ...ContactState.initial(now),
+          nextAttemptAt: now + ContactState.carrierBackoffMs
+        })
+        yield* advanceTo(now + ContactState.carrierBackoffMs - SECOND, SECOND)
+        assert.strictEqual(agents.offers.length, 1, "not offered again before the back-off")
+        yield* advance(20 * SECOND)
+        assert.strictEqual(agents.offers.length, 2)
+        const [call] = callsTo(world, "+12025550100")
+        assert.strictEqual(call?.callId, agents.offers[1]!.callId)
+        assert.strictEqual(call?.startedAt, now + ContactState.carrierBackoffMs)
+        const state = stateOf(world, "+12025550100")
+        assert.strictEqual(state.status, "COMPLETED")
+        assert.strictEqual(state.attempts, 1)
+      }))
+
+    it.effect("a claim stays held, its lease live, while the offer waits; an offer unanswered past the engine's bound counts as declined", () =>
+      Effect.gen(function*() {
+        const now = utc("2026-01-05T15:00:00Z")
+        yield* TestClock.setTime(now)
+        const world = seed({ numbers: ["+12025550100"] }, now)
+        const agents = remoteAgents(() => Effect.never)
+        yield* startOffering(world, yield* Scope.Scope, agents)
+        // The engine bounds an offer at 20 s (the port's implementation answers within a few).
+        yield* advance(19 * SECOND)
+        const held = stateOf(world, "+12025550100")
+        assert.strictEqual(held.lease?.worker, "w-1")
+        assert.isAbove(held.lease!.expiresAt, now + 30 * SECOND, "renewed while the offer waits")
+        yield* advance(2 * SECOND)
+        assert.strictEqual(agents.offers.length, 1)
+        assert.strictEqual(world.conversations.size, 0)
+        assert.deepStrictEqual(stateOf(world, "+12025550100"), {
+          ...ContactState.initial(now),
+          nextAttemptAt: now + 20 * SECOND + ContactState.carrierBackoffMs
+        })
+      }))
+  })
+
   describe("shutdown", () => {
     const stopWhileTimePasses = (scope: Scope.Closeable, ms: number) =>
       Effect.gen(function*() {
@@ -331,6 +469,31 @@ describe("DialLoop", () => {
         const state = stateOf(world, "+12025550100")
         assert.strictEqual(state.status, "COMPLETED")
         assert.strictEqual(callsTo(world, "+12025550100")[0]!.terminationReason, "user-hangup")
+      }))
+
+    it.effect("releases a claim whose offer is still waiting, or answered while the loop stops, with no call", () =>
+      Effect.gen(function*() {
+        const now = utc("2026-01-05T15:00:00Z")
+        yield* TestClock.setTime(now)
+        for (const drainMs of [0, 30 * SECOND]) {
+          const world = seed({ numbers: ["+12025550100"] }, now)
+          // Without a drain the waiting offer is interrupted; with one it is taken while stopping.
+          const answered = yield* Deferred.make<OfferAnswer>()
+          const agents = remoteAgents(() => Deferred.await(answered))
+          const scope = yield* Scope.make()
+          yield* startOffering(world, scope, agents, DialerSettings.make("w-1", { drainMs }))
+          yield* advance(SECOND)
+          assert.strictEqual(agents.offers.length, 1)
+          assert.isNotNull(stateOf(world, "+12025550100").lease)
+          const closing = yield* Effect.forkChild(Scope.close(scope, Exit.void))
+          yield* advance(SECOND)
+          yield* Deferred.succeed(answered, "taken")
+          yield* advance(SECOND)
+          yield* Fiber.join(closing)
+          assert.deepStrictEqual(stateOf(world, "+12025550100"), ContactState.initial(now), `drainMs ${drainMs}`)
+          assert.strictEqual(world.conversations.size, 0)
+          assert.deepStrictEqual(agents.placed, [])
+        }
       }))
 
     it.effect("hangs up a call still going after drainMs and records it as bot-failure", () =>

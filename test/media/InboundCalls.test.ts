@@ -1,10 +1,13 @@
 /**
- * Inbound calls in the engine, on the embedded store: who owns the dialed number, the
- * `inbound` conversation, and how each way a call can end closes it (the agent's verdict, the
- * carrier's end without a verdict, a call that outlives its limit and is hung up).
+ * Inbound calls in the engine, on the embedded store: who owns the dialed number, the offer to
+ * remote agents (CallControllers), the `inbound` conversation, and how each way a call can end
+ * closes it (the agent's verdict, the carrier's end without a verdict, a call that outlives its
+ * limit and is hung up).
  */
 import { assert, describe, it } from "@effect/vitest"
 import type { AgentOutcome } from "@voice-agent/core/ports/Agent"
+import type { CallOffer, OfferAnswer } from "@voice-agent/core/ports/CallControllers"
+import { CallControllers } from "@voice-agent/core/ports/CallControllers"
 import { CallEvents } from "@voice-agent/core/ports/CallEvents"
 import { Carrier } from "@voice-agent/core/ports/Carrier"
 import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
@@ -136,6 +139,60 @@ describe("InboundCalls", () => {
           Effect.timeout(Duration.seconds(10))
         )
         assert.deepStrictEqual(both, ["call.started", "call.ended"])
+      }))
+
+    it.effect("offers the call to remote agents: declined, it is rejected with no conversation; taken or none, accepted with the offered call id", () =>
+      Effect.gen(function*() {
+        const org = yield* Fixtures.organization()
+        const answers = new Map<string, OfferAnswer>()
+        const offers: Array<CallOffer> = []
+        // The service as an embedder with remote agents builds it, over this test's storage.
+        const inbound = yield* InboundCallsModule.make(settings).pipe(
+          Effect.provideService(
+            CallControllers,
+            CallControllers.of({
+              offer: (offer) =>
+                Effect.sync(() => {
+                  offers.push(offer)
+                  return offer._tag === "Inbound" ? answers.get(offer.to) ?? "none" : "none"
+                })
+            })
+          )
+        )
+        const conversations = Effect.map(
+          (yield* ConversationRepository).list({ organizationId: org.id, limit: 10 }),
+          (page) => page.conversations
+        )
+
+        const declinedNumber = Fixtures.randomE164()
+        yield* (yield* PhoneNumberRepository).add(org.id, { phoneNumber: declinedNumber, smsEnabled: false })
+        answers.set(declinedNumber, "declined")
+        assert.isTrue(Option.isNone(yield* inbound.accept({ from: "+13035550123", to: declinedNumber })))
+        assert.deepStrictEqual(
+          offers.map(({ callId: _, ...offer }) => offer),
+          [{ _tag: "Inbound", organizationId: org.id, from: "+13035550123", to: declinedNumber }]
+        )
+        assert.deepStrictEqual(yield* conversations, [])
+
+        for (const answer of ["taken", "none"] as const) {
+          const number = Fixtures.randomE164()
+          yield* (yield* PhoneNumberRepository).add(org.id, { phoneNumber: number, smsEnabled: false })
+          answers.set(number, answer)
+          const accepted = Option.getOrThrow(yield* inbound.accept({ from: "+13035550123", to: number }))
+          const offer = offers.at(-1)!
+          assert.deepStrictEqual(offer, {
+            _tag: "Inbound",
+            callId: accepted.callId,
+            organizationId: org.id,
+            from: "+13035550123",
+            to: number
+          }, answer)
+          const found = yield* (yield* ConversationRepository).findByCallId(org.id, accepted.callId)
+          assert.strictEqual(Option.getOrThrow(found).direction, "inbound", answer)
+          yield* verdict(accepted.callId, "completed", "agent")
+          yield* ended(org.id, accepted.callId)
+        }
+        assert.strictEqual((yield* conversations).length, 2)
       }))
 
     it.effect("an inbound call no daemon follows any more is closed as bot-failure once older than any call", () =>

@@ -1,10 +1,17 @@
 /**
- * One claimed contact, from the claim to the end of its call: the DNC re-check and the
+ * One claimed contact, from the claim to the end of its call: the offer to the remote agents
+ * serving its campaign (`CallControllers`, when the engine has them), the DNC re-check and the
  * conversation record (`DialerRepository.startCall`), the carrier's `placeCall`, the call's
  * progress (`CallEvents`, subscribed before the carrier is asked, so no event is missed), the
  * stand-in agent's hang-ups (CallProgress), and the end (`endCall`, one transaction for the
  * conversation and the contact's next state). Every path ends the claim: a claim never outlives
  * its attempt except when the process dies, and then its lease expires and any dialer recovers it.
+ *
+ * The offer comes first, with the call id the call is then placed with (the remote agent's call
+ * socket names it). `taken` or `none`: the call goes ahead. `declined`: the claim is released
+ * as `agent-declined`, with no conversation record and no attempt used (the contact is due again
+ * after ContactState's back-off). While the offer waits, the claim is an ordinary claim: the
+ * loop keeps renewing its lease, and a shutdown releases it.
  *
  * @since 0.1.0
  */
@@ -22,6 +29,7 @@ import { randomUUID } from "node:crypto"
 import type { HangUpCause } from "./CallProgress.ts"
 import { ending } from "./CallProgress.ts"
 import type { DialerSettings } from "./DialerSettings.ts"
+import { offerer } from "./internal/offerCall.ts"
 import * as MediaToken from "./MediaToken.ts"
 
 /** After our hang-up, how long the carrier gets to report the end before we record it ourselves. */
@@ -53,6 +61,7 @@ export const run = (
     const callEvents = yield* CallEvents
     const wakeup = yield* DialerWakeup
     const mediaKey = MediaToken.keyFrom(yield* (yield* ServerSecrets).cursorKey)
+    const offer = yield* offerer
     const { worker } = settings
     const { contactId } = claim
     const phase = yield* Ref.make<Phase>("claimed")
@@ -109,16 +118,30 @@ export const run = (
       }
     })
 
-    const attempt = Effect.gen(function*() {
-      if (yield* Ref.get(stopping)) {
+    /** Releases the claim as `reason`: it never became a call. */
+    const release = (reason: "shutdown" | "agent-declined") =>
+      Effect.gen(function*() {
         yield* Ref.set(phase, "done")
-        return yield* repository.release({
-          contactId,
-          worker,
-          reason: "shutdown",
-          now: yield* Clock.currentTimeMillis
-        })
+        yield* repository.release({ contactId, worker, reason, now: yield* Clock.currentTimeMillis })
+      })
+
+    const attempt = Effect.gen(function*() {
+      if (yield* Ref.get(stopping)) return yield* release("shutdown")
+      const answer = yield* offer({
+        _tag: "Campaign",
+        callId,
+        organizationId: claim.organizationId,
+        campaignId: claim.campaignId,
+        contactId,
+        phoneNumber: claim.phoneNumber,
+        data: claim.data
+      })
+      if (answer === "declined") {
+        yield* Effect.logInfo(`Contact ${contactId} not called: the remote agent declined call ${callId}`)
+        return yield* release("agent-declined")
       }
+      // The process began stopping while the offer waited: not dialed yet, so released.
+      if (yield* Ref.get(stopping)) return yield* release("shutdown")
       const start = yield* repository.startCall({ contactId, worker, callId, now: yield* Clock.currentTimeMillis })
       if (start._tag === "NotPlaced") {
         yield* Ref.set(phase, "done")

@@ -45,7 +45,8 @@ export const nextDueAt = (campaigns: ReadonlyArray<DialableCampaign>, now: numbe
 }
 
 /**
- * Runs the loop until the scope closes.
+ * Runs the loop until the scope closes. With `CallControllers` in the context (optional), each
+ * claim's call is first offered to the remote agents serving its campaign (CallAttempt).
  *
  * @category constructors
  */

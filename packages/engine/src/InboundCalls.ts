@@ -1,10 +1,12 @@
 /**
  * Calls coming in to an organization's numbers (the `InboundCalls` port), from the carrier's
- * notice to the conversation's end. `accept` finds the organization that owns the dialed number, records the call as an
- * `inbound` conversation (no campaign, no contact), answered at once, and returns what the
- * carrier needs to stream it to the media endpoint (the call id and its media token): the
- * simulated carrier then connects, Twilio is answered with TwiML that makes it connect. The
- * media session runs the number's agent there like on any call.
+ * notice to the conversation's end. `accept` finds the organization that owns the dialed number,
+ * offers the call to the remote agents listening on it (`CallControllers`, optional: without it
+ * nobody listens; `declined` rejects the call, with no conversation; `taken` and `none` go on),
+ * records the call as an `inbound` conversation (no campaign, no contact), answered at once, and
+ * returns what the carrier needs to stream it to the media endpoint (the call id and its media
+ * token): the simulated carrier then connects, Twilio is answered with TwiML that makes it
+ * connect. The media session runs the number's agent there like on any call.
  *
  * The end: each accepted call is followed in this process (like the dialer's attempts) through
  * `CallEvents`: the agent's verdict (`AgentEnded`, from whichever daemon the stream reached)
@@ -36,6 +38,7 @@ import { WebhookRepository } from "@voice-agent/core/ports/WebhookRepository"
 import * as Webhook from "@voice-agent/core/Webhook"
 import { Clock, Duration, Effect, Layer, Option, Pull, Stream } from "effect"
 import { randomUUID } from "node:crypto"
+import { offerer } from "./internal/offerCall.ts"
 import * as MediaToken from "./MediaToken.ts"
 
 /**
@@ -90,6 +93,7 @@ export const make = (settings: InboundSettings) =>
     const carrier = yield* Carrier
     const webhooks = yield* WebhookRepository
     const key = MediaToken.keyFrom(yield* (yield* ServerSecrets).cursorKey)
+    const offer = yield* offerer
     const scope = yield* Effect.scope
 
     /** The call's end as its events tell it, or none past `maxCallMs`. */
@@ -172,12 +176,19 @@ export const make = (settings: InboundSettings) =>
           if (!isE164(from) || !isE164(to)) return Option.none()
           const owner = yield* numbers.findOwner(to)
           if (Option.isNone(owner)) return Option.none()
+          const callId = randomUUID()
+          const organizationId = owner.value.organizationId
+          if ((yield* offer({ _tag: "Inbound", callId, organizationId, from, to })) === "declined") {
+            yield* Effect.logInfo(
+              `Inbound call ${callId} from ${from} to ${to} rejected: the remote agents declined it`
+            )
+            return Option.none()
+          }
           const now = yield* Clock.currentTimeMillis
           const answeredAt = new Date(now)
-          const callId = randomUUID()
           const conversation = yield* conversations.insert({
             callId,
-            organizationId: owner.value.organizationId,
+            organizationId,
             campaignId: null,
             contactId: null,
             direction: "inbound",
@@ -193,7 +204,7 @@ export const make = (settings: InboundSettings) =>
           const accepted: AcceptedCall = {
             callId,
             conversationId: conversation.id,
-            organizationId: owner.value.organizationId,
+            organizationId,
             mediaUrl: yield* settings.mediaUrl,
             mediaToken: MediaToken.sign(key, callId, now + settings.connectTimeoutMs)
           }
