@@ -142,6 +142,28 @@ describe("Agent.callPhone", () => {
     expect(failures).toEqual(["call-7 busy"])
   })
 
+  it("reachPerson / onReachPerson: the availability recorded reaches the handler", async () => {
+    server.onHttp(route({ "POST /v2/create-outbound": { status: 200, json: { call_id: "call-9" } } }))
+    const seen: Array<string | undefined> = []
+    const agent = makeAgent()
+      .onCallStart((call) => call.reachPerson("Ada Lovelace"))
+      .onReachPerson((call, availability) => {
+        seen.push(availability)
+        call.hangup()
+      })
+    const outcome = agent.callPhone({ from: "+15550100", to: "+15550123" })
+    const peer = new Peer(await server.nextConnection())
+    await peer.accept()
+    const attach = await peer.receiveMany(4)
+    expect(attach.slice(2).map((payload) => payload["command_type"])).toEqual(["set-variable", "set-task"])
+    peer.send({ event_type: "action-item-done", key: "contact_availability", payload: "available" })
+    peer.send({ event_type: "task-done", task_id: "reach_person" })
+    expect(await peer.receive()).toMatchObject({ command_type: "send-instruction" })
+    peer.send({ event_type: "bot-session-ended", termination_reason: "bot-hangup", dnc: false })
+    expect(await outcome).toMatchObject({ status: "ended", fields: { contact_availability: "available" } })
+    expect(seen).toEqual(["available"])
+  })
+
   it("rejects with ApiError when the call cannot be placed", async () => {
     server.onHttp(() => ({ status: 403, json: { detail: "Outbound dialing is not enabled" } }))
     await expect(makeAgent().callPhone({ from: "+15550100", to: "+15550123" })).rejects.toThrow(ApiError)

@@ -151,7 +151,7 @@ export class Agent {
   onReachPerson(handler: ReachPersonHandler): this {
     return this.onTaskComplete(
       REACH_PERSON_TASK,
-      (call) => handler(call, call.getField(AVAILABILITY_FIELD) as string | undefined)
+      (call) => handler(call, call.getText(AVAILABILITY_FIELD))
     )
   }
 
