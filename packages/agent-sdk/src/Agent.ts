@@ -100,16 +100,18 @@ const checkVariables = (variables: Readonly<Record<string, JsonValue>> | undefin
 }
 
 export class Agent {
-  /** The resolved base URL and headers. */
-  readonly connection: Connection
+  /** The resolved base URL (with a trailing slash). */
+  readonly baseUrl: string
+  readonly #connection: Connection
   readonly #hooks: Hooks = emptyHooks()
   readonly #context: AgentContext
 
   /** Throws `ConfigError` when no API key is configured or the base URL is not http(s). */
   constructor(options: AgentOptions = {}) {
-    this.connection = resolveConnection(options)
+    this.#connection = resolveConnection(options)
+    this.baseUrl = this.#connection.baseUrl
     this.#context = {
-      connection: this.connection,
+      connection: this.#connection,
       logger: options.logger ?? defaultLogger(),
       persona: {
         ...(options.name === undefined ? {} : { name: options.name }),
@@ -236,7 +238,7 @@ export class Agent {
    */
   async callPhone(options: CallPhoneOptions): Promise<CallOutcome> {
     const variables = checkVariables(options.variables)
-    const callId = await createOutbound(this.connection, options, options.signal)
+    const callId = await createOutbound(this.#connection, options, options.signal)
     this.#context.logger.info(`Call ${callId}: placed from ${options.from} to ${options.to}`)
     return runCall(this.#context, {
       callId,
@@ -272,7 +274,7 @@ export class Agent {
    * Rejects like `listenPhone`, or with `ApiError` when the campaign cannot be read.
    */
   async attachCampaign(campaignCode: string, options: CampaignOptions = {}): Promise<void> {
-    const campaign = await getCampaign(this.connection, campaignCode, options.signal)
+    const campaign = await getCampaign(this.#connection, campaignCode, options.signal)
     return serveCampaign(this.#context, { id: campaign.id, code: campaignCode }, options)
   }
 

@@ -4,8 +4,8 @@
  * every event in order until the session ends, the outbound dial fails, or the socket is lost.
  *
  * Attach order: `set-persona`, `registered-hooks`, one `set-variable` per initial variable, then
- * whatever `onCallStart` sends. They are queued at once and sent in that order when the socket
- * opens (which happens while `onCallStart` runs); events are handled only after it returns.
+ * whatever `onCallStart` sends. As in the reference SDK, the socket opens once `onCallStart` has
+ * returned (awaited, when async), so the server receives all of them as the first messages.
  */
 import { Call } from "../Call.ts"
 import type { Persona } from "../Call.ts"
@@ -86,10 +86,6 @@ export const runCall = async (context: AgentContext, spec: CallSpec): Promise<Ca
   })
   for (const [key, value] of Object.entries(spec.variables)) call.setVariable(key, value)
 
-  socket.connect().then(
-    () => logger.info(`Call ${callId}: attached`),
-    () => {}
-  )
   if (hooks.callStart !== undefined) {
     try {
       await hooks.callStart(call)
@@ -101,6 +97,10 @@ export const runCall = async (context: AgentContext, spec: CallSpec): Promise<Ca
     }
   }
 
+  socket.connect().then(
+    () => logger.info(`Call ${callId}: attached`),
+    () => {}
+  )
   let end: SessionEnded | OutboundCallFailed | undefined
   for await (const payload of socket) {
     const decoded = decodeEvent(payload)
