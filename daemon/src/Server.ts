@@ -18,10 +18,12 @@ import { createServer } from "node:http"
 import * as Carrier from "./Carrier.ts"
 import { DemoSeed } from "./DemoSeed.ts"
 import * as Dialer from "./Dialer.ts"
+import * as DirectCalls from "./DirectCalls.ts"
 import * as Inbound from "./Inbound.ts"
 import * as Listen from "./Listen.ts"
 import * as Logging from "./Logging.ts"
 import * as Media from "./Media.ts"
+import * as ModelProxy from "./ModelProxy.ts"
 import * as ProviderConfig from "./ProviderConfig.ts"
 import * as Ready from "./Ready.ts"
 import * as Recordings from "./Recordings.ts"
@@ -109,7 +111,9 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
     Layer.provideMerge(http),
     // Live listen: the media sessions of this process publish, the listen route subscribes.
     Layer.provide([Recordings.layer(options.dataDir), Media.agent, LiveCalls.layer]),
-    // Inbound calls (carriers' webhooks, the admin API's simulated ones) stream to the media endpoint.
+    // Inbound calls (carriers' webhooks, the admin API's simulated ones) and the reference SDK's
+    // create-outbound calls stream to the media endpoint.
+    Layer.provideMerge(DirectCalls.layer),
     Layer.provideMerge(Inbound.layer),
     Layer.provideMerge(Inbound.mediaEndpoint),
     // Remote agents (the reference SDK's sockets): the engine offers them calls before placing
@@ -117,6 +121,7 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
     Layer.provideMerge(RemoteAgents.layer),
     Layer.provideMerge(Carrier.layerConfig.pipe(Layer.provide(Media.connector))),
     Layer.provideMerge(DemoSeed.layer.pipe(Layer.provideMerge(storage))),
+    Layer.provideMerge(ModelProxy.layer),
     Layer.provideMerge(ProviderConfig.layer),
     Layer.provide(AdminToken.layerConfig)
   )

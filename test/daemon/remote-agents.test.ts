@@ -1,0 +1,74 @@
+/**
+ * Remote agents on a real daemon with the simulated carrier (CONTRACT §7, the reference SDK's
+ * agent protocol): an agent written with packages/agent-sdk places a call with
+ * `v2/create-outbound`, drives it over its call socket (persona, a task of typed fields, a
+ * hang-up when the task is done) and gets the simulated person's answers as the SDK's
+ * `action-item-done` events, then the end as `bot-session-ended`.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Agent, Field } from "@voice-agent/agent-sdk"
+import { Effect } from "effect"
+import * as Daemon from "../support/Daemon.ts"
+
+const admin = "remote-agents-admin-secret"
+const adminPost = (url: string, body: unknown) =>
+  Daemon.request(url, {
+    method: "POST",
+    headers: { authorization: `Bearer ${admin}`, "content-type": "application/json" },
+    body: JSON.stringify(body)
+  })
+
+const silent = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} }
+
+describe("remote agents, on a daemon", () => {
+  it.live("an agent-sdk agent places a call, collects typed fields and hangs up", () =>
+    Effect.gen(function*() {
+      const daemon = yield* Daemon.serve(["--port", "0", "--data-dir", ":memory:"], {
+        VOICE_AGENT_ADMIN_TOKEN: admin
+      })
+      const orgs = `${daemon.url}/admin/v1/organizations`
+      const org = (yield* adminPost(orgs, { name: "remote" })).body as { id: string }
+      const key = ((yield* adminPost(`${orgs}/${org.id}/api-keys`, {})).body as { api_key: string }).api_key
+      const number = "+12025550100"
+      assert.strictEqual((yield* adminPost(`${orgs}/${org.id}/phone-numbers`, { phone_number: number })).status, 201)
+
+      const agent = new Agent({
+        name: "Grace",
+        organization: "Acme Dental",
+        baseUrl: `${daemon.url}/`,
+        apiKey: key,
+        logger: silent
+      })
+        .onCallStart((call) =>
+          call.setTask("intake", {
+            objective: "Collect the caller's name and party size",
+            checklist: [
+              new Field({ key: "name", fieldType: "text", question: "What is your name?" }),
+              new Field({ key: "guests", fieldType: "integer", question: "How many guests are coming?" })
+            ]
+          })
+        )
+        .onTaskComplete((call) => call.hangup("Thank them for their time."))
+      // The person at 0190 never hangs up: the call ends because the agent hangs up.
+      const outcome = yield* Effect.promise(() => agent.callPhone({ from: number, to: "+12025550190" })).pipe(
+        Effect.timeout("90 seconds")
+      )
+      assert.strictEqual(outcome.status, "ended", JSON.stringify(outcome))
+      if (outcome.status !== "ended") return
+      assert.strictEqual(outcome.terminationReason, "bot-hangup")
+      assert.isFalse(outcome.dnc)
+      assert.deepStrictEqual(outcome.fields, { name: "Alex Morgan", guests: 42 })
+
+      // The same call, as the documented API records it.
+      const fields = (yield* Daemon.request(
+        `${daemon.url}/v1/conversations/${outcome.callId}/fields`,
+        Daemon.bearer(key)
+      )).body as { fields: Record<string, unknown> }
+      assert.deepStrictEqual(fields.fields, { name: "Alex Morgan", guests: 42 })
+      const transcript = (yield* Daemon.request(
+        `${daemon.url}/v1/conversations/${outcome.callId}/transcript`,
+        Daemon.bearer(key)
+      )).body as ReadonlyArray<{ speaker: string; text: string }>
+      assert.include(transcript[0]!.text, "Grace from Acme Dental", JSON.stringify(transcript))
+    }), { timeout: 120_000 })
+})
