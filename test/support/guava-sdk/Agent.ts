@@ -26,6 +26,7 @@
  */
 import type { GuavaSdk } from "./Client.ts"
 import { Client } from "./Client.ts"
+import { CommandQueue } from "./CommandQueue.ts"
 import {
   actionSuggestion,
   addInfoInstruction,
@@ -164,8 +165,6 @@ const variableEntries = (variables: unknown): Array<readonly [string, unknown]> 
   throw new SdkError("AttributeError", `'${pyTypeName(variables)}' object has no attribute 'items'`)
 }
 
-const END = Symbol("CommandQueueEnd")
-
 /** Something that logs instead of raising in the SDK (an exception in a hook, a server warning…). */
 export interface LoggedProblem {
   readonly where: string
@@ -191,23 +190,19 @@ export class Call {
   readonly notes: Array<string> = []
   /** Exceptions the SDK only logs (hooks), and the server's `error`/`warning` events. */
   readonly logged: Array<LoggedProblem> = []
-  /** Commands queued, in order (sent or not). */
-  readonly queued: Array<Command> = []
+  /** `call._command_queue`. */
+  readonly commands: CommandQueue
   socket: GuavaSocket | undefined
   terminationReason: TerminationReason | undefined
   dnc: boolean | undefined
   outboundFailure: OutboundCallFailed | undefined
   /** The exception that ended the SDK's handling of this call (validation, socket closed, hook…). */
   error: unknown
-  /** The command-drain thread's death (sending after the socket closed), if any. */
-  drainError: unknown
   done = false
   readonly watch = new Watch()
   /** Resolves when `_attach_to_call` would have returned or raised (never rejects: see `error`). */
   readonly finished: Promise<void>
 
-  private readonly pending: Array<Command | typeof END> = []
-  private wake: (() => void) | undefined
   private resolveFinished: () => void = () => {}
 
   readonly id: string
@@ -218,6 +213,7 @@ export class Call {
     this.id = id
     this.callInfo = callInfo
     this.sdk = sdk
+    this.commands = new CommandQueue(() => this.watch.notify())
     this.finished = new Promise((resolve) => {
       this.resolveFinished = resolve
     })
@@ -306,9 +302,7 @@ export class Call {
   /** `send_command`: queue; the drain loop sends it once the socket is open. */
   sendCommand(command: Command): void {
     this.t("send_command", () => {
-      this.queued.push(command)
-      this.pending.push(command)
-      this.wakeDrain()
+      this.commands.put(command)
     })
   }
 
@@ -457,10 +451,14 @@ export class Call {
     this.watch.notify()
   }
 
-  /** @internal `_shutdown_queue`. */
-  shutdownQueue(): void {
-    this.pending.push(END)
-    this.wakeDrain()
+  /** Commands queued, in order (sent or not). */
+  get queued(): ReadonlyArray<Command> {
+    return this.commands.queued
+  }
+
+  /** The command-drain thread's death (sending after the socket closed), if any. */
+  get drainError(): unknown {
+    return this.commands.drainError
   }
 
   /** @internal */
@@ -468,39 +466,6 @@ export class Call {
     this.done = true
     this.resolveFinished()
     this.watch.notify()
-  }
-
-  private wakeDrain(): void {
-    const wake = this.wake
-    this.wake = undefined
-    wake?.()
-    this.watch.notify()
-  }
-
-  /** @internal The command-drain thread: `while gs.is_open(): gs.send(queue.get())`. */
-  async drain(gs: GuavaSocket): Promise<void> {
-    try {
-      while (gs.is_open()) {
-        const next = await this.nextPending()
-        if (next === END) break
-        gs.send(next as unknown as Record<string, unknown>)
-      }
-    } catch (error) {
-      this.drainError = error
-      this.notify()
-    }
-  }
-
-  private nextPending(): Promise<Command | typeof END> {
-    const next = this.pending.shift()
-    if (next !== undefined) return Promise.resolve(next)
-    return new Promise((resolve) => {
-      this.wake = () => {
-        const item = this.pending.shift()
-        if (item !== undefined) resolve(item)
-        else void this.nextPending().then(resolve)
-      }
-    })
   }
 }
 
@@ -763,7 +728,7 @@ export class Agent {
       gs.watch.subscribe(() => call.notify())
       await gs.connect()
       try {
-        drain = call.drain(gs)
+        drain = call.commands.drainInto(gs)
         while (gs.is_open()) {
           const payload = await gs.recv()
           const event = decodeEventDict(payload, call.notes)
@@ -784,7 +749,7 @@ export class Agent {
     } catch (error) {
       call.error = error
     } finally {
-      call.shutdownQueue()
+      call.commands.end()
       if (drain !== undefined) await drain
       call.finish()
     }

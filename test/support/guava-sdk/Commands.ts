@@ -99,7 +99,13 @@ export class Field {
     this.sensitive = options.sensitive ?? false
     if (this.fieldType === "calendar_slot") {
       const bad = this.choices.find((c) => !isValidIsoDateTime(c))
-      if (bad !== undefined) throw new SdkError("ValueError", `Invalid isoformat string: '${bad}'`)
+      // The ValueError of datetime.fromisoformat, raised in a model validator, surfaces as a ValidationError.
+      if (bad !== undefined) {
+        throw new SdkError(
+          "ValidationError",
+          `1 validation error for Field\n  Value error, Invalid isoformat string: '${bad}'`
+        )
+      }
     }
     if (
       (this.choices.length > 0 || this.choiceGenerator !== undefined) &&
@@ -318,8 +324,18 @@ export interface SendCallerTextCommand {
   readonly text: string
 }
 
+/** v1 only (`AcceptInboundCallCommand`, `RejectInboundCallCommand`): still reachable from the legacy controller. */
+export interface AcceptInboundCommand {
+  readonly command_type: "accept-inbound"
+}
+export interface RejectInboundCommand {
+  readonly command_type: "reject-inbound"
+}
+
 /** Every command the v2 call socket carries from the SDK. */
 export type Command =
+  | AcceptInboundCommand
+  | RejectInboundCommand
   | SetPersonaCommand
   | RegisteredHooksCommand
   | SetVariableCommand
@@ -472,6 +488,10 @@ export const sendAgentDtmf = (digits: ReadonlyArray<DtmfDigit>): SendAgentDtmfCo
 })
 
 export const expertError = (message: string): ExpertErrorCommand => ({ command_type: "expert-error", message })
+
+export const acceptInbound = (): AcceptInboundCommand => ({ command_type: "accept-inbound" })
+
+export const rejectInbound = (): RejectInboundCommand => ({ command_type: "reject-inbound" })
 
 export const sendCallerText = (text: string): SendCallerTextCommand => ({ command_type: "send-caller-text", text })
 

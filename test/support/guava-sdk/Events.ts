@@ -111,7 +111,17 @@ const intText = /^[+-]?[0-9]+(?:_[0-9]+)*(?:\.0+)?$/
 
 const int: Validator<number> = (input, loc) => {
   if (typeof input === "number") {
-    if (Number.isInteger(input)) return valid(input)
+    // JSON.stringify writes integers below 1e21 as integer literals (Python ints, any size) and
+    // larger ones in exponent form (Python floats, which must fit an i64).
+    if (Number.isInteger(input) && Math.abs(input) < 1e21) return valid(input)
+    if (Number.isInteger(input)) {
+      return invalid(
+        loc,
+        "int_parsing_size",
+        "Unable to parse input string as an integer, exceeded maximum size",
+        input
+      )
+    }
     if (!Number.isFinite(input)) return invalid(loc, "finite_number", "Input should be a finite number", input)
     return invalid(
       loc,
