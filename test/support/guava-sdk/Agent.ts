@@ -24,8 +24,7 @@
  * async: the SDK runs them on its receive thread, so an awaited hook delays the next event's
  * dispatch just as a slow Python hook would (acks are not delayed: the socket sends them).
  */
-import type { GuavaSdk } from "./Client.ts"
-import { Client } from "./Client.ts"
+import type { Client, GuavaSdk } from "./Client.ts"
 import { CommandQueue } from "./CommandQueue.ts"
 import {
   actionSuggestion,
@@ -1114,4 +1113,6 @@ const registerHooks = (sdk: GuavaSdk, hooks: AgentHooks): void => {
   for (const _ of Object.keys(hooks.onSearchQuery ?? {})) sdk.telemetry.methodCall("Agent.on_search_query")
 }
 
-export { Client }
+export { Client, GuavaSdk } from "./Client.ts"
+export { Field, Say, Todo } from "./Commands.ts"
+export { CallController, createOutbound, listenInbound, serveCampaign } from "./Legacy.ts"

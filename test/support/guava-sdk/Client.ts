@@ -418,10 +418,8 @@ export class Client {
 
   /** `POST v2/create-outbound?from_number=&to_number=` → `call_id` (raises on non-2xx or a missing key). */
   async createOutbound(fromNumber: string | null, toNumber: string): Promise<unknown> {
-    const params: Array<readonly [string, string]> = []
-    // httpx drops None-valued params.
-    if (fromNumber !== null) params.push(["from_number", fromNumber])
-    params.push(["to_number", toNumber])
+    // httpx's primitive_value_to_str writes None as an empty value (`from_number=`).
+    const params: Array<readonly [string, string]> = [["from_number", fromNumber ?? ""], ["to_number", toNumber]]
     const response = await this.sdk.http("POST", this.get_http_url("v2/create-outbound"), {
       headers: this.headers(),
       params,
