@@ -152,11 +152,13 @@ describe("a conversation a remote agent drives", () => {
     const { state } = run(controlled, [started])
     const asked = run(state, [{ _tag: "Utterance", text: "Can I speak to a real person", offsetMs: 500 }])
     assert.isTrue(asked.actions.some((action) => action._tag === "Escalate"))
-    const timer = asked.actions.find((action) => action._tag === "StartSilenceTimer")
+    const timer = asked.actions.find((action): action is Extract<Action, { _tag: "StartSilenceTimer" }> =>
+      action._tag === "StartSilenceTimer"
+    )
     assert.isDefined(timer)
     const idle = run(asked.state, [{
       _tag: "SilenceTimeout",
-      id: timer!._tag === "StartSilenceTimer" ? timer!.id : 0,
+      id: timer?.id ?? 0,
       offsetMs: 6_000
     }])
     assert.deepStrictEqual(idle.state.ended, { outcome: "cut-short", endedBy: "agent" })
