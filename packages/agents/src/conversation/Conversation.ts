@@ -204,7 +204,12 @@ export type Command =
   | { readonly _tag: "Transfer"; readonly to: string; readonly message: string; readonly soft: boolean }
   | { readonly _tag: "AnswerQuestion"; readonly questionId: string; readonly answer: string }
   /** The choices of a search field that match what the caller said. */
-  | { readonly _tag: "ChoiceResult"; readonly key: string; readonly queryId: string; readonly matched: ReadonlyArray<string> }
+  | {
+    readonly _tag: "ChoiceResult"
+    readonly key: string
+    readonly queryId: string
+    readonly matched: ReadonlyArray<string>
+  }
 
 /**
  * What happens on the call, as the runtime reports it. Offsets are milliseconds from the
@@ -252,7 +257,10 @@ export type Input =
   /** The commands a policy decides on (the others are `step`'s), after `step` applied them. */
   | {
     readonly _tag: "Command"
-    readonly command: Extract<Command, { readonly _tag: "SetTask" | "RetryTask" | "Instruct" | "AnswerQuestion" | "ChoiceResult" }>
+    readonly command: Extract<
+      Command,
+      { readonly _tag: "SetTask" | "RetryTask" | "Instruct" | "AnswerQuestion" | "ChoiceResult" }
+    >
   }
   | { readonly _tag: "SpeechPlayed"; readonly speech: Speech; readonly offsetMs: number }
   | {
