@@ -9,6 +9,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Agent, Field } from "@voice-agent/agent-sdk"
 import { Effect } from "effect"
 import * as Daemon from "../support/Daemon.ts"
+import * as Replay from "../support/guava-sdk/Agent.ts"
 
 const admin = "remote-agents-admin-secret"
 const adminPost = (url: string, body: unknown) =>
@@ -71,4 +72,54 @@ describe("remote agents, on a daemon", () => {
       )).body as ReadonlyArray<{ speaker: string; text: string }>
       assert.include(transcript[0]!.text, "Grace from Acme Dental", JSON.stringify(transcript))
     }), { timeout: 120_000 })
+})
+
+describe("the Python SDK's wire (a replay of guava-sdk 0.35), on a daemon", () => {
+  it.live(
+    "call_phone with a task and hangup: typed fields as action-item-done, then bot-session-ended",
+    () =>
+      Effect.gen(function*() {
+        const daemon = yield* Daemon.serve(["--port", "0", "--data-dir", ":memory:"], {
+          VOICE_AGENT_ADMIN_TOKEN: admin
+        })
+        const orgs = `${daemon.url}/admin/v1/organizations`
+        const org = (yield* adminPost(orgs, { name: "python" })).body as { id: string }
+        const key = ((yield* adminPost(`${orgs}/${org.id}/api-keys`, {})).body as { api_key: string }).api_key
+        const number = "+12025550100"
+        assert.strictEqual((yield* adminPost(`${orgs}/${org.id}/phone-numbers`, { phone_number: number })).status, 201)
+
+        const sdk = new Replay.GuavaSdk({ baseUrl: `${daemon.url}/`, apiKey: key, telemetry: false })
+        const agent = yield* Effect.promise(() =>
+          Replay.Agent.create(sdk, {
+            name: "Ava",
+            organization: "Acme Dental",
+            hooks: {
+              onCallStart: (call) =>
+                call.setTask("intake", {
+                  checklist: [
+                    new Replay.Field({ key: "full_name", fieldType: "text", question: "What is your full name?" }),
+                    new Replay.Field({ key: "party_size", fieldType: "integer", question: "How many people?" })
+                  ]
+                }),
+              onTaskComplete: { intake: (call) => call.hangup("Thank them.") }
+            }
+          })
+        )
+        const call = yield* Effect.promise(() =>
+          agent.callPhone({ fromNumber: number, toNumber: "+12025550191", variables: { contact: "Ann" } })
+        )
+        yield* Effect.promise(() => call.result()).pipe(Effect.timeout("90 seconds"))
+        assert.strictEqual(call.terminationReason, "bot-hangup")
+        assert.deepStrictEqual(call.notes, [])
+        assert.strictEqual(call.getField("full_name"), "Alex Morgan")
+        assert.strictEqual(call.getField("party_size"), 42)
+        const types = call.events.map((event) => event.event_type)
+        assert.isTrue(types.lastIndexOf("action-item-done") < types.indexOf("task-done"), JSON.stringify(types))
+        // The attach order of the SDK reached the server: persona, hooks, the variable, the task.
+        const sent = call.sentCommands().map((command) => command["command_type"])
+        assert.deepStrictEqual(sent.slice(0, 4), ["set-persona", "registered-hooks", "set-variable", "set-task"])
+        yield* Effect.promise(() => sdk.shutdown())
+      }),
+    { timeout: 120_000 }
+  )
 })
