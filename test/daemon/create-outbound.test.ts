@@ -192,9 +192,11 @@ describe("create-outbound and the SDK's housekeeping, on a daemon", () => {
             assert.strictEqual(bodies[0]!.data.conversation.call_id, callId)
             assert.deepStrictEqual(bodies[1]!.data.conversation, call)
 
-            // Busy, and never answered: ended without answer, no duration.
+            // Busy, and never answered: ended without answer, no duration. An empty from_number (the
+            // SDK's when its agent names none) calls from the organization's number.
             for (const [to, reason] of [[numbers.busy, "busy"], [numbers.noAnswer, "no-answer"]] as const) {
-              const placed = yield* createOutbound(daemon.url, org.key, { from_number: numbers.ours, to_number: to })
+              const from = to === numbers.busy ? "" : numbers.ours
+              const placed = yield* createOutbound(daemon.url, org.key, { from_number: from, to_number: to })
               assert.strictEqual(placed.status, 200, JSON.stringify(placed.body))
               const id = (placed.body as { call_id: string }).call_id
               yield* daemon.waitFor(new RegExp(`Direct call ${id} to \\${to} ended: ${reason}`)).pipe(
@@ -202,7 +204,10 @@ describe("create-outbound and the SDK's housekeeping, on a daemon", () => {
               )
               const record = (yield* Daemon.request(`${daemon.url}/v1/conversations/${id}`, Daemon.bearer(org.key)))
                 .body as Conversation
-              assert.deepStrictEqual([record.termination_reason, record.duration_sec], [reason, 0])
+              assert.deepStrictEqual(
+                [record.termination_reason, record.duration_sec, record.from_number],
+                [reason, 0, numbers.ours]
+              )
             }
 
             // Refusals: nothing placed, nothing recorded.

@@ -5,7 +5,12 @@
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, layer } from "@effect/vitest"
-import { NumberOnDoNotCallList, OutboundDialingDisabled, PhoneNumberNotOwned } from "@voice-agent/core/Errors"
+import {
+  NoCallerNumber,
+  NumberOnDoNotCallList,
+  OutboundDialingDisabled,
+  PhoneNumberNotOwned
+} from "@voice-agent/core/Errors"
 import { Carrier } from "@voice-agent/core/ports/Carrier"
 import type { DirectCallRequest } from "@voice-agent/core/ports/DirectCalls"
 import { DirectCalls } from "@voice-agent/core/ports/DirectCalls"
@@ -31,9 +36,11 @@ const standIn = Layer.succeed(
         case "+12025550111":
           return Effect.fail(new NumberOnDoNotCallList({ phoneNumber: request.to }))
         case "+12025550112":
-          return Effect.fail(new PhoneNumberNotOwned({ phoneNumbers: [request.from] }))
+          return Effect.fail(new PhoneNumberNotOwned({ phoneNumbers: [request.from ?? ""] }))
         case "+12025550113":
           return Effect.fail(new OutboundDialingDisabled())
+        case "+12025550114":
+          return Effect.fail(new NoCallerNumber({ organizationId: request.organizationId }))
         default:
           return Effect.succeed({ callId: `call-${placed.length}`, conversationId: "c" })
       }
@@ -131,13 +138,13 @@ for (const backend of await TestDatabase.backends()) {
           assert.strictEqual(placed.length, before)
         }))
 
-      it.effect("422 in FastAPI's shape for a missing number or one that is not E.164", () =>
+      it.effect("422 in FastAPI's shape for a missing to_number or a number that is not E.164", () =>
         Effect.gen(function*() {
           const org = yield* organization()
-          const missing = yield* createOutbound(org.key, `to_number=${encodeURIComponent("+12025550123")}`)
+          const missing = yield* createOutbound(org.key, `from_number=${encodeURIComponent(from)}`)
           assert.strictEqual(missing.status, 422)
           assert.deepStrictEqual(missing.body.detail, [{
-            loc: ["query", "from_number"],
+            loc: ["query", "to_number"],
             msg: "Field required",
             type: "missing"
           }])
@@ -161,6 +168,22 @@ for (const backend of await TestDatabase.backends()) {
           // The service's own check of the flags (a change between the key's lookup and the call).
           const off = yield* createOutbound(org.key, numbers(from, "+12025550113"))
           assert.strictEqual(off.status, 403)
+          const none = yield* createOutbound(org.key, numbers("", "+12025550114"))
+          assert.strictEqual(none.status, 400)
+          assert.strictEqual(
+            none.body.detail,
+            "from_number is empty and the organization has no phone number to call from"
+          )
+        }))
+
+      it.effect("an empty or absent from_number leaves the choice to the service", () =>
+        Effect.gen(function*() {
+          const org = yield* organization()
+          for (const query of [numbers("", "+12025550123"), "to_number=%2B12025550123"]) {
+            const reply = yield* createOutbound(org.key, query)
+            assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
+            assert.deepStrictEqual(placed.at(-1), { organizationId: org.id, from: undefined, to: "+12025550123" })
+          }
         }))
     })
 
