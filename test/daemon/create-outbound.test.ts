@@ -192,11 +192,9 @@ describe("create-outbound and the SDK's housekeeping, on a daemon", () => {
             assert.strictEqual(bodies[0]!.data.conversation.call_id, callId)
             assert.deepStrictEqual(bodies[1]!.data.conversation, call)
 
-            // Busy, and never answered: ended without answer, no duration. An empty from_number (the
-            // SDK's when its agent names none) calls from the organization's number.
+            // Busy, and never answered: ended without answer, no duration.
             for (const [to, reason] of [[numbers.busy, "busy"], [numbers.noAnswer, "no-answer"]] as const) {
-              const from = to === numbers.busy ? "" : numbers.ours
-              const placed = yield* createOutbound(daemon.url, org.key, { from_number: from, to_number: to })
+              const placed = yield* createOutbound(daemon.url, org.key, { from_number: numbers.ours, to_number: to })
               assert.strictEqual(placed.status, 200, JSON.stringify(placed.body))
               const id = (placed.body as { call_id: string }).call_id
               yield* daemon.waitFor(new RegExp(`Direct call ${id} to \\${to} ended: ${reason}`)).pipe(
@@ -204,10 +202,7 @@ describe("create-outbound and the SDK's housekeeping, on a daemon", () => {
               )
               const record = (yield* Daemon.request(`${daemon.url}/v1/conversations/${id}`, Daemon.bearer(org.key)))
                 .body as Conversation
-              assert.deepStrictEqual(
-                [record.termination_reason, record.duration_sec, record.from_number],
-                [reason, 0, numbers.ours]
-              )
+              assert.deepStrictEqual([record.termination_reason, record.duration_sec], [reason, 0])
             }
 
             // Refusals: nothing placed, nothing recorded.
@@ -229,6 +224,12 @@ describe("create-outbound and the SDK's housekeeping, on a daemon", () => {
               422
             )
             assert.deepStrictEqual(malformed.detail[0].loc, ["query", "from_number"])
+            // The SDK's None from_number: refused before any call is placed.
+            const empty = refused(
+              yield* createOutbound(daemon.url, org.key, { from_number: "", to_number: numbers.talks }),
+              422
+            )
+            assert.deepStrictEqual(empty.detail[0].loc, ["query", "from_number"])
             const notOwned = refused(
               yield* createOutbound(daemon.url, org.key, { from_number: "+12025550199", to_number: numbers.talks }),
               400

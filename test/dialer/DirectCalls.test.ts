@@ -188,23 +188,6 @@ describe("DirectCalls", () => {
         assert.deepStrictEqual(page.conversations, [])
       }))
 
-    it.effect("without a caller number, calls from the organization's first number; with none, refuses", () =>
-      Effect.gen(function*() {
-        const calls = yield* DirectCalls
-        const { number, org } = yield* organization()
-        const more = [Fixtures.randomE164(), Fixtures.randomE164()]
-        for (const phoneNumber of more) {
-          yield* (yield* PhoneNumberRepository).add(org.id, { phoneNumber, smsEnabled: false })
-        }
-        const placed = yield* calls.place({ organizationId: org.id, to: Fixtures.randomE164() })
-        const first = [number, ...more].sort()[0]
-        assert.strictEqual((yield* conversation(org.id, placed.callId)).fromNumber, first)
-        assert.strictEqual(placedRequests.find((r) => r.callId === placed.callId)?.from, first)
-        const bare = yield* Fixtures.organization()
-        const refusal = yield* Effect.flip(calls.place({ organizationId: bare.id, to: Fixtures.randomE164() }))
-        assert.strictEqual(refusal._tag, "NoCallerNumber")
-      }))
-
     it.effect("a busy line ends as busy, never answered, no duration", () =>
       Effect.gen(function*() {
         const { number, org } = yield* organization()

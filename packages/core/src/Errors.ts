@@ -225,13 +225,3 @@ export class NumberOnDoNotCallList extends Schema.TaggedError<NumberOnDoNotCallL
 export class LanguageModelNotConfigured
   extends Schema.TaggedError<LanguageModelNotConfigured>()("LanguageModelNotConfigured", {})
 {}
-
-/**
- * A call without a caller number (`POST /v2/create-outbound` with an empty `from_number`) for an
- * organization that owns no number to call from.
- *
- * @category errors
- */
-export class NoCallerNumber extends Schema.TaggedError<NoCallerNumber>()("NoCallerNumber", {
-  organizationId: Schema.String
-}) {}

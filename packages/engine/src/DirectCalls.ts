@@ -1,13 +1,12 @@
 /**
  * Outbound calls outside any campaign (the `DirectCalls` port; the reference SDK's
  * `POST /v2/create-outbound`), from the request to the conversation's end. `place` checks the
- * organization (it may dial out, has no billing issue, owns `from` (without one, its first
- * number is used), and `to` is not on its Do-Not-Call list), records an `outbound` conversation
- * without campaign or contact, announces `call.started`, and hands the call to the carrier with
- * the media URL and a media token, as the dialer does for a contact (CallAttempt); it answers
- * once the carrier has taken the call or refused it. Its call id is the conversation's
- * `call_id`, the media session's call id and the key of the call's `CallEvents`: the id the
- * agent attaches with.
+ * organization (it may dial out, has no billing issue, owns `from`, and `to` is not on its
+ * Do-Not-Call list), records an `outbound` conversation without campaign or contact, announces
+ * `call.started`, and hands the call to the carrier with the media URL and a media token, as the
+ * dialer does for a contact (CallAttempt); it answers once the carrier has taken the call or
+ * refused it. Its call id is the conversation's `call_id`, the media session's call id and the
+ * key of the call's `CallEvents`: the id the agent attaches with.
  *
  * The call is then followed in this process through `CallEvents` (subscribed before the
  * carrier is asked, so no event is missed), with the dialer's rules (CallProgress `ending`, in
@@ -15,8 +14,7 @@
  * unanswered after `ringTimeoutMs`, hung up and `no-answer`); a carrier refusal, `failed` (also
  * published as the call's `Ended`, since no carrier will report it); answered, the termination
  * reason of the agent's verdict (`AgentEnded`, from whichever daemon the media stream reached),
- * or `bot-failure` when no verdict comes within `verdictGraceMs` of the carrier's end. An
- * answered call is hung up after `maxCallMs`. The end is written with
+ * or `bot-failure` when no verdict comes within `verdictGraceMs` of the carrier's end. An answered call is hung up after `maxCallMs`. The end is written with
  * `ConversationRepository.end` and announced as `call.ended`.
  *
  * Shutdown (the scope the service was built in closes): calls in progress get `drainMs` to end,
@@ -30,12 +28,10 @@ import { terminationReasonFor } from "@voice-agent/core/ContactState"
 import {
   BillingIssue,
   InvalidPhoneNumber,
-  NoCallerNumber,
   NumberOnDoNotCallList,
   OutboundDialingDisabled,
   PhoneNumberNotOwned
 } from "@voice-agent/core/Errors"
-import type { E164 } from "@voice-agent/core/PhoneNumber"
 import { isE164 } from "@voice-agent/core/PhoneNumber"
 import type { AgentEnd } from "@voice-agent/core/ports/Agent"
 import { CallEvents } from "@voice-agent/core/ports/CallEvents"
@@ -263,30 +259,15 @@ export const make = (settings: DirectCallSettings) =>
         Effect.catchCause((cause) => Effect.logError("Following an outbound call failed", cause))
       )
 
-    /** The caller number: `from` when the organization owns it; without one, its first number. */
-    const callerNumber = (organizationId: string, from: E164 | undefined) =>
-      Effect.gen(function*() {
-        if (from === undefined) {
-          const first = (yield* numbers.list(organizationId))[0]
-          if (first === undefined) return yield* new NoCallerNumber({ organizationId })
-          return first.phoneNumber
-        }
-        if ((yield* numbers.findOwned(organizationId, [from])).length === 0) {
-          return yield* new PhoneNumberNotOwned({ phoneNumbers: [from] })
-        }
-        return from
-      })
-
-    const place = Effect.fn("DirectCalls.place")(function*(request: DirectCallRequest) {
-      const { from: requested, organizationId, to } = request
-      if (requested !== undefined && !isE164(requested)) {
-        return yield* new InvalidPhoneNumber({ phoneNumber: requested, message: notE164 })
-      }
+    const place = Effect.fn("DirectCalls.place")(function*({ from, organizationId, to }: DirectCallRequest) {
+      if (!isE164(from)) return yield* new InvalidPhoneNumber({ phoneNumber: from, message: notE164 })
       if (!isE164(to)) return yield* new InvalidPhoneNumber({ phoneNumber: to, message: notE164 })
       const organization = yield* organizations.get(organizationId)
       if (!organization.outboundDialingEnabled) return yield* new OutboundDialingDisabled()
       if (organization.billingIssue) return yield* new BillingIssue()
-      const from = yield* callerNumber(organizationId, requested)
+      if ((yield* numbers.findOwned(organizationId, [from])).length === 0) {
+        return yield* new PhoneNumberNotOwned({ phoneNumbers: [from] })
+      }
       if ((yield* dnc.findListed(organizationId, [to])).length > 0) {
         return yield* new NumberOnDoNotCallList({ phoneNumber: to })
       }

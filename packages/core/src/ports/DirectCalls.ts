@@ -15,7 +15,6 @@ import type { Effect } from "effect"
 import type {
   BillingIssue,
   InvalidPhoneNumber,
-  NoCallerNumber,
   NumberOnDoNotCallList,
   OrganizationNotFound,
   OutboundDialingDisabled,
@@ -23,15 +22,13 @@ import type {
 } from "../Errors.ts"
 
 /**
- * A call to place: from one of the organization's numbers to `to`, both E.164. Without `from`
- * (the reference SDK sends an empty `from_number` when its agent names none), the call is
- * placed from the organization's first number in number order.
+ * A call to place: from one of the organization's numbers to `to`, both E.164.
  *
  * @category models
  */
 export interface DirectCallRequest {
   readonly organizationId: string
-  readonly from?: string | undefined
+  readonly from: string
   readonly to: string
 }
 
@@ -48,8 +45,8 @@ export interface PlacedCall {
 
 /**
  * Why a call was not placed: a number that is not E.164, an organization that does not exist,
- * may not dial out or has a billing issue, a `from` it does not own (or, without `from`, no
- * number at all), a `to` on its Do-Not-Call list. Nothing is recorded for a refused call.
+ * may not dial out or has a billing issue, a `from` it does not own, a `to` on its Do-Not-Call
+ * list. Nothing is recorded for a refused call.
  *
  * @category errors
  */
@@ -59,7 +56,6 @@ export type DirectCallError =
   | OutboundDialingDisabled
   | BillingIssue
   | PhoneNumberNotOwned
-  | NoCallerNumber
   | NumberOnDoNotCallList
 
 /**

@@ -42,24 +42,18 @@ export class OutboundCalling extends HttpApiMiddleware.Service<OutboundCalling, 
 export class OutboundCallsApi extends HttpApiGroup.make("outboundCalls")
   .add(
     HttpApiEndpoint.post("createOutbound", "/v2/create-outbound", {
-      query: {
-        from_number: Schema.optional(Schema.Union([Schema.Literal(""), E164])).annotate({
-          description: "One of the organization's numbers (E.164); empty or absent: its first number, in number order"
-        }),
-        to_number: E164
-      },
+      query: { from_number: E164, to_number: E164 },
       success: CreateOutboundResponse,
       error: [BadRequest, NotImplemented]
     }).annotate(OpenApi.Summary, "Place an outbound call")
       .annotate(
         OpenApi.Description,
-        "Calls `to_number` from `from_number` (one of the organization's numbers; empty or absent: its first " +
-          "number), outside any campaign, and " +
+        "Calls `to_number` from `from_number` (one of the organization's numbers), outside any campaign, and " +
           "answers the call's id once the carrier has the call. The call is listed as an outbound conversation " +
           "without campaign; an agent attaches to it over the WebSocket `v2/connect-call/{call_id}`. A call the " +
-          "carrier refuses ends at once as `failed`. 400: `from_number` not owned by the organization (or none " +
-          "given and it has no number), or `to_number` on its Do-Not-Call list. 403: outbound dialing not " +
-          "enabled, or a billing issue. 422: `to_number` missing, or a number not E.164."
+          "carrier refuses ends at once as `failed`. 400: `from_number` not owned by the organization, or " +
+          "`to_number` on its Do-Not-Call list. 403: outbound dialing not enabled, or a billing issue. 422: a " +
+          "number missing or not E.164."
       )
   )
   .middleware(OutboundCalling)

@@ -49,8 +49,7 @@ export const OutboundCallsHandlersNoDeps = HttpApiBuilder.group(
         }
         const placed = yield* calls.value.place({
           organizationId: organization.id,
-          // The SDK sends `from_number=` (empty) when its agent names no number.
-          from: query.from_number === "" ? undefined : query.from_number,
+          from: query.from_number,
           to: query.to_number
         })
         return { call_id: placed.callId }
@@ -60,12 +59,6 @@ export const OutboundCallsHandlersNoDeps = HttpApiBuilder.group(
           PhoneNumberNotOwned: (e) =>
             Effect.fail(
               new BadRequest({ detail: `Phone number ${e.phoneNumbers.join(", ")} is not owned by this organization` })
-            ),
-          NoCallerNumber: () =>
-            Effect.fail(
-              new BadRequest({
-                detail: "from_number is empty and the organization has no phone number to call from"
-              })
             ),
           // The key's organization exists (organizations are never deleted): a defect, not a 404.
           OrganizationNotFound: (e) => Effect.die(e)
