@@ -66,7 +66,8 @@
  */
 import type { ChatDelta, ChatMessage, ChatRequest, ToolCall } from "@voice-agent/core/ports/ChatModel"
 import { ChatError, ChatModel } from "@voice-agent/core/ports/ChatModel"
-import { Duration, Effect, Layer, Option, Redacted, Result, Schema, Stream } from "effect"
+import type { Redacted } from "effect"
+import { Duration, Effect, Layer, Option, Result, Schema, Stream } from "effect"
 import * as Sse from "effect/encoding/Sse"
 import type { HttpClientResponse } from "effect/http"
 import { HttpClient, HttpClientRequest } from "effect/http"
@@ -382,21 +383,13 @@ export const make = (config: Config): Effect.Effect<ChatModel["Service"], never,
     const url = `${baseUrl}/chat/completions`
     const server = `Chat server ${baseUrl.replace(/\/\/[^/@]*@/, "//")}`
     const timeout = Duration.millis(config.timeoutMs ?? defaultTimeoutMs)
-    const key = config.apiKey === undefined ? undefined : Redacted.value(config.apiKey)
     let requests = 0
 
     /** A ChatError whose message names the server and never holds the key. */
-    const fail = (reason: Reason, message: string): ChatError => {
-      const text = `${server} ${message}`
-      return new ChatError({ reason, message: key === undefined || key === "" ? text : text.replaceAll(key, "***") })
-    }
+    const fail = (reason: Reason, message: string): ChatError =>
+      new ChatError({ reason, message: Http.withoutKey(config.apiKey, `${server} ${message}`) })
 
-    const authorize = (request: HttpClientRequest.HttpClientRequest) =>
-      config.apiKey === undefined
-        ? request
-        : config.apiKeyHeader === "api-key"
-        ? HttpClientRequest.setHeader(request, "api-key", Redacted.value(config.apiKey))
-        : HttpClientRequest.bearerToken(request, config.apiKey)
+    const authorize = Http.authorize(config)
 
     /** The failure for a non-streaming answer, from its status, headers and body. */
     const refused = (response: HttpClientResponse.HttpClientResponse, text: string): ChatError => {

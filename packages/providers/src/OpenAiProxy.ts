@@ -24,7 +24,8 @@
 import { LanguageModelNotConfigured } from "@voice-agent/core/Errors"
 import type { ProxyRequest, ProxyResponse } from "@voice-agent/core/ports/ModelProxy"
 import { ModelProxy, ModelProxyError } from "@voice-agent/core/ports/ModelProxy"
-import { Duration, Effect, Layer, Redacted, Stream } from "effect"
+import type { Redacted } from "effect"
+import { Duration, Effect, Layer, Stream } from "effect"
 import { HttpClient, HttpClientRequest, HttpMethod } from "effect/http"
 import * as Http from "./internal/Http.ts"
 
@@ -84,22 +85,11 @@ export const make = (config: Config): Effect.Effect<ModelProxy["Service"], never
     const root = config.baseUrl.replace(/\/+$/, "")
     const server = `Chat server ${root.replace(/\/\/[^/@]*@/, "//")}`
     const timeout = Duration.millis(config.timeoutMs ?? defaultTimeoutMs)
-    const key = config.apiKey === undefined ? undefined : Redacted.value(config.apiKey)
 
-    const fail = (reason: ModelProxyError["reason"], message: string) => {
-      const text = `${server} ${message}`
-      return new ModelProxyError({
-        reason,
-        message: key === undefined || key === "" ? text : text.replaceAll(key, "***")
-      })
-    }
+    const fail = (reason: ModelProxyError["reason"], message: string) =>
+      new ModelProxyError({ reason, message: Http.withoutKey(config.apiKey, `${server} ${message}`) })
 
-    const authorize = (request: HttpClientRequest.HttpClientRequest) =>
-      config.apiKey === undefined
-        ? request
-        : config.apiKeyHeader === "api-key"
-        ? HttpClientRequest.setHeader(request, "api-key", Redacted.value(config.apiKey))
-        : HttpClientRequest.bearerToken(request, config.apiKey)
+    const authorize = Http.authorize(config)
 
     const forward = Effect.fn("OpenAiProxy.forward")(function*(request: ProxyRequest) {
       const method = request.method.toUpperCase()

@@ -1,11 +1,46 @@
 /**
- * What the HTTP adapters (OpenAiChat, OpenAiTranscription, OpenAiSpeech) and Deepgram's
- * handshake share: which reason a refusal's status is, and how a transport failure is told in
- * a message (never the request or its headers, which carry the key).
+ * What the HTTP adapters (OpenAiChat, OpenAiProxy, OpenAiTranscription, OpenAiSpeech) and
+ * Deepgram's handshake share: which reason a refusal's status is, how a transport failure is
+ * told in a message (never the request or its headers, which carry the key), how a chat
+ * server's key is sent, and how a message is kept free of it.
  *
  * @since 0.1.0
  */
+import { Redacted } from "effect"
 import type { HttpClientError } from "effect/http"
+import { HttpClientRequest } from "effect/http"
+
+/**
+ * How an OpenAI-compatible chat server takes its key: a bearer token, or Azure's `api-key`.
+ *
+ * @category models
+ */
+export interface ChatServerKey {
+  readonly apiKey?: Redacted.Redacted | undefined
+  readonly apiKeyHeader?: "authorization" | "api-key" | undefined
+}
+
+/**
+ * Adds the key to a request, in the header the server takes it in.
+ *
+ * @category combinators
+ */
+export const authorize = (config: ChatServerKey) => (request: HttpClientRequest.HttpClientRequest) =>
+  config.apiKey === undefined
+    ? request
+    : config.apiKeyHeader === "api-key"
+    ? HttpClientRequest.setHeader(request, "api-key", Redacted.value(config.apiKey))
+    : HttpClientRequest.bearerToken(request, config.apiKey)
+
+/**
+ * `text` with every occurrence of the key masked (`***`), for an error message.
+ *
+ * @category combinators
+ */
+export const withoutKey = (key: Redacted.Redacted | undefined, text: string): string => {
+  const value = key === undefined ? "" : Redacted.value(key)
+  return value === "" ? text : text.replaceAll(value, "***")
+}
 
 /**
  * The reasons of core's `ChatError` and `SpeechError`.
