@@ -15,7 +15,6 @@
  *
  * @since 0.1.0
  */
-import type { AgentEnd } from "@voice-agent/core/ports/Agent"
 import { CallEvents } from "@voice-agent/core/ports/CallEvents"
 import type { CallEndReason } from "@voice-agent/core/ports/CallEvents"
 import { Carrier } from "@voice-agent/core/ports/Carrier"
@@ -27,7 +26,8 @@ import { Clock, Deferred, Effect, Fiber, Option, Ref, Result, Stream } from "eff
 import type { Scope } from "effect"
 import { randomUUID } from "node:crypto"
 import type { HangUpCause } from "./CallProgress.ts"
-import { ending } from "./CallProgress.ts"
+import type { Progress } from "./CallProgress.ts"
+import { ending, isSettled, noProgress, observe } from "./CallProgress.ts"
 import type { DialerSettings } from "./DialerSettings.ts"
 import { offerer } from "./internal/offerCall.ts"
 import * as MediaToken from "./MediaToken.ts"
@@ -36,12 +36,6 @@ import * as MediaToken from "./MediaToken.ts"
 const endReportGraceMs = 10_000
 
 type Phase = "claimed" | "placing" | "following" | "done"
-
-interface Progress {
-  readonly answered: { readonly at: number; readonly by: "human" | "machine" } | null
-  readonly ended: { readonly at: number; readonly reason: CallEndReason } | null
-  readonly verdict: AgentEnd | null
-}
 
 /**
  * Runs the attempt for `claim`. `stopping` turns a claim that has not been dialed yet into a
@@ -65,7 +59,7 @@ export const run = (
     const { worker } = settings
     const { contactId } = claim
     const phase = yield* Ref.make<Phase>("claimed")
-    const progress = yield* Ref.make<Progress>({ answered: null, ended: null, verdict: null })
+    const progress = yield* Ref.make<Progress>(noProgress)
     const hangUpCause = yield* Ref.make<HangUpCause | null>(null)
     const callId = randomUUID()
     let conversationId: string | undefined
@@ -186,12 +180,13 @@ export const run = (
         const followed = events.pipe(
           Stream.takeUntilEffect((event) =>
             Effect.gen(function*() {
+              yield* Ref.update(progress, (p) => observe(p, event))
               switch (event._tag) {
                 case "Ringing":
+                case "AgentEnded":
                   break
                 case "Answered": {
                   yield* Fiber.interrupt(ringTimer)
-                  yield* Ref.update(progress, (p) => ({ ...p, answered: { at: event.at, by: event.answeredBy } }))
                   yield* Effect.forkScoped(Effect.sleep(settings.maxCallMs).pipe(Effect.andThen(hangUp("timeout"))))
                   if (settings.agent === "media") break
                   if (event.answeredBy === "machine") {
@@ -204,18 +199,10 @@ export const run = (
                   break
                 }
                 case "Ended":
-                  yield* Ref.update(progress, (p) => ({ ...p, ended: { at: event.at, reason: event.reason } }))
                   yield* Deferred.succeed(endedSeen, undefined)
                   break
-                case "AgentEnded":
-                  yield* Ref.update(progress, (p) => ({
-                    ...p,
-                    verdict: { outcome: event.outcome, endedBy: event.endedBy }
-                  }))
-                  break
               }
-              const p = yield* Ref.get(progress)
-              return p.ended !== null && (p.answered === null || settings.agent === "stand-in" || p.verdict !== null)
+              return isSettled(yield* Ref.get(progress), settings.agent === "media")
             })
           ),
           Stream.runDrain

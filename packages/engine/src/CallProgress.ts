@@ -1,6 +1,7 @@
 /**
- * How a placed call ended, from its carrier events: the outcome the contact's state machine
- * takes and who hung up. Pure.
+ * How a placed call ended, from its carrier events: what has been seen of it (`Progress`,
+ * folded by `observe`), when it is settled, and the outcome the contact's state machine takes
+ * and who hung up (`ending`). Pure.
  *
  * Until calls carry audio and an agent (issue 8), the engine stands in for the agent with a
  * scripted conversation of {@link StandIn} `scriptMs` from the answer (docs/DIALER.md, "Answered
@@ -13,7 +14,50 @@
  */
 import type { CallOutcome } from "@voice-agent/core/ContactState"
 import type { AgentEnd } from "@voice-agent/core/ports/Agent"
-import type { CallEndReason } from "@voice-agent/core/ports/CallEvents"
+import type { CallEndReason, CallEvent } from "@voice-agent/core/ports/CallEvents"
+
+/**
+ * What has been seen of a placed call: its answer, its end, the agent's verdict.
+ *
+ * @category models
+ */
+export interface Progress {
+  readonly answered: { readonly at: number; readonly by: "human" | "machine" } | null
+  readonly ended: { readonly at: number; readonly reason: CallEndReason } | null
+  readonly verdict: AgentEnd | null
+}
+
+/**
+ * @category constructors
+ */
+export const noProgress: Progress = { answered: null, ended: null, verdict: null }
+
+/**
+ * The progress after `event`.
+ *
+ * @category combinators
+ */
+export const observe = (progress: Progress, event: CallEvent): Progress => {
+  switch (event._tag) {
+    case "Ringing":
+      return progress
+    case "Answered":
+      return { ...progress, answered: { at: event.at, by: event.answeredBy } }
+    case "Ended":
+      return { ...progress, ended: { at: event.at, reason: event.reason } }
+    case "AgentEnded":
+      return { ...progress, verdict: { outcome: event.outcome, endedBy: event.endedBy } }
+  }
+}
+
+/**
+ * Whether nothing more is to come: the carrier's end of a call never answered; for an answered
+ * one, also the agent's verdict (when `awaitsVerdict`: an agent runs the call's media).
+ *
+ * @category predicates
+ */
+export const isSettled = (progress: Progress, awaitsVerdict: boolean): boolean =>
+  progress.ended !== null && (progress.answered === null || !awaitsVerdict || progress.verdict !== null)
 
 /**
  * The stand-in agent's timings, in milliseconds from the answer.

@@ -33,7 +33,6 @@ import {
   PhoneNumberNotOwned
 } from "@voice-agent/core/Errors"
 import { isE164 } from "@voice-agent/core/PhoneNumber"
-import type { AgentEnd } from "@voice-agent/core/ports/Agent"
 import { CallEvents } from "@voice-agent/core/ports/CallEvents"
 import type { CallEndReason } from "@voice-agent/core/ports/CallEvents"
 import { Carrier } from "@voice-agent/core/ports/Carrier"
@@ -49,8 +48,8 @@ import { fromMillis } from "@voice-agent/core/Time"
 import * as Webhook from "@voice-agent/core/Webhook"
 import { Clock, Deferred, Duration, Effect, Fiber, FiberSet, Layer, Option, Ref, Result, Stream } from "effect"
 import { randomUUID } from "node:crypto"
-import type { HangUpCause } from "./CallProgress.ts"
-import { ending, standIn } from "./CallProgress.ts"
+import type { HangUpCause, Progress } from "./CallProgress.ts"
+import { ending, isSettled, noProgress, observe, standIn } from "./CallProgress.ts"
 import * as MediaToken from "./MediaToken.ts"
 
 /**
@@ -96,12 +95,6 @@ const notE164 = "not an E.164 number"
 
 type Phase = "placing" | "following" | "done"
 
-interface Progress {
-  readonly answered: { readonly at: number; readonly by: "human" | "machine" } | null
-  readonly ended: { readonly at: number; readonly reason: CallEndReason } | null
-  readonly verdict: AgentEnd | null
-}
-
 interface Call {
   readonly callId: string
   readonly conversationId: string
@@ -143,7 +136,7 @@ export const make = (settings: DirectCallSettings) =>
       Effect.gen(function*() {
         const { callId } = call
         const phase = yield* Ref.make<Phase>("placing")
-        const progress = yield* Ref.make<Progress>({ answered: null, ended: null, verdict: null })
+        const progress = yield* Ref.make<Progress>(noProgress)
         const hangUpCause = yield* Ref.make<HangUpCause | null>(null)
 
         const hangUp = (cause: HangUpCause) =>
@@ -209,29 +202,22 @@ export const make = (settings: DirectCallSettings) =>
           const untilDone = events.pipe(
             Stream.takeUntilEffect((event) =>
               Effect.gen(function*() {
+                yield* Ref.update(progress, (p) => observe(p, event))
                 switch (event._tag) {
                   case "Ringing":
+                  case "AgentEnded":
                     break
                   case "Answered":
                     yield* Fiber.interrupt(ringTimer)
-                    yield* Ref.update(progress, (p) => ({ ...p, answered: { at: event.at, by: event.answeredBy } }))
                     yield* Effect.forkScoped(
                       Effect.sleep(Duration.millis(settings.maxCallMs)).pipe(Effect.andThen(hangUp("timeout")))
                     )
                     break
                   case "Ended":
-                    yield* Ref.update(progress, (p) => ({ ...p, ended: { at: event.at, reason: event.reason } }))
                     yield* Deferred.succeed(endedSeen, undefined)
                     break
-                  case "AgentEnded":
-                    yield* Ref.update(progress, (p) => ({
-                      ...p,
-                      verdict: { outcome: event.outcome, endedBy: event.endedBy }
-                    }))
-                    break
                 }
-                const p = yield* Ref.get(progress)
-                return p.ended !== null && (p.answered === null || p.verdict !== null)
+                return isSettled(yield* Ref.get(progress), true)
               })
             ),
             Stream.runDrain
