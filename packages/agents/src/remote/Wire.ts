@@ -110,89 +110,63 @@ export const decodeCommand = (payload: Payload): Decoded => {
   if (decoded._tag === "Failure") {
     return { _tag: "Refused", warning: `Invalid ${type} command, ignored: ${String(decoded.failure)}` }
   }
-  return interpret(type, decoded.success as never)
+  // The table's entry for `type` takes what `type`'s schema decodes (TypeScript cannot tie the two).
+  const interpret = interpreters[type] as (command: Decodes[CommandType]) => Decoded
+  return interpret(decoded.success)
 }
 
 type Decodes = { readonly [K in CommandType]: typeof commandSchemas[K]["Type"] }
 
 const conversation = (command: Conversation.Command): Decoded => ({ _tag: "Conversation", command })
 
-const interpret = <K extends CommandType>(type: K, command: Decodes[K]): Decoded => {
-  const c = command as Decodes[CommandType] & { readonly [key: string]: unknown }
-  switch (type) {
-    case "set-persona": {
-      const persona = c as Decodes["set-persona"]
-      return conversation({ _tag: "SetPersona", persona })
-    }
-    case "registered-hooks":
-      return conversation({
-        _tag: "SetHooks",
-        answersQuestions: (c as Decodes["registered-hooks"]).has_on_question === true
-      })
-    case "set-variable": {
-      const variable = c as Decodes["set-variable"]
-      return conversation({ _tag: "SetVariable", key: variable.key, value: variable.value ?? null })
-    }
-    case "set-task": {
-      const task = c as Decodes["set-task"]
-      return conversation({
-        _tag: "SetTask",
-        task: {
-          task_id: task.task_id,
-          objective: task.objective ?? "",
-          completion_criteria: task.completion_criteria ?? task.success_criteria ?? null,
-          action_items: task.action_items
-        }
-      })
-    }
-    case "retry-task":
-      return conversation({ _tag: "RetryTask", reason: (c as Decodes["retry-task"]).reason ?? "" })
-    case "send-instruction":
-      return conversation({ _tag: "Instruct", text: (c as Decodes["send-instruction"]).instruction })
-    case "read-script":
-      return conversation({ _tag: "ReadScript", text: (c as Decodes["read-script"]).script })
-    case "transfer-call": {
-      const transfer = c as Decodes["transfer-call"]
-      return conversation({
-        _tag: "Transfer",
-        to: transfer.to_number,
-        message: transfer.transfer_message ?? "",
-        soft: transfer.soft_transfer === true
-      })
-    }
-    case "answer-question": {
-      const answer = c as Decodes["answer-question"]
-      return conversation({ _tag: "AnswerQuestion", questionId: answer.question_id, answer: answer.answer })
-    }
-    case "choice-query-result": {
-      const result = c as Decodes["choice-query-result"]
-      return conversation({
-        _tag: "ChoiceResult",
-        key: result.field_key,
-        queryId: result.query_id,
-        matched: result.matched_choices
-      })
-    }
-    case "set-language-mode":
-      return conversation({ _tag: "SetLanguage", language: (c as Decodes["set-language-mode"]).primary ?? "english" })
-    case "action-suggestion": {
-      const suggestion = c as Decodes["action-suggestion"]
-      const key = suggestion.action_key ??
-        (suggestion.actions !== undefined && suggestion.actions.length === 1 ? suggestion.actions[0]!.key : null)
-      return key === null
-        ? { _tag: "Noted", commandType: type, detail: "no single action matched the request" }
-        : { _tag: "Execute", actionKey: key }
-    }
-    case "send-agent-dtmf":
-      return { _tag: "SendDtmf", digits: (c as Decodes["send-agent-dtmf"]).digits.join("") }
-    case "set-agent-dtmf":
-      return { _tag: "Noted", commandType: type, detail: "keys are always heard" }
-    case "expert-error":
-      return { _tag: "Noted", commandType: type, detail: (c as Decodes["expert-error"]).message ?? "" }
-    case "send-caller-text":
-      return { _tag: "Noted", commandType: type, detail: "a phone call shows no text" }
-  }
-  return { _tag: "Refused", warning: `Unknown command_type "${type}": ignored.` }
+const noted = (commandType: CommandType, detail: string): Decoded => ({ _tag: "Noted", commandType, detail })
+
+/** What each command asks, from its decoded form. */
+const interpreters: { readonly [K in CommandType]: (command: Decodes[K]) => Decoded } = {
+  "set-persona": (persona) => conversation({ _tag: "SetPersona", persona }),
+  "registered-hooks": (hooks) => conversation({ _tag: "SetHooks", answersQuestions: hooks.has_on_question === true }),
+  "set-variable": (variable) => conversation({ _tag: "SetVariable", key: variable.key, value: variable.value ?? null }),
+  "set-task": (task) =>
+    conversation({
+      _tag: "SetTask",
+      task: {
+        task_id: task.task_id,
+        objective: task.objective ?? "",
+        completion_criteria: task.completion_criteria ?? task.success_criteria ?? null,
+        action_items: task.action_items
+      }
+    }),
+  "retry-task": (retry) => conversation({ _tag: "RetryTask", reason: retry.reason ?? "" }),
+  "send-instruction": (instruction) => conversation({ _tag: "Instruct", text: instruction.instruction }),
+  "read-script": (script) => conversation({ _tag: "ReadScript", text: script.script }),
+  "transfer-call": (transfer) =>
+    conversation({
+      _tag: "Transfer",
+      to: transfer.to_number,
+      message: transfer.transfer_message ?? "",
+      soft: transfer.soft_transfer === true
+    }),
+  "answer-question": (answer) =>
+    conversation({ _tag: "AnswerQuestion", questionId: answer.question_id, answer: answer.answer }),
+  "choice-query-result": (result) =>
+    conversation({
+      _tag: "ChoiceResult",
+      key: result.field_key,
+      queryId: result.query_id,
+      matched: result.matched_choices
+    }),
+  "set-language-mode": (mode) => conversation({ _tag: "SetLanguage", language: mode.primary ?? "english" }),
+  "action-suggestion": (suggestion) => {
+    const key = suggestion.action_key ??
+      (suggestion.actions !== undefined && suggestion.actions.length === 1 ? suggestion.actions[0]!.key : null)
+    return key === null
+      ? noted("action-suggestion", "no single action matched the request")
+      : { _tag: "Execute", actionKey: key }
+  },
+  "send-agent-dtmf": (keys) => ({ _tag: "SendDtmf", digits: keys.digits.join("") }),
+  "set-agent-dtmf": () => noted("set-agent-dtmf", "keys are always heard"),
+  "expert-error": (error) => noted("expert-error", error.message ?? ""),
+  "send-caller-text": () => noted("send-caller-text", "a phone call shows no text")
 }
 
 /**
