@@ -212,7 +212,7 @@ export const make = (settings: Settings) =>
           if (session === undefined) {
             const found = yield* conversations.findByCallId(organizationId, callId)
             if (Option.isNone(found) || found.value.endedAt !== null) {
-              return yield* closeWith(socket, "state-lost", "No live call with this id")
+              return yield* Channel.refuse(socket, "state-lost", "No live call with this id")
             }
             session = yield* open(callId, organizationId)
           }
@@ -221,10 +221,10 @@ export const make = (settings: Settings) =>
             if (Option.isSome(found)) session.organizationId = organizationId
           }
           if (session.organizationId !== organizationId) {
-            return yield* closeWith(socket, "state-lost", "No live call with this id")
+            return yield* Channel.refuse(socket, "state-lost", "No live call with this id")
           }
           if (session.gone && hello.is_reopen) {
-            return yield* closeWith(socket, "state-lost", "The call's session is over")
+            return yield* Channel.refuse(socket, "state-lost", "The call's session is over")
           }
           if (session.grace !== undefined) yield* Fiber.interrupt(session.grace)
           session.grace = undefined
@@ -256,12 +256,6 @@ export const make = (settings: Settings) =>
           )
         })
     })
-  })
-
-const closeWith = (socket: MediaSocket, reason: Envelope.CloseReason, description: string) =>
-  Effect.gen(function*() {
-    yield* socket.send(JSON.stringify({ message_type: "close", reason, description }))
-    yield* socket.close
   })
 
 /**

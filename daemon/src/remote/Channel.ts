@@ -39,6 +39,14 @@ export interface Channel {
 const MAX_BUFFERED = 10_000
 
 /**
+ * Sends `close` on a connection that has no channel (or never will) and closes it.
+ *
+ * @category constructors
+ */
+export const refuse = (socket: MediaSocket, reason: Envelope.CloseReason, description: string) =>
+  Effect.andThen(socket.send(Envelope.close(reason, description)), socket.close)
+
+/**
  * @category constructors
  */
 export const make = (label: string): Effect.Effect<Channel> =>
@@ -54,10 +62,12 @@ export const make = (label: string): Effect.Effect<Channel> =>
     const send = (payload: Envelope.Payload) =>
       lock.withPermit(Effect.suspend(() => {
         const next = Envelope.enqueue(outbox, payload)
-        outbox = next.outbox.unacked.length > MAX_BUFFERED
-          ? { ...next.outbox, unacked: next.outbox.unacked.slice(1) }
-          : next.outbox
-        return current === undefined ? Effect.void : current.send(next.frame)
+        const full = next.outbox.unacked.length > MAX_BUFFERED
+        outbox = full ? { ...next.outbox, unacked: next.outbox.unacked.slice(1) } : next.outbox
+        const dropped = full
+          ? Effect.logWarning(`${label}: ${MAX_BUFFERED} messages unacknowledged; the oldest is dropped`)
+          : Effect.void
+        return Effect.andThen(dropped, current === undefined ? Effect.void : current.send(next.frame))
       }))
 
     const close = (reason: Envelope.CloseReason, description: string) =>

@@ -21,7 +21,7 @@ import type * as Envelope from "@voice-agent/agents/remote/Envelope"
 import type { CallOffer, OfferAnswer } from "@voice-agent/core/ports/CallControllers"
 import { CallControllers } from "@voice-agent/core/ports/CallControllers"
 import type { MediaSocket } from "@voice-agent/core/ports/MediaSocket"
-import { Context, Deferred, Duration, Effect, Layer, Option, Queue } from "effect"
+import { Context, Deferred, Duration, Effect, Fiber, Layer, Option, Queue } from "effect"
 import { CallSessions } from "./CallSessions.ts"
 import * as Channel from "./Channel.ts"
 
@@ -100,6 +100,7 @@ const replyOf = (payload: Envelope.Payload): { readonly reply: Reply; readonly c
 export const make = (settings: Settings) =>
   Effect.gen(function*() {
     const sessions = yield* CallSessions
+    const scope = yield* Effect.scope
     const listeners = new Set<Listener>()
     /** Replies awaited, by call id: each listener's replies go to the offer that waits for them. */
     const waiting = new Map<string, (listener: Listener, reply: Reply) => Effect.Effect<void>>()
@@ -179,6 +180,19 @@ export const make = (settings: Settings) =>
       }).pipe(Effect.ensuring(Effect.sync(() => waiting.delete(offer.callId))))
 
     const byConnection = new Map<string, Listener>()
+    const pumps = new Map<Listener, Fiber.Fiber<never>>()
+
+    /** A listener's replies, to the offer waiting for them. */
+    const pump = (listener: Listener, connectionId: string) =>
+      Effect.forever(Effect.gen(function*() {
+        const payload = yield* Queue.take(listener.channel.received)
+        const reply = replyOf(payload)
+        if (reply === undefined) {
+          return yield* Effect.logWarning(`Listener ${connectionId}: ignored ${JSON.stringify(payload)}`)
+        }
+        const handler = waiting.get(reply.callId)
+        if (handler !== undefined) yield* handler(listener, reply.reply)
+      }))
 
     const listen = (
       organizationId: string,
@@ -198,34 +212,26 @@ export const make = (settings: Settings) =>
         if (!resumed) {
           byConnection.set(key, listener)
           listeners.add(listener)
-          yield* Effect.forkDetach(Effect.forever(Effect.gen(function*() {
-            const payload = yield* Queue.take(listener.channel.received)
-            const reply = replyOf(payload)
-            if (reply === undefined) {
-              return yield* Effect.logWarning(`Listener ${open.connection_id}: ignored ${JSON.stringify(payload)}`)
-            }
-            const handler = waiting.get(reply.callId)
-            if (handler !== undefined) yield* handler(listener, reply.reply)
-          })))
+          pumps.set(listener, yield* Effect.forkIn(pump(listener, open.connection_id), scope))
           const others = (yield* connectedFor(organizationId, target)).length
           yield* listener.channel.send({ message_type: "listen-started", other_listeners: others })
         }
-        const ended = yield* listener.channel.attach(socket, open)
-        if (ended === "dropped") {
-          // A reopen within the grace resumes it; after that the listener is forgotten.
-          yield* Effect.forkDetach(
-            Effect.sleep(Duration.seconds(30)).pipe(
-              Effect.andThen(Effect.gen(function*() {
-                if (yield* listener.channel.connected) return
-                listeners.delete(listener)
-                byConnection.delete(key)
-              }))
-            )
-          )
-        } else {
+        const forget = Effect.gen(function*() {
           listeners.delete(listener)
           byConnection.delete(key)
-        }
+          const running = pumps.get(listener)
+          pumps.delete(listener)
+          if (running !== undefined) yield* Fiber.interrupt(running)
+        })
+        const ended = yield* listener.channel.attach(socket, open)
+        if (ended === "closed") return yield* forget
+        // A reopen within the grace resumes it; after that the listener is forgotten.
+        yield* Effect.forkIn(
+          Effect.sleep(Duration.seconds(30)).pipe(
+            Effect.andThen(Effect.flatMap(listener.channel.connected, (back) => back ? Effect.void : forget))
+          ),
+          scope
+        )
       })
 
     const controllers = CallControllers.of({

@@ -23,12 +23,10 @@ import * as SocketMedia from "@voice-agent/engine/SocketMedia"
 import { Duration, Effect, Layer, Option } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { CallSessions } from "./CallSessions.ts"
+import * as Channel from "./Channel.ts"
 import { Discovery } from "./Discovery.ts"
 
 const OPEN_TIMEOUT = Duration.seconds(10)
-
-const closeWith = (socket: MediaSocket, reason: Envelope.CloseReason, description: string) =>
-  Effect.andThen(socket.send(Envelope.close(reason, description)), socket.close)
 
 /** The first frame, if it is an `open` in time. */
 const readOpen = (socket: MediaSocket) =>
@@ -61,10 +59,10 @@ const socketRoute = (
     yield* Effect.scoped(Effect.gen(function*() {
       const socket = yield* SocketMedia.fromSocket(upgraded)
       const open = yield* readOpen(socket)
-      if (open === undefined) return yield* closeWith(socket, "other", "The first frame must be an open message")
+      if (open === undefined) return yield* Channel.refuse(socket, "other", "The first frame must be an open message")
       const organization = match === null ? Option.none() : yield* keys.authenticate(match[1]!)
       if (Option.isNone(organization)) {
-        return yield* closeWith(socket, "authentication-failure", "Invalid or missing API key")
+        return yield* Channel.refuse(socket, "authentication-failure", "Invalid or missing API key")
       }
       yield* serve(organization.value, socket, open, params, search)
     }))
@@ -83,7 +81,7 @@ const serveCampaign = socketRoute((organization, socket, open, params) =>
   Effect.gen(function*() {
     const campaignId = params["campaign_id"] ?? ""
     const campaign = yield* (yield* CampaignRepository).findById(organization.id, campaignId)
-    if (Option.isNone(campaign)) return yield* closeWith(socket, "other", `Campaign ${campaignId} not found`)
+    if (Option.isNone(campaign)) return yield* Channel.refuse(socket, "other", `Campaign ${campaignId} not found`)
     yield* (yield* Discovery).listen(organization.id, { _tag: "Campaign", campaignId: campaign.value.id }, socket, open)
   })
 )
@@ -92,7 +90,7 @@ const listenInbound = socketRoute((organization, socket, open, _params, search) 
   Effect.gen(function*() {
     const number = search["phone_number"]
     if (typeof number !== "string" || !isE164(number)) {
-      return yield* closeWith(
+      return yield* Channel.refuse(
         socket,
         "other",
         "phone_number (E.164) is required; webrtc_code and sip_code are not served"
@@ -100,7 +98,7 @@ const listenInbound = socketRoute((organization, socket, open, _params, search) 
     }
     const owned = yield* (yield* PhoneNumberRepository).findOwner(number)
     if (Option.isNone(owned) || owned.value.organizationId !== organization.id) {
-      return yield* closeWith(socket, "other", `${number} is not one of the organization's numbers`)
+      return yield* Channel.refuse(socket, "other", `${number} is not one of the organization's numbers`)
     }
     yield* (yield* Discovery).listen(organization.id, { _tag: "Inbound", phoneNumber: number }, socket, open)
   })
