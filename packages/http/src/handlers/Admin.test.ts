@@ -1,52 +1,13 @@
-import { NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, it, layer } from "@effect/vitest"
-import { Carrier } from "@voice-agent/core/ports/Carrier"
 import { MessageRepository } from "@voice-agent/core/ports/MessageRepository"
-import { RecordingStore } from "@voice-agent/core/ports/RecordingStore"
-import * as SqlStorage from "@voice-agent/store-sql/SqlStorage"
 import * as TestDatabase from "@voice-agent/store-sql/testing/TestDatabase"
-import { Clock, Effect, Layer, Option, Redacted } from "effect"
-import { HttpClient, HttpClientRequest, HttpRouter } from "effect/http"
+import { Clock, Effect, Option } from "effect"
 import type { HttpMethod } from "effect/http"
 import { randomInt } from "node:crypto"
-import * as HttpApp from "../HttpApp.ts"
-import { AdminToken, secretsEqual } from "./Admin.ts"
+import { adminToken, call, serve } from "../testing/TestApp.ts"
+import { secretsEqual } from "./Admin.ts"
 
-const adminToken = "test-admin-token"
-
-const server = (database: TestDatabase.Backend["layer"], token: Option.Option<string>) =>
-  HttpRouter.serve(HttpApp.layer, { disableLogger: true, disableListenLog: true }).pipe(
-    Layer.provideMerge(NodeHttpServer.layerTest),
-    // The admin API uses neither the carrier nor recordings: stand-ins that fail if called.
-    Layer.provide([
-      AdminToken.layer(Option.map(token, Redacted.make)),
-      Layer.mock(Carrier, {}),
-      Layer.mock(RecordingStore, {})
-    ]),
-    Layer.provideMerge(SqlStorage.layer.pipe(Layer.provideMerge(database)))
-  )
-
-interface Reply {
-  readonly status: number
-  // Parsed JSON, read field by field in the assertions.
-  readonly body: any
-}
-
-const call = (
-  method: HttpMethod.HttpMethod,
-  url: string,
-  options: { readonly token?: string | null; readonly body?: unknown } = {}
-): Effect.Effect<Reply, unknown, HttpClient.HttpClient> =>
-  Effect.gen(function*() {
-    const client = yield* HttpClient.HttpClient
-    let request = HttpClientRequest.make(method)(url)
-    const token = options.token === undefined ? adminToken : options.token
-    if (token !== null) request = HttpClientRequest.bearerToken(request, token)
-    if (options.body !== undefined) request = HttpClientRequest.bodyJsonUnsafe(request, options.body)
-    const response = yield* client.execute(request)
-    const text = yield* response.text
-    return { status: response.status, body: text === "" ? undefined : JSON.parse(text) }
-  })
+const server = (database: TestDatabase.Backend["layer"], token: Option.Option<string>) => serve(database, { token })
 
 const createOrganization = (body: Record<string, unknown> = {}) =>
   call("POST", "/admin/v1/organizations", { body: { name: `org-${Math.random().toString(36).slice(2)}`, ...body } })

@@ -3,22 +3,13 @@
  * tested in test/dialer/DirectCalls.test.ts): the check order (401, 403, 422), what reaches the
  * service, each refusal's status and sentence, and 501 on a server without the service.
  */
-import { NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, layer } from "@effect/vitest"
 import { NumberOnDoNotCallList, OutboundDialingDisabled, PhoneNumberNotOwned } from "@voice-agent/core/Errors"
-import { Carrier } from "@voice-agent/core/ports/Carrier"
 import type { DirectCallRequest } from "@voice-agent/core/ports/DirectCalls"
 import { DirectCalls } from "@voice-agent/core/ports/DirectCalls"
-import { RecordingStore } from "@voice-agent/core/ports/RecordingStore"
-import * as SqlStorage from "@voice-agent/store-sql/SqlStorage"
 import * as TestDatabase from "@voice-agent/store-sql/testing/TestDatabase"
-import { Effect, Layer, Option, Redacted } from "effect"
-import { HttpClient, HttpClientRequest, HttpRouter } from "effect/http"
-import type { HttpMethod } from "effect/http"
-import * as HttpApp from "../HttpApp.ts"
-import { AdminToken } from "./Admin.ts"
-
-const adminToken = "test-admin-token"
+import { Effect, Layer } from "effect"
+import { call, serve } from "../testing/TestApp.ts"
 
 /** What the stand-in was asked, and its answers by the number called. */
 const placed: Array<DirectCallRequest> = []
@@ -42,38 +33,7 @@ const standIn = Layer.succeed(
 )
 
 const server = (database: TestDatabase.Backend["layer"], calls: Layer.Layer<never> | Layer.Layer<DirectCalls>) =>
-  HttpRouter.serve(HttpApp.layer, { disableLogger: true, disableListenLog: true }).pipe(
-    Layer.provideMerge(NodeHttpServer.layerTest),
-    Layer.provide([
-      AdminToken.layer(Option.some(Redacted.make(adminToken))),
-      Layer.mock(Carrier, {}),
-      Layer.mock(RecordingStore, {}),
-      calls
-    ]),
-    Layer.provideMerge(SqlStorage.layer.pipe(Layer.provideMerge(database)))
-  )
-
-interface Reply {
-  readonly status: number
-  // Parsed JSON, read field by field in the assertions.
-  readonly body: any
-}
-
-const call = (
-  method: HttpMethod.HttpMethod,
-  url: string,
-  options: { readonly token?: string | null; readonly body?: unknown } = {}
-): Effect.Effect<Reply, unknown, HttpClient.HttpClient> =>
-  Effect.gen(function*() {
-    const client = yield* HttpClient.HttpClient
-    let request = HttpClientRequest.make(method)(url)
-    const token = options.token === undefined ? adminToken : options.token
-    if (token !== null) request = HttpClientRequest.bearerToken(request, token)
-    if (options.body !== undefined) request = HttpClientRequest.bodyJsonUnsafe(request, options.body)
-    const response = yield* client.execute(request)
-    const text = yield* response.text
-    return { status: response.status, body: text === "" ? undefined : JSON.parse(text) }
-  })
+  serve(database, { services: calls })
 
 /** An organization (with `settings`) and one of its keys. */
 const organization = (settings: Record<string, unknown> = {}) =>

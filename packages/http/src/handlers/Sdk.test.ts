@@ -3,22 +3,13 @@
  * deprecation check and telemetry without a key, generation on a stand-in chat model (the
  * first chat provider), 501 without one, 502 when it fails.
  */
-import { NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, layer } from "@effect/vitest"
-import { Carrier } from "@voice-agent/core/ports/Carrier"
 import type { ChatModel, ChatRequest } from "@voice-agent/core/ports/ChatModel"
 import { ChatError } from "@voice-agent/core/ports/ChatModel"
 import { Providers } from "@voice-agent/core/ports/Providers"
-import { RecordingStore } from "@voice-agent/core/ports/RecordingStore"
-import * as SqlStorage from "@voice-agent/store-sql/SqlStorage"
 import * as TestDatabase from "@voice-agent/store-sql/testing/TestDatabase"
-import { Effect, Layer, Option, Redacted, Stream } from "effect"
-import { HttpClient, HttpClientRequest, HttpRouter } from "effect/http"
-import type { HttpMethod } from "effect/http"
-import * as HttpApp from "../HttpApp.ts"
-import { AdminToken } from "./Admin.ts"
-
-const adminToken = "test-admin-token"
+import { Effect, Layer, Option, Stream } from "effect"
+import { call, serve } from "../testing/TestApp.ts"
 
 /** The requests the stand-in model got; it fails on a prompt that says "fail". */
 const seen: Array<ChatRequest> = []
@@ -46,38 +37,7 @@ const providers = Layer.succeed(
 )
 
 const server = (database: TestDatabase.Backend["layer"], extra: Layer.Layer<never> | Layer.Layer<Providers>) =>
-  HttpRouter.serve(HttpApp.layer, { disableLogger: true, disableListenLog: true }).pipe(
-    Layer.provideMerge(NodeHttpServer.layerTest),
-    Layer.provide([
-      AdminToken.layer(Option.some(Redacted.make(adminToken))),
-      Layer.mock(Carrier, {}),
-      Layer.mock(RecordingStore, {}),
-      extra
-    ]),
-    Layer.provideMerge(SqlStorage.layer.pipe(Layer.provideMerge(database)))
-  )
-
-interface Reply {
-  readonly status: number
-  // Parsed JSON, read field by field in the assertions.
-  readonly body: any
-}
-
-const call = (
-  method: HttpMethod.HttpMethod,
-  url: string,
-  options: { readonly token?: string | null; readonly body?: unknown } = {}
-): Effect.Effect<Reply, unknown, HttpClient.HttpClient> =>
-  Effect.gen(function*() {
-    const client = yield* HttpClient.HttpClient
-    let request = HttpClientRequest.make(method)(url)
-    const token = options.token === undefined ? adminToken : options.token
-    if (token !== null) request = HttpClientRequest.bearerToken(request, token)
-    if (options.body !== undefined) request = HttpClientRequest.bodyJsonUnsafe(request, options.body)
-    const response = yield* client.execute(request)
-    const text = yield* response.text
-    return { status: response.status, body: text === "" ? undefined : JSON.parse(text) }
-  })
+  serve(database, { services: extra })
 
 const apiKey = Effect.gen(function*() {
   const created = yield* call("POST", "/admin/v1/organizations", {
