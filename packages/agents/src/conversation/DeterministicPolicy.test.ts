@@ -171,6 +171,37 @@ describe("questionFor", () => {
       "Could you tell me your contact channel? Is it email, phone or post?"
     )
   })
+
+  it("puts a description written as an instruction to a model to the caller", () => {
+    const cases: ReadonlyArray<readonly [string, string]> = [
+      [
+        "Ask the patient whether they confirm their appointment or need to reschedule. Acceptable responses: 'confirm' or 'reschedule'.",
+        "Could you tell me whether you confirm your appointment or need to reschedule?"
+      ],
+      [
+        "If the patient wants to reschedule, ask for their preferred day and time for the new appointment.",
+        "Could you tell me your preferred day and time for the new appointment?"
+      ],
+      ["Ask for the caller's date of birth", "Could you tell me your date of birth?"],
+      ["Ask them to rate the visit from one to five.", "Could you rate the visit from one to five?"],
+      ["The policy number on their card.", "Could you tell me the policy number on their card?"]
+    ]
+    for (const [description, question] of cases) {
+      assert.strictEqual(DeterministicPolicy.questionFor(field({ description })), question, description)
+    }
+  })
+
+  it("asks for the person the SDK's reach_person step wants", () => {
+    assert.strictEqual(
+      DeterministicPolicy.questionFor(field({
+        key: "contact_availability",
+        field_type: "multiple_choice",
+        description: "The availability of Ann Lee.\nDetailed descriptions of each choice:\n - available: on the line.",
+        choices: ["available", "unavailable", "voicemail", "wrong_number", "do_not_contact"]
+      })),
+      "May I speak with Ann Lee?"
+    )
+  })
 })
 
 describe("stopPhrase", () => {
@@ -434,6 +465,45 @@ describe("make", () => {
         sensitive: false
       })
       assert.strictEqual(c.state.ended?.outcome, "completed")
+    })
+  })
+
+  describe("the SDK's reach_person step", () => {
+    const reach: Task = {
+      objective: "Reach Ann Lee",
+      action_items: [{
+        item_type: "field",
+        key: "contact_availability",
+        description: "The availability of Ann Lee.",
+        field_type: "multiple_choice",
+        choices: ["available", "unavailable", "voicemail", "wrong_number", "do_not_contact"]
+      }]
+    }
+    it("records the outcome the person's reply names, a request not to call included", () => {
+      for (
+        const [reply, outcome] of [
+          ["Yes, speaking.", "available"],
+          ["She's not home, call back later", "unavailable"],
+          ["Don't call this number again", "do_not_contact"]
+        ] as const
+      ) {
+        const c = call({ persona, task: reach })
+        assert.deepStrictEqual(spoken(c.start()), ["Hello, this is Grace from Acme.", "May I speak with Ann Lee?"])
+        const out = c.answer(reply)
+        assert.deepStrictEqual(out.find((action) => action._tag === "RecordField"), {
+          _tag: "RecordField",
+          key: "contact_availability",
+          value: outcome,
+          sensitive: false
+        }, reply)
+        assert.strictEqual(c.state.ended?.outcome, "completed", reply)
+      }
+    })
+
+    it("asks again when the reply names no outcome", () => {
+      const c = call({ persona, task: reach })
+      c.start()
+      assert.deepStrictEqual(spoken(c.answer("Hmm?")), ["Sorry, I didn't catch that. May I speak with Ann Lee?"])
     })
   })
 

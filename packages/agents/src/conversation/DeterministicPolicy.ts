@@ -10,7 +10,10 @@
  *   voicemail message, then the call ends `voicemail`.
  * - **The checklist, in order.** A `say` item is said verbatim; a `todo` is marked done (it
  *   describes work for a model); a `field` is asked by its `question`, else a question built
- *   from its `description`, else from its key. The silence timer starts when a question has
+ *   from its `description` (one written as an instruction to a model, "Ask the patient whether
+ *   they…", is put to the caller: "Could you tell me whether you…?"), else from its key. The
+ *   reference SDK's `reach_person` field is asked "May I speak with {name}?" and its reply read
+ *   as one of its outcomes (`ReachPerson`). The silence timer starts when a question has
  *   been heard. The caller's answer (or digits keyed and ended with `#`, `*` to start over, or
  *   keyed and left to the silence timer) goes through the `Extractor`: a value is recorded and
  *   the walk goes on; a failure is re-asked with a short rephrase, at most `maxReasks` times
@@ -41,6 +44,7 @@ import type { FieldItem, FieldValue, Persona } from "@voice-agent/core/AgentTask
 import type { Result } from "effect"
 import type { Day, Decision, Directive, Input, Policy, State, Variables } from "./Conversation.ts"
 import * as Conversation from "./Conversation.ts"
+import * as ReachPerson from "./ReachPerson.ts"
 
 /**
  * What an extractor is told besides the field and the utterance.
@@ -128,15 +132,47 @@ const listOf = (choices: ReadonlyArray<string>) =>
 export const questionFor = (field: FieldItem): string => {
   const question = present(field.question)
   if (question !== undefined) return question
-  // A description's first line: the reference's reach-person field lists its choices below it.
-  const description = present(present(field.description)?.split("\n")[0])?.replace(/[.?!:]+$/, "")
-  const subject = description === undefined
-    ? `your ${humanize(field.key)}`
-    : description.charAt(0).toLowerCase() + description.slice(1)
+  const contact = ReachPerson.contactOf(field)
+  if (contact !== undefined) return ReachPerson.question(contact)
   const choices = field.field_type === "multiple_choice" && field.choices !== undefined && field.choices.length > 0
     ? ` Is it ${listOf(field.choices)}?`
     : ""
-  return `Could you tell me ${subject}?${choices}`
+  const description = firstSentence(field.description)
+  if (description === undefined) return `Could you tell me your ${humanize(field.key)}?${choices}`
+  const asked = askedIn(description)
+  if (asked !== undefined) return `${asked}${choices}`
+  return `Could you tell me ${description.charAt(0).toLowerCase() + description.slice(1)}?${choices}`
+}
+
+/** A description's first sentence of its first line, without its closing punctuation. */
+const firstSentence = (description: string | undefined): string | undefined =>
+  present(present(description)?.split("\n")[0]?.split(/(?<=[.?!])\s+/)[0]?.replace(/[.?!:]+$/, ""))
+
+const toCaller: ReadonlyArray<readonly [RegExp, string]> = [
+  [
+    /\bthe (?:patient|caller|customer|contact|person|user|client|member|guest|resident|student|applicant)'s\b/gi,
+    "your"
+  ],
+  [/\bthey're\b/gi, "you're"],
+  [/\bthey've\b/gi, "you've"],
+  [/\bthemselves\b/gi, "yourself"],
+  [/\btheirs\b/gi, "yours"],
+  [/\btheir\b/gi, "your"],
+  [/\bthey\b/gi, "you"],
+  [/\bthem\b/gi, "you"]
+]
+
+/**
+ * The question in a description written as an instruction to a model ("Ask the patient whether
+ * they confirm…", "If they want to reschedule, ask for their preferred day…"), put to the
+ * caller ("Could you tell me whether you confirm…?").
+ */
+const askedIn = (description: string): string | undefined => {
+  const match = /\bask(?:\s+(?:the\s+\w+|them|him|her))?(?:\s+(?:for|about))?\s+(.+)$/i.exec(description)?.[1]
+  if (match === undefined) return undefined
+  const rest = toCaller.reduce((text, [pattern, replacement]) => text.replace(pattern, replacement), match.trim())
+  const infinitive = /^to\s+(.+)$/i.exec(rest)?.[1]
+  return infinitive === undefined ? `Could you tell me ${rest}?` : `Could you ${infinitive}?`
 }
 
 const hintFor = (field: FieldItem): string | undefined => {
@@ -315,18 +351,24 @@ export const make = (options: Options): Policy => {
     }
   }
 
-  /** Takes `utterance` as the answer to `field`. */
-  const answer = (state: State, today: Day, field: FieldItem, utterance: string): Decision => {
+  /** The value `utterance` gives `field`, if any. */
+  const read = (state: State, today: Day, field: FieldItem, utterance: string): FieldValue | undefined => {
+    const contact = ReachPerson.contactOf(field)
+    if (contact !== undefined) return ReachPerson.outcomeOf(utterance, contact, field.choices ?? [])
     const extracted = options.extractor(field, utterance, {
       today,
       language: state.language,
       variables: state.variables
     })
-    if (extracted._tag === "Success") {
-      const recorded = Conversation.recordField(state, field.key, extracted.success)
-      return advance(recorded, [{ _tag: "RecordField", key: field.key, value: extracted.success }])
-    }
-    return misunderstood(state, field)
+    return extracted._tag === "Success" ? extracted.success : undefined
+  }
+
+  /** Takes `utterance` as the answer to `field`. */
+  const answer = (state: State, today: Day, field: FieldItem, utterance: string): Decision => {
+    const value = read(state, today, field, utterance)
+    if (value === undefined) return misunderstood(state, field)
+    const recorded = Conversation.recordField(state, field.key, value)
+    return advance(recorded, [{ _tag: "RecordField", key: field.key, value }])
   }
 
   /** An answer to `field` that could not be used: asked again, skipped, or the call given up. */
@@ -351,7 +393,11 @@ export const make = (options: Options): Policy => {
   const isStop = (state: State, text: string): boolean => {
     const phrase = stopPhrase(text)
     if (phrase === undefined) return false
-    const choices = awaited(state)?.choices ?? []
+    const target = awaited(state)
+    const contact = target === undefined ? undefined : ReachPerson.contactOf(target)
+    // "Don't call this number" answers the reach-person field (do_not_contact).
+    if (contact !== undefined && ReachPerson.outcomeOf(text, contact, target?.choices ?? []) !== undefined) return false
+    const choices = target?.choices ?? []
     return !choices.some((choice) => normalize(choice).includes(phrase))
   }
 
