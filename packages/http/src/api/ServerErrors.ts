@@ -7,7 +7,8 @@
  * @since 0.1.0
  */
 import { Schema } from "effect"
-import { ErrorResponse } from "./HttpErrors.ts"
+import { HttpServerRespondable } from "effect/http"
+import { ErrorResponse, respond } from "./HttpErrors.ts"
 
 /**
  * The server has no such service configured (no language model, no outbound calling): the
@@ -18,7 +19,11 @@ import { ErrorResponse } from "./HttpErrors.ts"
 export class NotImplemented extends Schema.Error<NotImplemented>("NotImplemented")(ErrorResponse, {
   httpApiStatus: 501,
   description: "Not configured on this server"
-}) {}
+}) {
+  [HttpServerRespondable.symbol]() {
+    return respond(501, this)
+  }
+}
 
 /**
  * The service this server relies on (a language model provider) failed.
@@ -28,4 +33,8 @@ export class NotImplemented extends Schema.Error<NotImplemented>("NotImplemented
 export class BadGateway extends Schema.Error<BadGateway>("BadGateway")(ErrorResponse, {
   httpApiStatus: 502,
   description: "The upstream service failed"
-}) {}
+}) {
+  [HttpServerRespondable.symbol]() {
+    return respond(502, this)
+  }
+}
