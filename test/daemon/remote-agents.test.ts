@@ -9,6 +9,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Agent, Field } from "@voice-agent/agent-sdk"
 import { Effect } from "effect"
 import * as Daemon from "../support/Daemon.ts"
+import * as Dtmf from "../support/Dtmf.ts"
 import * as Replay from "../support/guava-sdk/Agent.ts"
 
 const admin = "remote-agents-admin-secret"
@@ -94,13 +95,16 @@ describe("the Python SDK's wire (a replay of guava-sdk 0.35), on a daemon", () =
             name: "Ava",
             organization: "Acme Dental",
             hooks: {
-              onCallStart: (call) =>
+              onCallStart: (call) => {
+                // Keys for the person (an IVR would act on them), played in band: the recording has them.
+                call.sendDtmf("12")
                 call.setTask("intake", {
                   checklist: [
                     new Replay.Field({ key: "full_name", fieldType: "text", question: "What is your full name?" }),
                     new Replay.Field({ key: "party_size", fieldType: "integer", question: "How many people?" })
                   ]
-                }),
+                })
+              },
               onTaskComplete: { intake: (call) => call.hangup("Thank them.") }
             }
           })
@@ -117,7 +121,21 @@ describe("the Python SDK's wire (a replay of guava-sdk 0.35), on a daemon", () =
         assert.isTrue(types.lastIndexOf("action-item-done") < types.indexOf("task-done"), JSON.stringify(types))
         // The attach order of the SDK reached the server: persona, hooks, the variable, the task.
         const sent = call.sentCommands().map((command) => command["command_type"])
-        assert.deepStrictEqual(sent.slice(0, 4), ["set-persona", "registered-hooks", "set-variable", "set-task"])
+        assert.deepStrictEqual(sent.slice(0, 5), [
+          "set-persona",
+          "registered-hooks",
+          "set-variable",
+          "send-agent-dtmf",
+          "set-task"
+        ])
+        const agentChannel = yield* Effect.promise(async () => {
+          const response = await fetch(
+            `${daemon.url}/v1/conversations/${call.id}/channels/agent/recording`,
+            Daemon.bearer(key)
+          )
+          return new Uint8Array(await response.arrayBuffer())
+        })
+        assert.strictEqual(Dtmf.keysInWav(agentChannel), "12")
         yield* Effect.promise(() => sdk.shutdown())
       }),
     { timeout: 120_000 }

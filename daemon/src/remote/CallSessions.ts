@@ -55,6 +55,7 @@ interface Session {
   organizationId: string
   readonly channel: Channel.Channel
   readonly commands: Queue.Queue<Conversation.Command>
+  readonly keys: Queue.Queue<string>
   readonly attached: Deferred.Deferred<void>
   readonly tasked: Deferred.Deferred<void>
   readonly lost: Deferred.Deferred<void>
@@ -118,6 +119,7 @@ export const make = (settings: Settings) =>
           case "Execute":
             return yield* session.channel.send(Wire.executeAction(decoded.actionKey))
           case "SendDtmf":
+            return yield* Queue.offer(session.keys, decoded.digits)
           case "Noted":
             return yield* Effect.logDebug(`Call ${session.callId}: agent command ${JSON.stringify(decoded)}`)
           case "Refused":
@@ -174,6 +176,7 @@ export const make = (settings: Settings) =>
           organizationId,
           channel: yield* Channel.make(`Call ${callId}`),
           commands: yield* Queue.bounded<Conversation.Command>(1_024),
+          keys: yield* Queue.bounded<string>(64),
           attached: yield* Deferred.make<void>(),
           tasked: yield* Deferred.make<void>(),
           lost: yield* Deferred.make<void>(),
@@ -250,6 +253,7 @@ export const make = (settings: Settings) =>
             {
               ready,
               commands: session.commands,
+              keys: session.keys,
               notify: notify(session),
               lost: Deferred.await(session.lost)
             } satisfies Remote

@@ -113,6 +113,8 @@ export interface Remote {
   readonly ready: Effect.Effect<boolean>
   /** The agent's commands, in order. */
   readonly commands: Queue.Dequeue<Conversation.Command>
+  /** Keys the agent asks to send to the person (DTMF: 0-9, *, #, A-D, w for a half-second pause). */
+  readonly keys: Queue.Dequeue<string>
   readonly notify: (note: Note) => Effect.Effect<void>
   /** Resolves when the agent is gone for good: the call ends as a failure of the agent. */
   readonly lost: Effect.Effect<void>
@@ -608,6 +610,7 @@ const pipeline = (
       yield* Effect.forkScoped(Effect.forever(
         Effect.flatMap(Queue.take(remote.commands), (command) => offer({ _tag: "Command", command }))
       ))
+      yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(remote.keys), call.sendDtmf)))
     }
     yield* Queue.offer(events, { _tag: "Event", event: yield* callStarted(call.context) })
     for (;;) {

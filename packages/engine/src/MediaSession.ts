@@ -521,12 +521,20 @@ const DTMF: Record<string, readonly [number, number]> = {
   "9": [852, 1477],
   "*": [941, 1209],
   "0": [941, 1336],
-  "#": [941, 1477]
+  "#": [941, 1477],
+  "A": [697, 1633],
+  "B": [770, 1633],
+  "C": [852, 1633],
+  "D": [941, 1633]
 }
 
-/** DTMF digits as audio: 100 ms of the digit's two tones, then 100 ms of silence, each. */
+/**
+ * DTMF digits as audio: 100 ms of the digit's two tones, then 100 ms of silence, each; `w` (as
+ * in the reference SDK and Twilio's `sendDigits`) is half a second of silence.
+ */
 const dtmfFrames = (digits: string): Array<AudioFrame> =>
-  digits.split("").flatMap((digit) => {
+  digits.toUpperCase().split("").flatMap((digit) => {
+    if (digit === "W") return [{ encoding: "pcm16" as const, samples: new Int16Array(4000), timestampMs: 0 }]
     const tones = DTMF[digit]
     if (tones === undefined) return []
     const samples = new Int16Array(1600)
