@@ -97,6 +97,7 @@ export type Note =
   | { readonly _tag: "FieldRecorded"; readonly key: string; readonly value: FieldValue }
   | { readonly _tag: "TaskCompleted"; readonly taskId: string | undefined }
   | { readonly _tag: "Question"; readonly id: string; readonly text: string }
+  | { readonly _tag: "ActionRequest"; readonly id: string; readonly text: string }
   | { readonly _tag: "ChoiceQuery"; readonly id: string; readonly key: string; readonly query: string }
   | { readonly _tag: "Escalate" }
   | { readonly _tag: "Dtmf"; readonly digit: string }
@@ -465,7 +466,7 @@ const pipeline = (
     const current = yield* Ref.make(
       remote === undefined
         ? initialState(definition)
-        : { ...initialState(definition), controller: { answersQuestions: false } }
+        : { ...initialState(definition), controller: { answersQuestions: false, handlesRequests: false } }
     )
     let generation = 0
     let generating: Fiber.Fiber<void> | undefined
@@ -551,7 +552,8 @@ const pipeline = (
               yield* notify({ _tag: "TaskCompleted", taskId: action.taskId })
               break
             case "Question":
-              yield* notify({ _tag: "Question", id: action.id, text: action.text })
+            case "ActionRequest":
+              yield* notify({ _tag: action._tag, id: action.id, text: action.text })
               break
             case "ChoiceQuery":
               yield* notify({ _tag: "ChoiceQuery", id: action.id, key: action.key, query: action.query })

@@ -182,6 +182,8 @@ export interface State {
 export interface Controller {
   /** Questions of the caller go to the agent (`Question`), which answers them. */
   readonly answersQuestions: boolean
+  /** Requests of the caller outside the task go to the agent (`ActionRequest`), which may act on them. */
+  readonly handlesRequests: boolean
 }
 
 /**
@@ -191,7 +193,7 @@ export interface Controller {
  */
 export type Command =
   | { readonly _tag: "SetPersona"; readonly persona: Persona }
-  | { readonly _tag: "SetHooks"; readonly answersQuestions: boolean }
+  | { readonly _tag: "SetHooks"; readonly answersQuestions: boolean; readonly handlesRequests: boolean }
   | { readonly _tag: "SetVariable"; readonly key: string; readonly value: unknown }
   | { readonly _tag: "SetLanguage"; readonly language: string }
   /** Replaces the task (and every item's status and value). */
@@ -289,6 +291,8 @@ export type Directive =
   | { readonly _tag: "ToolResult"; readonly id: string; readonly output: string }
   /** Hand the caller's question to the remote agent. */
   | { readonly _tag: "Question"; readonly text: string }
+  /** Hand a request of the caller outside the task to the remote agent. */
+  | { readonly _tag: "ActionRequest"; readonly text: string }
   /** Ask the remote agent which choices of a search field match what the caller said. */
   | { readonly _tag: "ChoiceQuery"; readonly key: string; readonly query: string }
   /** The caller asked for a human. */
@@ -317,6 +321,7 @@ export type Action =
   | { readonly _tag: "Generate" }
   | { readonly _tag: "ToolResult"; readonly id: string; readonly output: string }
   | { readonly _tag: "Question"; readonly id: string; readonly text: string }
+  | { readonly _tag: "ActionRequest"; readonly id: string; readonly text: string }
   | { readonly _tag: "ChoiceQuery"; readonly id: string; readonly key: string; readonly query: string }
   | { readonly _tag: "Escalate" }
 
@@ -574,7 +579,13 @@ const command = (state: State, command: Command, policy: Policy): Step => {
     case "SetPersona":
       return { state: { ...state, persona: { ...state.persona, ...definedOf(command.persona) } }, actions: [] }
     case "SetHooks":
-      return { state: { ...state, controller: { answersQuestions: command.answersQuestions } }, actions: [] }
+      return {
+        state: {
+          ...state,
+          controller: { answersQuestions: command.answersQuestions, handlesRequests: command.handlesRequests }
+        },
+        actions: []
+      }
     case "SetVariable":
       return { state: { ...state, variables: { ...state.variables, [command.key]: command.value } }, actions: [] }
     case "SetLanguage":
@@ -698,10 +709,11 @@ const apply = (state: State, directives: ReadonlyArray<Directive>, before: Reado
       case "ToolResult":
         actions.push({ ...directive, output: scrub(current, directive.output) })
         break
-      case "Question": {
+      case "Question":
+      case "ActionRequest": {
         const id = current.nextId
         current = { ...current, nextId: id + 1 }
-        actions.push({ _tag: "Question", id: String(id), text: scrub(current, directive.text) })
+        actions.push({ _tag: directive._tag, id: String(id), text: scrub(current, directive.text) })
         break
       }
       case "ChoiceQuery": {

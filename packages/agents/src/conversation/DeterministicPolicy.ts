@@ -278,6 +278,16 @@ export const isQuestion = (text: string): boolean =>
     .test(normalize(text))
 
 /**
+ * Whether the caller asks for something ("I'd like to…", "I want to…", "I need to…", "can I…",
+ * "could I…"): a request a remote agent may act on (`action-request`).
+ *
+ * @category predicates
+ */
+export const isRequest = (text: string): boolean =>
+  /\b(i'd like to|i would like to|i want to|i wanna|i need to|i'd like a|i want a|i need a|can i|could i|may i)\b/
+    .test(normalize(text))
+
+/**
  * Whether an instruction asks to end the call (the reference SDK's `hangup`: "… naturally end
  * the conversation and hang up the call").
  *
@@ -363,10 +373,16 @@ export const make = (options: Options): Policy => {
     return extracted._tag === "Success" ? extracted.success : undefined
   }
 
-  /** Takes `utterance` as the answer to `field`. */
+  /** Hands a request outside the task to the remote agent that handles them, and waits for it. */
+  const request = (state: State, utterance: string): Decision | undefined =>
+    state.controller?.handlesRequests === true && isRequest(utterance)
+      ? { state, actions: [{ _tag: "ActionRequest", text: utterance }, timer] }
+      : undefined
+
+  /** Takes `utterance` as the answer to `field` (a request it does not answer goes to the agent). */
   const answer = (state: State, today: Day, field: FieldItem, utterance: string): Decision => {
     const value = read(state, today, field, utterance)
-    if (value === undefined) return misunderstood(state, field)
+    if (value === undefined) return request(state, utterance) ?? misunderstood(state, field)
     const recorded = Conversation.recordField(state, field.key, value)
     return advance(recorded, [{ _tag: "RecordField", key: field.key, value }])
   }
@@ -419,7 +435,7 @@ export const make = (options: Options): Policy => {
           }
         }
         const target = awaited(heard)
-        if (target === undefined) return advance(heard)
+        if (target === undefined) return request(heard, input.text) ?? advance(heard)
         // Said over what comes before the question (no barge-in): not an answer to it.
         const first = heard.speaking[0]
         if (first !== undefined && !(first.kind === "question" && first.key === target.key)) {

@@ -45,7 +45,7 @@ const run = (state: State, events: ReadonlyArray<Event>) => {
 }
 
 const command = (command: Command): Event => ({ _tag: "Command", command })
-const controlled = Conversation.make({ controller: { answersQuestions: false } })
+const controlled = Conversation.make({ controller: { answersQuestions: false, handlesRequests: false } })
 /** Plays every speech queued so far. */
 const playAll = (state: State): ReadonlyArray<Event> =>
   state.speaking.map((speech) => ({ _tag: "SpeechPlayed", id: speech.id, offsetMs: 0 }))
@@ -111,7 +111,7 @@ describe("a conversation a remote agent drives", () => {
 
   it("hands the caller's questions to an agent that answers them, and says its answer", () => {
     let { state } = run(controlled, [
-      command({ _tag: "SetHooks", answersQuestions: true }),
+      command({ _tag: "SetHooks", answersQuestions: true, handlesRequests: false }),
       command({ _tag: "SetTask", task }),
       started
     ])
@@ -130,6 +130,35 @@ describe("a conversation a remote agent drives", () => {
       action._tag === "Say" || action._tag === "Ask" ? [action.text] : []
     )
     assert.deepStrictEqual(spoken, ["We open at nine.", "What is your name?"])
+  })
+
+  it("hands a request outside the task to an agent that handles them; an answer the field takes stays an answer", () => {
+    const numbers: Task = {
+      task_id: "count",
+      objective: "",
+      action_items: [{ item_type: "field", key: "guests", field_type: "integer", question: "How many guests?" }]
+    }
+    let { state } = run(controlled, [
+      command({ _tag: "SetHooks", answersQuestions: false, handlesRequests: true }),
+      command({ _tag: "SetTask", task: numbers }),
+      started
+    ])
+    state = run(state, playAll(state)).state
+    const requested = run(state, [{ _tag: "Utterance", text: "I'd like to cancel my booking", offsetMs: 1_000 }])
+    const request = requested.actions.find((action) => action._tag === "ActionRequest")
+    assert.strictEqual(request?._tag === "ActionRequest" ? request.text : undefined, "I'd like to cancel my booking")
+    assert.isFalse(requested.actions.some((action) => action._tag === "Ask"), "not asked again meanwhile")
+    // "I need to bring four" answers the field: no request.
+    const answered = run(requested.state, [{ _tag: "Utterance", text: "I need to bring four", offsetMs: 2_000 }])
+    assert.isFalse(answered.actions.some((action) => action._tag === "ActionRequest"))
+    assert.deepStrictEqual(Conversation.values(answered.state), { guests: 4 })
+    // An agent without the hook: the request is a failed answer, asked again.
+    const { state: plain } = run(controlled, [command({ _tag: "SetTask", task: numbers }), started])
+    const reasked = run(run(plain, playAll(plain)).state, [
+      { _tag: "Utterance", text: "I'd like to cancel my booking", offsetMs: 1_000 }
+    ])
+    assert.isFalse(reasked.actions.some((action) => action._tag === "ActionRequest"))
+    assert.isTrue(reasked.actions.some((action) => action._tag === "Ask"))
   })
 
   it("asks the agent which choices of a search field match, and records the first match", () => {

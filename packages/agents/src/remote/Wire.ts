@@ -124,7 +124,12 @@ const noted = (commandType: CommandType, detail: string): Decoded => ({ _tag: "N
 /** What each command asks, from its decoded form. */
 const interpreters: { readonly [K in CommandType]: (command: Decodes[K]) => Decoded } = {
   "set-persona": (persona) => conversation({ _tag: "SetPersona", persona }),
-  "registered-hooks": (hooks) => conversation({ _tag: "SetHooks", answersQuestions: hooks.has_on_question === true }),
+  "registered-hooks": (hooks) =>
+    conversation({
+      _tag: "SetHooks",
+      answersQuestions: hooks.has_on_question === true,
+      handlesRequests: hooks.has_on_action_requested === true
+    }),
   "set-variable": (variable) => conversation({ _tag: "SetVariable", key: variable.key, value: variable.value ?? null }),
   "set-task": (task) =>
     conversation({
@@ -194,6 +199,8 @@ export const noteEvent = (note: Note, recentDigits: string): Payload => {
       return { event_type: "task-done", task_id: note.taskId ?? "" }
     case "Question":
       return { event_type: "agent-question", question_id: note.id, question: note.text }
+    case "ActionRequest":
+      return { event_type: "action-request", intent_id: note.id, intent_summary: note.text }
     case "ChoiceQuery":
       return { event_type: "choice-query", field_key: note.key, query: note.query, query_id: note.id }
     case "Escalate":
