@@ -493,6 +493,13 @@ describe("DialLoop", () => {
           assert.deepStrictEqual(stateOf(world, "+12025550100"), ContactState.initial(now), `drainMs ${drainMs}`)
           assert.strictEqual(world.conversations.size, 0)
           assert.deepStrictEqual(agents.placed, [])
+          if (drainMs > 0) {
+            // The agent that took it is told the call failed, so its session ends.
+            const events = world.events.get(agents.offers[0]!.callId) ?? []
+            assert.deepStrictEqual(events.map((event) => event._tag === "Ended" ? event.reason : event._tag), [
+              "failed"
+            ])
+          }
         }
       }))
 

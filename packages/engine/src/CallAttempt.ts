@@ -134,11 +134,20 @@ export const run = (
         yield* Effect.logInfo(`Contact ${contactId} not called: the remote agent declined call ${callId}`)
         return yield* release("agent-declined")
       }
+      // A remote agent that took the call waits on its events: a call not placed after all has
+      // failed, so the agent hears it (outbound-call-failed) and its session ends.
+      const withdraw = answer === "taken"
+        ? Effect.flatMap(
+          Clock.currentTimeMillis,
+          (at) => callEvents.publish(callId, { _tag: "Ended", at, reason: "failed" })
+        )
+        : Effect.void
       // The process began stopping while the offer waited: not dialed yet, so released.
-      if (yield* Ref.get(stopping)) return yield* release("shutdown")
+      if (yield* Ref.get(stopping)) return yield* Effect.andThen(withdraw, release("shutdown"))
       const start = yield* repository.startCall({ contactId, worker, callId, now: yield* Clock.currentTimeMillis })
       if (start._tag === "NotPlaced") {
         yield* Ref.set(phase, "done")
+        yield* withdraw
         return yield* Effect.logInfo(`Contact ${contactId} not called: ${start.reason}`)
       }
       conversationId = start.conversationId
