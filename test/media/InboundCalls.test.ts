@@ -246,6 +246,21 @@ describe("InboundCalls", () => {
         }
       }))
 
+    it.effect("the agent's verdict after the carrier's end, within the grace, counts; at once or together too", () =>
+      Effect.gen(function*() {
+        const events = yield* CallEvents
+        // The person hangs up: the carrier reports the end, the agent's verdict follows.
+        for (const gapMs of [50, 0]) {
+          const { accepted, org } = yield* acceptedCall
+          const at = (yield* Clock.currentTimeMillis) + 3_000
+          yield* events.publish(accepted.callId, { _tag: "Ended", at, reason: "remote-hangup" })
+          if (gapMs > 0) yield* Effect.sleep(Duration.millis(gapMs))
+          yield* events.publish(accepted.callId, { _tag: "AgentEnded", at, outcome: "completed", endedBy: "remote" })
+          const conversation = yield* ended(org.id, accepted.callId)
+          assert.strictEqual(conversation.terminationReason, "user-hangup", `verdict ${gapMs} ms after the end`)
+        }
+      }))
+
     it.effect("the carrier's end with no verdict within the grace is bot-failure; a call past its limit is hung up", () =>
       Effect.gen(function*() {
         const first = yield* acceptedCall

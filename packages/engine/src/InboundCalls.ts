@@ -36,7 +36,7 @@ import { PhoneNumberRepository } from "@voice-agent/core/ports/PhoneNumberReposi
 import { ServerSecrets } from "@voice-agent/core/ports/ServerSecrets"
 import { WebhookRepository } from "@voice-agent/core/ports/WebhookRepository"
 import * as Webhook from "@voice-agent/core/Webhook"
-import { Clock, Duration, Effect, Layer, Option, Pull, Stream } from "effect"
+import { Clock, Duration, Effect, Layer, Option, Pull, Schedule, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import { offerer } from "./internal/offerCall.ts"
 import * as MediaToken from "./MediaToken.ts"
@@ -75,6 +75,9 @@ export const defaults = (mediaUrl: Effect.Effect<string>): InboundSettings => ({
 })
 
 /** What the follower has seen of a call's end. */
+const verdictIn = (events: ReadonlyArray<CallEvent>) =>
+  events.find((event): event is Extract<CallEvent, { _tag: "AgentEnded" }> => event._tag === "AgentEnded")
+
 type Ending =
   | { readonly _tag: "Verdict"; readonly event: Extract<CallEvent, { _tag: "AgentEnded" }> }
   | { readonly _tag: "NoVerdict"; readonly at: number }
@@ -96,6 +99,14 @@ export const make = (settings: InboundSettings) =>
     const offer = yield* offerer
     const scope = yield* Effect.scope
 
+    /** The agent's verdict among the call's recorded events; fails while there is none. */
+    const recordedVerdict = (callId: string) =>
+      Effect.scoped(Effect.gen(function*() {
+        const events = yield* Stream.runCollect(yield* callEvents.subscribe(callId))
+        const verdict = verdictIn(events)
+        return verdict === undefined ? yield* Effect.fail("no verdict yet" as const) : verdict
+      }))
+
     /** The call's end as its events tell it, or none past `maxCallMs`. */
     const awaitEnding = (callId: string) =>
       Effect.scoped(Effect.gen(function*() {
@@ -105,15 +116,22 @@ export const make = (settings: InboundSettings) =>
             Stream.filter((event) => event._tag === "AgentEnded" || event._tag === "Ended")
           )
         )
-        const next = Effect.map(Pull.catchDone(pull, () => Effect.succeed([])), (events) => events[0])
+        // A pull may hand over both events at once (Ended, then the verdict): the whole chunk counts.
+        const next = Pull.catchDone(pull, () => Effect.succeed([]))
         const ending = Effect.gen(function*() {
           const first = yield* next
-          if (first === undefined) return yield* Effect.never
-          if (first._tag === "AgentEnded") return { _tag: "Verdict", event: first } satisfies Ending
-          const late = yield* next.pipe(Effect.timeoutOption(Duration.millis(settings.verdictGraceMs)))
-          return Option.isSome(late) && late.value?._tag === "AgentEnded"
+          if (first.length === 0) return yield* Effect.never
+          const verdict = verdictIn(first)
+          if (verdict !== undefined) return { _tag: "Verdict", event: verdict } satisfies Ending
+          // Nothing reports an inbound call `Answered` on CallEvents, so this subscription ended
+          // with `Ended` (CallEvents.isLast): the verdict is looked for in what is recorded.
+          const late = yield* recordedVerdict(callId).pipe(
+            Effect.retry(Schedule.spaced(Duration.millis(50))),
+            Effect.timeoutOption(Duration.millis(settings.verdictGraceMs))
+          )
+          return Option.isSome(late)
             ? { _tag: "Verdict", event: late.value } satisfies Ending
-            : { _tag: "NoVerdict", at: first.at } satisfies Ending
+            : { _tag: "NoVerdict", at: first[0]!.at } satisfies Ending
         })
         return yield* ending.pipe(Effect.timeoutOption(Duration.millis(settings.maxCallMs)))
       }))

@@ -27,7 +27,7 @@
  */
 import { PgClient } from "@effect/sql-pg"
 import type { CallEvent, CallEventKind } from "@voice-agent/core/ports/CallEvents"
-import { CallEvents, isLast } from "@voice-agent/core/ports/CallEvents"
+import { CallEvents, inReplayOrder, isLast, replayOrder } from "@voice-agent/core/ports/CallEvents"
 import { fromMillis } from "@voice-agent/core/Time"
 import { Effect, Layer, Option, Queue, Schema, Stream } from "effect"
 import { SqlSchema } from "effect/sql"
@@ -102,10 +102,6 @@ const deliver = (subscriber: Subscriber, event: CallEvent): void => {
   Queue.offerUnsafe(subscriber.queue, event)
 }
 
-const order = (event: CallEvent): number => rank[event._tag] ?? 1.5
-
-const byRank = (events: ReadonlyArray<CallEvent>): Array<CallEvent> => [...events].sort((a, b) => order(a) - order(b))
-
 /**
  * @category constructors
  */
@@ -170,7 +166,7 @@ export const make = Effect.gen(function*() {
       readEvents(callIds),
       (events) =>
         Effect.sync(() => {
-          for (const [callId, event] of [...events].sort(([, a], [, b]) => order(a) - order(b))) {
+          for (const [callId, event] of [...events].sort(([, a], [, b]) => replayOrder(a, b))) {
             dispatch(callId, event)
           }
         })
@@ -218,7 +214,7 @@ export const make = Effect.gen(function*() {
         )
         const events = yield* readEvents([callId])
         yield* Effect.sync(() => {
-          const all = byRank([...events.map(([, e]) => e), ...(subscriber.pending ?? [])])
+          const all = inReplayOrder([...events.map(([, e]) => e), ...(subscriber.pending ?? [])])
           subscriber.pending = null
           for (const event of all) deliver(subscriber, event)
         })

@@ -72,3 +72,21 @@ export class CallEvents extends Context.Service<CallEvents, {
  */
 export const isLast = (seen: ReadonlySet<CallEventKind>): boolean =>
   seen.has("Ended") && (!seen.has("Answered") || seen.has("AgentEnded"))
+
+const replayRank: Record<CallEventKind, number> = { Ringing: 0, Answered: 1, AgentEnded: 1.5, Ended: 2 }
+
+/**
+ * The order in which recorded events are given to a subscriber: the carrier's in their order,
+ * and the agent's verdict before the carrier's end, so that a stream that ends with `Ended`
+ * (`isLast`) still carries a verdict already recorded.
+ *
+ * @category sorting
+ */
+export const replayOrder = (a: CallEvent, b: CallEvent): number => replayRank[a._tag] - replayRank[b._tag]
+
+/**
+ * Recorded events in {@link replayOrder}.
+ *
+ * @category sorting
+ */
+export const inReplayOrder = (events: ReadonlyArray<CallEvent>): Array<CallEvent> => [...events].sort(replayOrder)

@@ -12,7 +12,7 @@ import * as ContactState from "@voice-agent/core/ContactState"
 import type { TerminationReason } from "@voice-agent/core/Conversation"
 import type { E164 } from "@voice-agent/core/PhoneNumber"
 import type { CallEvent } from "@voice-agent/core/ports/CallEvents"
-import { CallEvents, isLast } from "@voice-agent/core/ports/CallEvents"
+import { CallEvents, inReplayOrder, isLast } from "@voice-agent/core/ports/CallEvents"
 import type { ClaimedContact } from "@voice-agent/core/ports/DialerRepository"
 import { DialerRepository } from "@voice-agent/core/ports/DialerRepository"
 import { DialerWakeup } from "@voice-agent/core/ports/DialerWakeup"
@@ -319,7 +319,7 @@ export const callEvents = (world: World): Effect.Effect<CallEvents["Service"]> =
       subscribe: (callId) =>
         Effect.gen(function*() {
           const subscription = yield* PubSub.subscribe(published)
-          const already = world.events.get(callId) ?? []
+          const already = inReplayOrder(world.events.get(callId) ?? [])
           const seen = new Set<CallEvent["_tag"]>()
           const later = Stream.fromSubscription(subscription).pipe(
             Stream.filter((item) => item.callId === callId && !already.some((e) => e._tag === item.event._tag)),
