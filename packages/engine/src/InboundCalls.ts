@@ -131,7 +131,7 @@ export const make = (settings: InboundSettings) =>
           )
           return Option.isSome(late)
             ? { _tag: "Verdict", event: late.value } satisfies Ending
-            : { _tag: "NoVerdict", at: first[0]!.at } satisfies Ending
+            : { _tag: "NoVerdict", at: first[0].at } satisfies Ending
         })
         return yield* ending.pipe(Effect.timeoutOption(Duration.millis(settings.maxCallMs)))
       }))
