@@ -181,17 +181,24 @@ describe("Agent.listenPhone", () => {
         return info.callType === "pstn" && info.fromNumber === "+15550111" ? "accept" : "decline"
       })
       .onCallStart((call) => call.setTask("greet", { checklist: [`Greet the caller from ${call.info.callType}`] }))
-    const listening = agent.listenPhone("+15550100", { signal: controller.signal, onCallEnd: (o) => outcomes.push(o) })
+    const started: Array<number> = []
+    const listening = agent.listenPhone("+15550100", {
+      signal: controller.signal,
+      onCallEnd: (o) => outcomes.push(o),
+      onListening: (others) => started.push(others)
+    })
 
     const connection = await server.nextConnection()
     expect(connection.url.pathname).toBe("/v2/listen-inbound")
     expect(connection.url.searchParams.get("phone_number")).toBe("+15550100")
     const listener = new Peer(connection)
     expect(await listener.accept()).toMatchObject({ name: "listen-inbound", is_reopen: false })
+    expect(started).toEqual([])
     listener.send({ message_type: "listen-started", other_listeners: 0 })
 
     listener.send({ message_type: "incoming-call", call_id: "in-1" })
     expect(await listener.receive()).toEqual({ message_type: "claim-call", call_id: "in-1" })
+    expect(started).toEqual([0])
     listener.send({
       message_type: "assign-call",
       call_id: "in-1",
@@ -257,7 +264,12 @@ describe("Agent.attachCampaign", () => {
     const agent = makeAgent().onCallStart((call) =>
       call.setTask("remind", { objective: `Remind ${JSON.stringify(call.getVariable("first_name"))} of the visit` })
     )
-    const serving = agent.attachCampaign("gcmp-abc", { signal: controller.signal })
+    const serving = agent.attachCampaign("gcmp-abc", {
+      signal: controller.signal,
+      onListening: () => {
+        throw new Error("a failing onListening is logged, and serving goes on")
+      }
+    })
 
     const connection = await server.nextConnection()
     expect(connection.url.pathname).toBe("/v1/serve-campaign/camp-1")

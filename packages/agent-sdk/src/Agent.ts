@@ -78,18 +78,28 @@ export interface CallPhoneOptions {
 
 export interface ListenOptions {
   /** Stops listening: no new calls are taken, and the promise resolves once the current ones end. */
-  readonly signal?: AbortSignal
+  readonly signal?: AbortSignal | undefined
   /** Set on every call taken (`set-variable`) before `onCallStart`. */
   readonly variables?: Readonly<Record<string, JsonValue>>
   /** Called with each call's outcome. */
-  readonly onCallEnd?: (outcome: CallOutcome) => void
+  readonly onCallEnd?: ((outcome: CallOutcome) => void) | undefined
+  /**
+   * Called when the server has registered the listener (`listen-started`, with how many others
+   * serve the same target): calls placed from then on are offered to it.
+   */
+  readonly onListening?: ((otherListeners: number) => void) | undefined
 }
 
 export interface CampaignOptions {
   /** Stops serving: no new calls are taken, and the promise resolves once the current ones end. */
-  readonly signal?: AbortSignal
+  readonly signal?: AbortSignal | undefined
   /** Called with each call's outcome. */
-  readonly onCallEnd?: (outcome: CallOutcome) => void
+  readonly onCallEnd?: ((outcome: CallOutcome) => void) | undefined
+  /**
+   * Called when the server has registered the listener (`listen-started`, with how many others
+   * serve the same target): calls placed from then on are offered to it.
+   */
+  readonly onListening?: ((otherListeners: number) => void) | undefined
 }
 
 const checkVariables = (variables: Readonly<Record<string, JsonValue>> | undefined): JsonObject => {

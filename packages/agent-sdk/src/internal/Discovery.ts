@@ -19,6 +19,8 @@ export interface LoopOptions {
   readonly signal?: AbortSignal | undefined
   /** Called with each call's outcome (the agent logs them too). */
   readonly onCallEnd?: ((outcome: CallOutcome) => void) | undefined
+  /** Called on `listen-started`: the server now offers calls to this listener. */
+  readonly onListening?: ((otherListeners: number) => void) | undefined
 }
 
 /** Runs `handle` on every payload of a discovery socket until it closes; see the module comment. */
@@ -52,6 +54,16 @@ const serve = async (
   while (calls.size > 0) await Promise.all(calls)
   const closed = socket.closeReason ?? { reason: "unknown", description: "" }
   if (closed.reason !== "done") throw new SocketClosedError(socket.name, closed.reason, closed.description)
+}
+
+/** The server took the listener (`listen-started`): logged, then `onListening` (a failure is logged). */
+const listening = (context: AgentContext, options: LoopOptions, describe: string, otherListeners: number): void => {
+  context.logger.info(`${describe} (${otherListeners} other listener(s))`)
+  try {
+    options.onListening?.(otherListeners)
+  } catch (error) {
+    context.logger.error(`${describe}: the onListening callback failed: ${String(error)}`)
+  }
 }
 
 /** Sends on a discovery socket; a socket closed meanwhile is logged, not thrown. */
@@ -110,7 +122,7 @@ export const listenInbound = (
     const message = decoded.message
     switch (message.type) {
       case "listen-started":
-        logger.info(`${describe} (${message.otherListeners} other listener(s))`)
+        listening(context, options, describe, message.otherListeners)
         return
       case "incoming-call":
         reply(context, socket, { message_type: "claim-call", call_id: message.callId })
@@ -162,7 +174,7 @@ export const serveCampaign = (
     const message = decoded.message
     switch (message.type) {
       case "listen-started":
-        logger.info(`${describe} (${message.otherListeners} other listener(s))`)
+        listening(context, options, describe, message.otherListeners)
         return
       case "initiate-and-assign-call":
         logger.info(`Call ${message.callId}: campaign call to ${message.phoneNumber}`)
