@@ -111,4 +111,46 @@ describe("a starter-style agent (reach_person, then a reminder task), on a daemo
         ]
       )
     }), { timeout: 120_000 })
+
+  it.live(
+    "what the agent asks for in on_call_start, before the call is up, is done once it is: a script, then the hang-up",
+    () =>
+      Effect.gen(function*() {
+        const daemon = yield* Daemon.serve(["--port", "0", "--data-dir", ":memory:"], {
+          VOICE_AGENT_ADMIN_TOKEN: admin
+        })
+        const orgs = `${daemon.url}/admin/v1/organizations`
+        const org = (yield* adminPost(orgs, { name: "notice" })).body as { id: string }
+        const key = ((yield* adminPost(`${orgs}/${org.id}/api-keys`, {})).body as { api_key: string }).api_key
+        const number = "+12025550100"
+        yield* adminPost(`${orgs}/${org.id}/phone-numbers`, { phone_number: number })
+        const sdk = new Replay.GuavaSdk({ baseUrl: `${daemon.url}/`, apiKey: key, telemetry: false })
+        const agent = yield* Effect.promise(() =>
+          Replay.Agent.create(sdk, {
+            name: "Jordan",
+            organization: "Bright Smile Dental",
+            hooks: {
+              onCallStart: (call) => {
+                call.readScript("The office is closed on Monday.")
+                call.hangup("Say goodbye.")
+              }
+            }
+          })
+        )
+        const call = yield* Effect.promise(() => agent.callPhone({ fromNumber: number, toNumber: "+12025550190" }))
+        yield* Effect.promise(() => call.result(60_000)).pipe(Effect.timeout("70 seconds"))
+        yield* Effect.promise(() => sdk.shutdown())
+        assert.strictEqual(call.terminationReason, "bot-hangup")
+        const transcript = (yield* Daemon.request(
+          `${daemon.url}/v1/conversations/${call.id}/transcript`,
+          Daemon.bearer(key)
+        )).body as ReadonlyArray<{ speaker: string; text: string }>
+        assert.deepStrictEqual(transcript.map((turn) => turn.text), [
+          "Hello, this is Jordan from Bright Smile Dental.",
+          "The office is closed on Monday.",
+          "Thank you, that is everything I needed. Goodbye."
+        ])
+      }),
+    { timeout: 90_000 }
+  )
 })

@@ -186,6 +186,11 @@ const today = Effect.map(Clock.currentTimeMillis, (now) => {
   return { year: date.getUTCFullYear(), month: date.getUTCMonth() + 1, day: date.getUTCDate() }
 })
 
+/** A command that only sets up the conversation, with nothing to say or do before the call starts. */
+const isSetting = (command: Conversation.Command): boolean =>
+  command._tag === "SetPersona" || command._tag === "SetHooks" || command._tag === "SetVariable" ||
+  command._tag === "SetLanguage" || command._tag === "SetTask"
+
 const callStarted = (context: CallContext) =>
   Effect.map(today, (day): Conversation.Event => ({
     _tag: "CallStarted",
@@ -602,19 +607,22 @@ const pipeline = (
       yield* AnsweringMachine.awaitBeepEnd(nextSignal, settings.machineQuietMs)
     }
 
+    // What the agent sent before the call started: its settings (persona, hooks, variables,
+    // language, first task) are the conversation's starting point; what asks for speech or an
+    // end (a script, an instruction, a transfer) comes right after the start, in its order.
+    const early = remote === undefined ? [] : yield* Queue.takeAll(remote.commands)
+    for (const command of early.filter(isSetting)) {
+      const stepped = Conversation.step(yield* Ref.get(current), { _tag: "Command", command }, policy)
+      yield* Ref.set(current, stepped.state)
+    }
+    yield* Queue.offer(events, { _tag: "Event", event: yield* callStarted(call.context) })
     if (remote !== undefined) {
-      // What the agent sent before the call started (its persona, hooks, variables, first task)
-      // is the conversation's starting point; the rest follows as it comes.
-      for (const command of yield* Queue.takeAll(remote.commands)) {
-        const stepped = Conversation.step(yield* Ref.get(current), { _tag: "Command", command }, policy)
-        yield* Ref.set(current, stepped.state)
-      }
+      for (const command of early.filter((command) => !isSetting(command))) yield* offer({ _tag: "Command", command })
       yield* Effect.forkScoped(Effect.forever(
         Effect.flatMap(Queue.take(remote.commands), (command) => offer({ _tag: "Command", command }))
       ))
       yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(remote.keys), call.sendDtmf)))
     }
-    yield* Queue.offer(events, { _tag: "Event", event: yield* callStarted(call.context) })
     for (;;) {
       const queued = yield* Queue.take(events)
       if (queued._tag === "Failed") {
