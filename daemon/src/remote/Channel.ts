@@ -5,7 +5,9 @@
  * reopen with the same `connection_id` gets `open-ack` with the last sequence the server saw
  * and every message it had not acknowledged, in order, with no loss and no duplicate. A new
  * `connection_id` takes the channel over with fresh numbering (what the old one had not
- * acknowledged is sent again under it).
+ * acknowledged is sent again under it). A reopen of a `connection_id` the channel does not
+ * hold (taken over since, or opened on another process) takes it over too, numbered on from the
+ * last sequence that client saw: it would drop anything at or below as a duplicate.
  *
  * The server answers `ping` with `pong` and never pings first (the client does after 10 s of
  * silence). A frame that is not JSON or not a frame is ignored and logged.
@@ -86,14 +88,14 @@ export const make = (label: string): Effect.Effect<Channel> =>
           const previous = current
           const resumed = open.is_reopen && open.connection_id === connectionId
           if (!resumed) {
-            // A new client: its numbering starts afresh, and so does ours for what it has not seen.
-            if (connectionId !== undefined && open.connection_id !== connectionId) {
-              outbox = {
-                nextSequence: 1 + outbox.unacked.length,
-                unacked: outbox.unacked.map((entry, index) => ({ sequence: index + 1, payload: entry.payload }))
-              }
-              lastSeen = 0
-            }
+            // A connection this channel does not hold. A new client: its numbering starts
+            // afresh, and so does ours for what it has not seen. The reopen of one whose state
+            // is not here (superseded by a takeover, or served by another process): ours goes on
+            // after the last sequence it saw, since it drops anything at or below as a duplicate.
+            const foreign = connectionId !== undefined && open.connection_id !== connectionId
+            const peerSeen = open.is_reopen ? open.last_seen_sequence ?? 0 : 0
+            if (foreign || peerSeen > 0) outbox = Envelope.renumber(outbox, peerSeen + 1)
+            if (foreign) lastSeen = 0
             connectionId = open.connection_id
           }
           current = socket

@@ -177,6 +177,17 @@ export const acknowledge = (outbox: Outbox, lastSeen: number): Outbox => ({
 })
 
 /**
+ * The same messages numbered from `first` on, in order: for a connection the outbox's numbering
+ * was not for (a new client, or the reopen of one that saw other numbers).
+ *
+ * @category combinators
+ */
+export const renumber = (outbox: Outbox, first: number): Outbox => ({
+  nextSequence: first + outbox.unacked.length,
+  unacked: outbox.unacked.map((entry, index) => ({ sequence: first + index, payload: entry.payload }))
+})
+
+/**
  * After a reopen: the frames the client has not seen (past its `lastSeen`), in order, and the
  * outbox without what it had seen.
  *

@@ -1,0 +1,36 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Envelope from "./Envelope.ts"
+
+const json = (frames: ReadonlyArray<string>) => frames.map((frame) => JSON.parse(frame) as unknown)
+
+describe("the envelope's sequence bookkeeping", () => {
+  it("numbers, prunes what is acknowledged, and resends past the client's last sequence", () => {
+    let outbox = Envelope.emptyOutbox
+    for (const n of [1, 2, 3, 4]) outbox = Envelope.enqueue(outbox, { n }).outbox
+    outbox = Envelope.acknowledge(outbox, 1)
+    assert.deepStrictEqual(outbox.unacked.map((entry) => entry.sequence), [2, 3, 4])
+    const resent = Envelope.resend(outbox, 2)
+    assert.deepStrictEqual(json(resent.frames), [
+      { message_type: "message", sequence: 3, payload: { n: 3 } },
+      { message_type: "message", sequence: 4, payload: { n: 4 } }
+    ])
+    assert.strictEqual(Envelope.enqueue(resent.outbox, { n: 5 }).outbox.nextSequence, 6)
+  })
+
+  it("renumbers what is unacknowledged from a given sequence, in order", () => {
+    let outbox = Envelope.emptyOutbox
+    for (const n of [1, 2, 3]) outbox = Envelope.enqueue(outbox, { n }).outbox
+    const renumbered = Envelope.renumber(Envelope.acknowledge(outbox, 1), 8)
+    assert.deepStrictEqual(renumbered, {
+      nextSequence: 10,
+      unacked: [{ sequence: 8, payload: { n: 2 } }, { sequence: 9, payload: { n: 3 } }]
+    })
+    assert.deepStrictEqual(Envelope.renumber(Envelope.emptyOutbox, 5), { nextSequence: 5, unacked: [] })
+  })
+
+  it("drops a duplicate (at or below the last sequence seen) and keeps the last sequence", () => {
+    assert.deepStrictEqual(Envelope.receive(3, 4), { fresh: true, lastSeen: 4 })
+    assert.deepStrictEqual(Envelope.receive(4, 4), { fresh: false, lastSeen: 4 })
+    assert.deepStrictEqual(Envelope.receive(4, 2), { fresh: false, lastSeen: 4 })
+  })
+})
