@@ -28,6 +28,7 @@ import * as ProviderConfig from "./ProviderConfig.ts"
 import * as Ready from "./Ready.ts"
 import * as Recordings from "./Recordings.ts"
 import * as RemoteAgents from "./remote/RemoteAgents.ts"
+import * as RemoteTasks from "./remote/RemoteTasks.ts"
 import * as Storage from "./Storage.ts"
 import * as TwilioWebhooks from "./TwilioWebhooks.ts"
 import * as Webhooks from "./Webhooks.ts"
@@ -120,6 +121,8 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
     // or answering them.
     Layer.provideMerge(RemoteAgents.layer),
     Layer.provideMerge(Carrier.layerConfig.pipe(Layer.provide(Media.connector))),
+    // The tasks remote agents set, for the simulated person (below both: the carrier reads them).
+    Layer.provideMerge(RemoteTasks.layer),
     Layer.provideMerge(DemoSeed.layer.pipe(Layer.provideMerge(storage))),
     Layer.provideMerge(ModelProxy.layer),
     Layer.provideMerge(ProviderConfig.layer),

@@ -1,15 +1,20 @@
 /**
  * What the simulated carrier's person is told before a call (CONTRACT §7, "the simulated
- * person's answers"): the checklist fields of the agent that runs the call, and the answers in
- * the contact's `data.sim_answers` (string values; anything else there is ignored).
+ * person's answers"): the checklist fields of the agent that runs the call (its definition's,
+ * or the task a remote agent set last, `RemoteTasks`), and the answers in the contact's
+ * `data.sim_answers` (string values; anything else there is ignored).
  *
  * @since 0.1.0
  */
 import * as SimCarrier from "@voice-agent/carrier-sim/SimCarrier"
+import type * as AgentTask from "@voice-agent/core/AgentTask"
 import type { FieldItem } from "@voice-agent/core/AgentTask"
 import { AgentRepository } from "@voice-agent/core/ports/AgentRepository"
 import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
 import { Effect, Layer, Option } from "effect"
+import { RemoteTasks } from "./remote/RemoteTasks.ts"
+
+const isField = (item: AgentTask.ActionItem): item is FieldItem => item.item_type === "field"
 
 const answersIn = (value: unknown): { readonly [key: string]: string } => {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return {}
@@ -26,17 +31,27 @@ export const layer = Layer.effect(
   Effect.gen(function*() {
     const agents = yield* AgentRepository
     const conversations = yield* ConversationRepository
+    const remoteTasks = yield* Effect.serviceOption(RemoteTasks)
     return SimCarrier.SimBriefings.of({
       briefingFor: (callId) =>
         Effect.gen(function*() {
           const definition = yield* agents.forCall(callId)
           const call = yield* conversations.callContext(callId)
-          const fields = Option.match(definition, {
-            onNone: (): ReadonlyArray<FieldItem> => [],
-            onSome: (found) => found.task.action_items.filter((item) => item.item_type === "field")
-          })
           const answers = Option.isSome(call) ? answersIn(call.value.data["sim_answers"]) : {}
-          return { fields, answers }
+          if (Option.isSome(definition)) {
+            return { fields: definition.value.task.action_items.filter(isField), answers }
+          }
+          // A call a remote agent drives: its task changes as the call goes, so the person
+          // looks at the fields of the task set last each time it is asked something.
+          return Option.match(remoteTasks, {
+            onNone: () => ({ fields: [], answers }),
+            onSome: (tasks) => ({
+              get fields() {
+                return tasks.fieldsOf(callId)
+              },
+              answers
+            })
+          })
         })
     })
   })

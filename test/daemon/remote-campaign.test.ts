@@ -158,11 +158,8 @@ describe("attach_campaign (a replay of guava-sdk 0.35), on a daemon", () => {
     { timeout: 90_000 }
   )
 
-  // Bug: daemon/src/SimBriefings.ts briefs the simulated person with the fields of the call's
-  // stored agent definition only; a call a remote agent drives has none (its fields come in its
-  // set-task), so the person never maps a question to a field key and `data.sim_answers` is
-  // ignored (CONTRACT §7): this call collects the defaults, "Alex Morgan" and 42.
-  it.live.skip(
+  // The person is briefed with the fields of the task the agent set (RemoteTasks), CONTRACT §7.
+  it.live(
     "the contact's data.sim_answers brief the simulated person on a remote agent's call",
     () =>
       Effect.gen(function*() {

@@ -33,6 +33,7 @@ import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepo
 import type { MediaSocket } from "@voice-agent/core/ports/MediaSocket"
 import { Context, Deferred, Duration, Effect, Fiber, Layer, Option, Queue, Stream } from "effect"
 import * as Channel from "./Channel.ts"
+import { RemoteTasks } from "./RemoteTasks.ts"
 
 /**
  * @category models
@@ -90,11 +91,14 @@ export const make = (settings: Settings) =>
     const conversations = yield* ConversationRepository
     const scope = yield* Effect.scope
     const sessions = new Map<string, Session>()
+    const tasks = yield* Effect.serviceOption(RemoteTasks)
 
     const forget = (session: Session) =>
       Effect.sleep(Duration.millis(settings.keepMs)).pipe(
-        Effect.andThen(Effect.sync(() => {
-          if (sessions.get(session.callId) === session) sessions.delete(session.callId)
+        Effect.andThen(Effect.suspend(() => {
+          if (sessions.get(session.callId) !== session) return Effect.void
+          sessions.delete(session.callId)
+          return Option.isSome(tasks) ? tasks.value.forget(session.callId) : Effect.void
         }))
       )
 
@@ -113,7 +117,11 @@ export const make = (settings: Settings) =>
         const decoded = Wire.decodeCommand(payload)
         switch (decoded._tag) {
           case "Conversation":
-            if (decoded.command._tag === "SetTask") yield* Deferred.succeed(session.tasked, undefined)
+            if (decoded.command._tag === "SetTask") {
+              yield* Deferred.succeed(session.tasked, undefined)
+              const fields = decoded.command.task.action_items.filter((item) => item.item_type === "field")
+              if (Option.isSome(tasks)) yield* tasks.value.set(session.callId, fields)
+            }
             yield* Queue.offer(session.commands, decoded.command)
             return
           case "Execute":

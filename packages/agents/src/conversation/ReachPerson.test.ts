@@ -42,6 +42,8 @@ describe("ReachPerson", () => {
       ["There's no one here by that name", "wrong_number"],
       ["Please don't call this number again", "do_not_contact"],
       ["Stop calling me", "do_not_contact"],
+      ["available", "available"],
+      ["Wrong number.", "wrong_number"],
       ["Hmm, what?", undefined],
       ["", undefined]
     ]
@@ -53,5 +55,6 @@ describe("ReachPerson", () => {
   it("only answers with an outcome the field offers, spelled as the field spells it", () => {
     assert.strictEqual(ReachPerson.outcomeOf("Speaking", "Ann", ["Available", "Unavailable"]), "Available")
     assert.isUndefined(ReachPerson.outcomeOf("wrong number", "Ann", ["available", "unavailable"]))
+    assert.strictEqual(ReachPerson.outcomeOf("gatekeeper", "Ann", ["available", "gatekeeper"]), "gatekeeper")
   })
 })

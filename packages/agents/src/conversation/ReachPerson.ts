@@ -16,7 +16,8 @@
  *   home", "call back later", "busy", "out");
  * - `available`: yes, speaking, this is them, that's me, "it's {name}".
  *
- * The first that matches in that order wins; anything else is no answer (asked again).
+ * The first that matches in that order wins; then an outcome said by its name ("available",
+ * "wrong number", or one of the agent's own outcomes); anything else is no answer (asked again).
  *
  * @since 0.1.0
  */
@@ -86,5 +87,6 @@ export const outcomeOf = (reply: string, contact: string, choices: ReadonlyArray
   }
   const name = normalize(contact)
   if (name !== "" && new RegExp(`\\b(it's|it is|this is|i'm|i am) ${name}\\b`).test(heard)) return offered("available")
-  return undefined
+  // An outcome named as such ("available", "wrong number"), the field's own ones included.
+  return choices.find((choice) => ` ${heard} `.includes(` ${normalize(choice.replace(/_/g, " "))} `))
 }
