@@ -62,7 +62,8 @@ describe("campaign-worker example", () => {
     stop.abort()
     await worker
 
-    // What the daemon recorded: the reminder with the contact's data, and the contact's answers.
+    // What the daemon recorded: the end, the reminder with the contact's data, the contact's answers.
+    expect(await daemon.endedConversation(apiKey, call.callId)).toMatchObject({ termination_reason: "bot-hangup" })
     const transcript = await daemon.api(apiKey, "GET", `v1/conversations/${call.callId}/transcript`) as Array<
       { speaker: string; text: string }
     >

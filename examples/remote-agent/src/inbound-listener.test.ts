@@ -43,7 +43,8 @@ describe("inbound-listener example", () => {
 
     const { call_id } = await daemon.admin(`organizations/${id}/inbound-calls`, {
       from_number: caller,
-      to_number: number
+      to_number: number,
+      termination_reason: "bot-hangup"
     }) as { call_id: string }
     const call = await ended.promise
     expect(call, daemon.output()).toEqual({
@@ -55,15 +56,12 @@ describe("inbound-listener example", () => {
 
     stop.abort()
     await listener
-    // The daemon lists it as an inbound call with the same fields. Its termination_reason is not
-    // checked: the engine's InboundCalls (packages/engine/src/InboundCalls.ts, awaitEnding) reads
-    // one event per pulled chunk, so when the carrier's Ended and the agent's AgentEnded arrive
-    // together (Ended first) the verdict is dropped and the call is recorded `bot-failure`,
-    // although the agent was told `bot-hangup`; about one run in three.
-    expect(await daemon.api(apiKey, "GET", `v1/conversations/${call_id}`), daemon.output()).toMatchObject({
+    // The daemon lists it as an inbound call, with the same end and fields.
+    expect(await daemon.endedConversation(apiKey, call_id), daemon.output()).toMatchObject({
       direction: "inbound",
       from_number: caller,
-      to_number: number
+      to_number: number,
+      termination_reason: "bot-hangup"
     })
     expect(await daemon.api(apiKey, "GET", `v1/conversations/${call_id}/fields`)).toEqual({
       fields: { name: "Alex Morgan", seating: "indoor" }

@@ -35,7 +35,11 @@ describe("outbound-call example", () => {
       dnc: false,
       fields: { name: "Alex Morgan", guests: 42 }
     })
-    // The daemon recorded the same call, its fields and what was said.
+    // The daemon recorded the same call, its end, its fields and what was said.
+    expect(await daemon.endedConversation(apiKey, outcome.callId)).toMatchObject({
+      direction: "outbound",
+      termination_reason: "bot-hangup"
+    })
     expect(await daemon.api(apiKey, "GET", `v1/conversations/${outcome.callId}/fields`)).toEqual({
       fields: { name: "Alex Morgan", guests: 42 }
     })

@@ -28,6 +28,11 @@ export interface LocalDaemon {
   readonly admin: (path: string, body: unknown) => Promise<Record<string, unknown>>
   /** A request with an API key; rejects unless the answer is 2xx. */
   readonly api: (apiKey: string, method: string, path: string, body?: unknown) => Promise<unknown>
+  /**
+   * `GET v1/conversations/{callId}` once the daemon has recorded the call's end (it may do so
+   * just after the agent heard of it); rejects after 15 s.
+   */
+  readonly endedConversation: (apiKey: string, callId: string) => Promise<Record<string, unknown>>
   /** A new organization with an API key and the number `+12025550100`. */
   readonly organization: (name: string) => Promise<Organization>
   /** Standard output and error so far (for failure messages). */
@@ -75,6 +80,15 @@ export const start = async (): Promise<LocalDaemon> => {
     baseUrl,
     admin,
     api: (apiKey, method, apiPath, body) => json(method, new URL(apiPath, baseUrl).href, apiKey, body),
+    endedConversation: async (apiKey, callId) => {
+      const url = new URL(`v1/conversations/${callId}`, baseUrl).href
+      for (const deadline = Date.now() + 15_000;;) {
+        const conversation = await json("GET", url, apiKey, undefined) as Record<string, unknown>
+        if (conversation["termination_reason"] !== null) return conversation
+        if (Date.now() > deadline) throw new Error(`call ${callId} has not ended: ${JSON.stringify(conversation)}`)
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+    },
     organization: async (name) => {
       const { id } = await admin("organizations", { name }) as { id: string }
       const { api_key } = await admin(`organizations/${id}/api-keys`, {}) as { api_key: string }
