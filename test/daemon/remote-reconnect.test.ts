@@ -233,16 +233,9 @@ describe("a remote agent's call socket that drops, on a daemon", () => {
     { timeout: 120_000 }
   )
 
-  // Skipped: a bug of the deterministic policy (packages/agents/src/conversation/
-  // DeterministicPolicy.ts), not of the reconnect; it stalls the call. The script the agent
-  // queued while the second question played is said after it; the person answers the question
-  // (heard in full) while the script plays, and the `Utterance` case drops the answer ("said
-  // over what comes before the question": it tests `speaking[0]`, the script, instead of
-  // whether the awaited question is still to be played). The utterance also cleared the silence
-  // timer (Conversation.ts `resolve`), and `SpeechPlayed` starts one only for the awaited
-  // question with nothing queued after it: no timer runs, nothing is re-asked, and the call
-  // waits until the simulated person's 5-minute limit.
-  it.live.skip(
+  // A script the agent queues while a question plays is said after it; the answer the person
+  // gives over it counts (DeterministicPolicy).
+  it.live(
     "the same, with the script queued during the first outage (behind the second question)",
     () => twoOutages(true),
     { timeout: 120_000 }

@@ -436,11 +436,10 @@ export const make = (options: Options): Policy => {
         }
         const target = awaited(heard)
         if (target === undefined) return request(heard, input.text) ?? advance(heard)
-        // Said over what comes before the question (no barge-in): not an answer to it.
-        const first = heard.speaking[0]
-        if (first !== undefined && !(first.kind === "question" && first.key === target.key)) {
-          return { state: heard, actions: [] }
-        }
+        // Said over what comes before the question (not heard yet): not an answer to it. Said
+        // over the question itself (a barge-in) or after it (over a script queued behind it): it is.
+        const question = heard.speaking.findIndex((speech) => speech.kind === "question" && speech.key === target.key)
+        if (question > 0) return { state: heard, actions: [] }
         // A search field's choices are the remote agent's: it is asked which match.
         if (target.is_search_field === true && heard.controller !== undefined) {
           return { state: heard, actions: [{ _tag: "ChoiceQuery", key: target.key, query: input.text }] }
@@ -457,8 +456,9 @@ export const make = (options: Options): Policy => {
         return { state: { ...state, dtmf, silences: 0 }, actions: [timer] }
       }
       case "SpeechPlayed": {
-        const { speech } = input
-        const heard = speech.kind === "question" && speech.key === state.awaiting && state.speaking.length === 0
+        // The silence is counted from the end of what was said after the question: the question
+        // itself, or a script queued behind it.
+        const heard = state.awaiting !== undefined && state.speaking.length === 0
         return { state, actions: heard ? [timer] : [] }
       }
       case "SpeechInterrupted": {

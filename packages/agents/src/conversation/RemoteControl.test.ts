@@ -161,6 +161,29 @@ describe("a conversation a remote agent drives", () => {
     assert.isTrue(reasked.actions.some((action) => action._tag === "Ask"))
   })
 
+  it("a script the agent queues behind a question: an answer over it counts, and silence is timed from its end", () => {
+    let { state } = run(controlled, [command({ _tag: "SetTask", task }), started])
+    state = run(state, playAll(state)).state // greeting, statement and the question, heard
+    const scripted = run(state, [command({ _tag: "ReadScript", text: "Calls are recorded for quality." })])
+    const [script] = scripted.state.speaking
+    assert.strictEqual(script?.text, "Calls are recorded for quality.")
+    // The person answers while the script still plays.
+    const answered = run(scripted.state, [{ _tag: "Utterance", text: "Alex Morgan", offsetMs: 4_000 }])
+    assert.deepStrictEqual(Conversation.values(answered.state), { name: "Alex Morgan" })
+
+    // Nobody answers: once the script has played, the silence timer runs and asks again.
+    const played = run(scripted.state, [{ _tag: "SpeechPlayed", id: script!.id, offsetMs: 5_000 }])
+    const timer = played.actions.find((action): action is Extract<Action, { _tag: "StartSilenceTimer" }> =>
+      action._tag === "StartSilenceTimer"
+    )
+    assert.isDefined(timer)
+    const stillThere = run(played.state, [{ _tag: "SilenceTimeout", id: timer!.id, offsetMs: 10_000 }])
+    assert.deepStrictEqual(
+      stillThere.actions.flatMap((action) => action._tag === "Ask" ? [action.text] : []),
+      ["Are you still there? What is your name?"]
+    )
+  })
+
   it("asks the agent which choices of a search field match, and records the first match", () => {
     const search: Task = {
       objective: "",
