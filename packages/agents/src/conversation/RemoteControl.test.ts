@@ -177,7 +177,7 @@ describe("a conversation a remote agent drives", () => {
       action._tag === "StartSilenceTimer"
     )
     assert.isDefined(timer)
-    const stillThere = run(played.state, [{ _tag: "SilenceTimeout", id: timer!.id, offsetMs: 10_000 }])
+    const stillThere = run(played.state, [{ _tag: "SilenceTimeout", id: timer.id, offsetMs: 10_000 }])
     assert.deepStrictEqual(
       stillThere.actions.flatMap((action) => action._tag === "Ask" ? [action.text] : []),
       ["Are you still there? What is your name?"]
