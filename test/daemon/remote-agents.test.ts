@@ -12,27 +12,13 @@ import * as Daemon from "../support/Daemon.ts"
 import * as Dtmf from "../support/Dtmf.ts"
 import * as Replay from "../support/guava-sdk/Agent.ts"
 
-const admin = "remote-agents-admin-secret"
-const adminPost = (url: string, body: unknown) =>
-  Daemon.request(url, {
-    method: "POST",
-    headers: { authorization: `Bearer ${admin}`, "content-type": "application/json" },
-    body: JSON.stringify(body)
-  })
-
 const silent = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} }
 
 describe("remote agents, on a daemon", () => {
   it.live("an agent-sdk agent places a call, collects typed fields and hangs up", () =>
     Effect.gen(function*() {
-      const daemon = yield* Daemon.serve(["--port", "0", "--data-dir", ":memory:"], {
-        VOICE_AGENT_ADMIN_TOKEN: admin
-      })
-      const orgs = `${daemon.url}/admin/v1/organizations`
-      const org = (yield* adminPost(orgs, { name: "remote" })).body as { id: string }
-      const key = ((yield* adminPost(`${orgs}/${org.id}/api-keys`, {})).body as { api_key: string }).api_key
       const number = "+12025550100"
-      assert.strictEqual((yield* adminPost(`${orgs}/${org.id}/phone-numbers`, { phone_number: number })).status, 201)
+      const { daemon, key } = yield* Daemon.serveWithOrganization("remote", number)
 
       const agent = new Agent({
         name: "Grace",
@@ -80,14 +66,8 @@ describe("the Python SDK's wire (a replay of guava-sdk 0.35), on a daemon", () =
     "call_phone with a task and hangup: typed fields as action-item-done, then bot-session-ended",
     () =>
       Effect.gen(function*() {
-        const daemon = yield* Daemon.serve(["--port", "0", "--data-dir", ":memory:"], {
-          VOICE_AGENT_ADMIN_TOKEN: admin
-        })
-        const orgs = `${daemon.url}/admin/v1/organizations`
-        const org = (yield* adminPost(orgs, { name: "python" })).body as { id: string }
-        const key = ((yield* adminPost(`${orgs}/${org.id}/api-keys`, {})).body as { api_key: string }).api_key
         const number = "+12025550100"
-        assert.strictEqual((yield* adminPost(`${orgs}/${org.id}/phone-numbers`, { phone_number: number })).status, 201)
+        const { daemon, key } = yield* Daemon.serveWithOrganization("python", number)
 
         const sdk = new Replay.GuavaSdk({ baseUrl: `${daemon.url}/`, apiKey: key, telemetry: false })
         const agent = yield* Effect.promise(() =>

@@ -14,14 +14,6 @@ import * as Daemon from "../support/Daemon.ts"
 import * as Replay from "../support/guava-sdk/Agent.ts"
 import { fastTiming } from "../support/guava-sdk/GuavaSocket.ts"
 
-const admin = "remote-campaign-admin-secret"
-const adminPost = (url: string, body: unknown) =>
-  Daemon.request(url, {
-    method: "POST",
-    headers: { authorization: `Bearer ${admin}`, "content-type": "application/json" },
-    body: JSON.stringify(body)
-  })
-
 const origin = "+12025550100"
 
 interface Contact {
@@ -37,11 +29,7 @@ interface Contact {
  */
 const setup = (name: string) =>
   Effect.gen(function*() {
-    const daemon = yield* Daemon.serve(["--port", "0", "--data-dir", ":memory:"], { VOICE_AGENT_ADMIN_TOKEN: admin })
-    const orgs = `${daemon.url}/admin/v1/organizations`
-    const org = (yield* adminPost(orgs, { name })).body as { id: string }
-    const key = ((yield* adminPost(`${orgs}/${org.id}/api-keys`, {})).body as { api_key: string }).api_key
-    assert.strictEqual((yield* adminPost(`${orgs}/${org.id}/phone-numbers`, { phone_number: origin })).status, 201)
+    const { daemon, key } = yield* Daemon.serveWithOrganization(name, origin)
     const created = yield* Daemon.request(
       `${daemon.url}/v2/campaigns`,
       Daemon.postJson(key, {

@@ -21,14 +21,6 @@ import * as Commands from "../support/guava-sdk/Commands.ts"
 import { fastTiming, type FrameRecord } from "../support/guava-sdk/GuavaSocket.ts"
 import { sleep, Watch } from "../support/guava-sdk/Watch.ts"
 
-const admin = "remote-reconnect-admin-secret"
-const adminPost = (url: string, body: unknown) =>
-  Daemon.request(url, {
-    method: "POST",
-    headers: { authorization: `Bearer ${admin}`, "content-type": "application/json" },
-    body: JSON.stringify(body)
-  })
-
 const from = "+12025550100"
 /** The person at 0191 answers questions and never hangs up: the call ends when the agent does. */
 const to = "+12025550191"
@@ -36,14 +28,7 @@ const to = "+12025550191"
 /** A daemon with an organization, its key and its number. */
 const setup = (env: Record<string, string> = {}) =>
   Effect.gen(function*() {
-    const daemon = yield* Daemon.serve(["--port", "0", "--data-dir", ":memory:"], {
-      VOICE_AGENT_ADMIN_TOKEN: admin,
-      ...env
-    })
-    const orgs = `${daemon.url}/admin/v1/organizations`
-    const org = (yield* adminPost(orgs, { name: "reconnect" })).body as { id: string }
-    const key = ((yield* adminPost(`${orgs}/${org.id}/api-keys`, {})).body as { api_key: string }).api_key
-    assert.strictEqual((yield* adminPost(`${orgs}/${org.id}/phone-numbers`, { phone_number: from })).status, 201)
+    const { daemon, key } = yield* Daemon.serveWithOrganization("reconnect", from, env)
     return { daemon, key }
   })
 

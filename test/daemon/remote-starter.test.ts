@@ -11,25 +11,11 @@ import * as Daemon from "../support/Daemon.ts"
 import * as Replay from "../support/guava-sdk/Agent.ts"
 import { Say } from "../support/guava-sdk/Commands.ts"
 
-const admin = "remote-starter-admin-secret"
-const adminPost = (url: string, body: unknown) =>
-  Daemon.request(url, {
-    method: "POST",
-    headers: { authorization: `Bearer ${admin}`, "content-type": "application/json" },
-    body: JSON.stringify(body)
-  })
-
 describe("a starter-style agent (reach_person, then a reminder task), on a daemon", () => {
   it.live("reaches the person, fills every field and ends with the agent's hang-up", () =>
     Effect.gen(function*() {
-      const daemon = yield* Daemon.serve(["--port", "0", "--data-dir", ":memory:"], {
-        VOICE_AGENT_ADMIN_TOKEN: admin
-      })
-      const orgs = `${daemon.url}/admin/v1/organizations`
-      const org = (yield* adminPost(orgs, { name: "starter" })).body as { id: string }
-      const key = ((yield* adminPost(`${orgs}/${org.id}/api-keys`, {})).body as { api_key: string }).api_key
       const number = "+12025550100"
-      yield* adminPost(`${orgs}/${org.id}/phone-numbers`, { phone_number: number })
+      const { daemon, key } = yield* Daemon.serveWithOrganization("starter", number)
 
       const sdk = new Replay.GuavaSdk({ baseUrl: `${daemon.url}/`, apiKey: key, telemetry: false })
       const reached: Array<unknown> = []
@@ -116,14 +102,8 @@ describe("a starter-style agent (reach_person, then a reminder task), on a daemo
     "what the agent asks for in on_call_start, before the call is up, is done once it is: a script, then the hang-up",
     () =>
       Effect.gen(function*() {
-        const daemon = yield* Daemon.serve(["--port", "0", "--data-dir", ":memory:"], {
-          VOICE_AGENT_ADMIN_TOKEN: admin
-        })
-        const orgs = `${daemon.url}/admin/v1/organizations`
-        const org = (yield* adminPost(orgs, { name: "notice" })).body as { id: string }
-        const key = ((yield* adminPost(`${orgs}/${org.id}/api-keys`, {})).body as { api_key: string }).api_key
         const number = "+12025550100"
-        yield* adminPost(`${orgs}/${org.id}/phone-numbers`, { phone_number: number })
+        const { daemon, key } = yield* Daemon.serveWithOrganization("notice", number)
         const sdk = new Replay.GuavaSdk({ baseUrl: `${daemon.url}/`, apiKey: key, telemetry: false })
         const agent = yield* Effect.promise(() =>
           Replay.Agent.create(sdk, {

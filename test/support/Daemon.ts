@@ -216,6 +216,30 @@ export const postJson = (key: string, body: unknown): RequestInit => ({
 })
 
 /**
+ * A daemon in memory with its admin API on, and one organization owning `number` (the remote
+ * agent tests' starting point): the daemon, the organization's id and API key, and a POST to the
+ * admin API for more (`adminPost("organizations/<id>/inbound-calls", {...})`).
+ *
+ * @category constructors
+ */
+export const serveWithOrganization = (name: string, number: string, env: Record<string, string> = {}) =>
+  Effect.gen(function*() {
+    const adminToken = `admin-${name}-secret`
+    const daemon = yield* serve(["--port", "0", "--data-dir", ":memory:"], {
+      VOICE_AGENT_ADMIN_TOKEN: adminToken,
+      ...env
+    })
+    const adminPost = (path: string, body: unknown) =>
+      request(`${daemon.url}/admin/v1/${path}`, postJson(adminToken, body))
+    const organizationId = ((yield* adminPost("organizations", { name })).body as { id: string }).id
+    const key = ((yield* adminPost(`organizations/${organizationId}/api-keys`, {})).body as { api_key: string })
+      .api_key
+    const added = yield* adminPost(`organizations/${organizationId}/phone-numbers`, { phone_number: number })
+    if (added.status !== 201) return yield* Effect.die(new Error(`adding ${number}: ${JSON.stringify(added)}`))
+    return { daemon, organizationId, key, adminPost }
+  })
+
+/**
  * Creates a campaign open all week (UTC) from today, with the demo number as origin, and uploads
  * `contacts`; answers its code.
  *
