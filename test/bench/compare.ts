@@ -1,0 +1,371 @@
+/**
+ * Side-by-side benchmarks (`npm run bench:compare`, issue 12): each figure beside a baseline
+ * measured in the same run on the same machine, as the median and the spread (min–max) of
+ * several runs, and their ratio. Writes `BENCHMARKS.md` (and prints it).
+ *
+ * - Upload of 10,000 contacts through the API (validate, DNC, dedupe, insert; one HTTP request
+ *   to a daemon) vs a raw `COPY` of the same rows into the same table with its indexes, on
+ *   PostgreSQL (127.0.0.1:5432, a fresh database; server-side `COPY … FROM` a CSV file, timed by
+ *   psql) and on PGlite (`COPY … FROM '/dev/blob'` on an in-process PGlite with the schema).
+ * - `GET /v2/campaigns/{code}` requests per second (16 in flight, keep-alive, client in this
+ *   process) vs a hand-written `node:http` server doing the same key check (SHA-256, one indexed
+ *   lookup) and campaign query with the same PostgreSQL driver (`raw-campaign-server.ts`).
+ * - Cold start: process start to the first answered request, on PGlite in memory, on a new data
+ *   directory (first run: migrations) and on the same directory again (restart).
+ *
+ * Client, daemon and database share the machine's cores: figures are floors, compare ratios.
+ */
+import { PGlite } from "@electric-sql/pglite"
+import * as Database from "@voice-agent/store-sql/Database"
+import * as SqlStorage from "@voice-agent/store-sql/SqlStorage"
+import * as Fixtures from "@voice-agent/store-sql/testing/Fixtures"
+import { Effect, Layer } from "effect"
+import { spawn, spawnSync } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import fs from "node:fs"
+import http from "node:http"
+import os from "node:os"
+import path from "node:path"
+import { performance } from "node:perf_hooks"
+
+const RUNS = Number(process.env["BENCH_RUNS"] ?? 5)
+const CONTACTS = 10_000
+
+// ---------------------------------------------------------------------------------------------
+// figures
+
+interface Spread {
+  readonly median: number
+  readonly min: number
+  readonly max: number
+  readonly n: number
+}
+
+const spread = (values: ReadonlyArray<number>): Spread => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = Math.floor(sorted.length / 2)
+  const median = sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+  return { median, min: sorted[0]!, max: sorted.at(-1)!, n: sorted.length }
+}
+
+const show = (s: Spread, unit: string, digits = 0) =>
+  `${s.median.toFixed(digits)} ${unit} (${s.min.toFixed(digits)}–${s.max.toFixed(digits)}, n=${s.n})`
+
+interface Row {
+  readonly figure: string
+  readonly ours: string
+  readonly baseline: string
+  readonly ratio: string
+  readonly goal: string
+}
+const rows: Array<Row> = []
+
+// ---------------------------------------------------------------------------------------------
+// processes and HTTP
+
+interface Daemon {
+  readonly base: string
+  readonly key: string
+  readonly readyMs: number
+  readonly stop: () => Promise<void>
+}
+
+const startDaemon = (args: ReadonlyArray<string>, env: Record<string, string> = {}): Promise<Daemon> =>
+  new Promise((resolve, reject) => {
+    const started = performance.now()
+    const child = spawn(process.execPath, ["daemon/src/bin.ts", "serve", "--port", "0", ...args], {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, VOICE_AGENT_ADMIN_TOKEN: "", VOICE_AGENT_LOG_LEVEL: "warn", ...env }
+    })
+    let out = ""
+    let key: string | undefined
+    const stop = () =>
+      new Promise<void>((done) => {
+        if (child.exitCode !== null) return done()
+        child.once("exit", () => done())
+        child.kill("SIGTERM")
+      })
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString()
+      key ??= /API key: (va_[A-Za-z0-9_-]+)/.exec(out)?.[1]
+      const base = /ready on (http:\/\/\S+)/.exec(out)?.[1]
+      if (base !== undefined) resolve({ base, key: key ?? "", readyMs: performance.now() - started, stop })
+    })
+    child.stderr.on("data", (chunk: Buffer) => void (out += chunk.toString()))
+    child.on("exit", (code) => reject(new Error(`daemon exited with ${code}:\n${out}`)))
+  })
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 16 })
+
+const call = (url: string, key: string, method = "GET", body?: string) =>
+  new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const request = http.request(url, {
+      method,
+      agent,
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
+      }
+    }, (response) => {
+      const chunks: Array<Buffer> = []
+      response.on("data", (c: Buffer) => chunks.push(c))
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString() }))
+    })
+    request.on("error", reject)
+    request.end(body)
+  })
+
+/** Requests per second of `total` GETs of `url`, 16 in flight. */
+const throughput = async (url: string, key: string, total: number): Promise<number> => {
+  let next = 0
+  const start = performance.now()
+  await Promise.all(Array.from({ length: 16 }, async () => {
+    while (next < total) {
+      next++
+      const { status } = await call(url, key)
+      if (status !== 200) throw new Error(`${url}: status ${status}`)
+    }
+  }))
+  return total / ((performance.now() - start) / 1000)
+}
+
+const psql = (database: string, ...commands: ReadonlyArray<string>): string => {
+  const result = spawnSync(
+    "psql",
+    ["-h", "127.0.0.1", "-U", "postgres", "-d", database, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-At"].concat(
+      commands.flatMap((c) => ["-c", c])
+    ),
+    { encoding: "utf8" }
+  )
+  if (result.status !== 0) throw new Error(`psql: ${result.stderr}`)
+  return result.stdout
+}
+
+// ---------------------------------------------------------------------------------------------
+// the rows uploaded, as the API takes them and as COPY takes them
+
+const phone = (run: number, i: number) => `+1303${String(2_000_000 + run * CONTACTS + i)}`
+const dataOf = (run: number, i: number) => ({ first_name: "Ann", customer_id: `c-${run * CONTACTS + i}` })
+
+const uploadBody = (run: number) =>
+  JSON.stringify({
+    contacts: Array.from({ length: CONTACTS }, (_, i) => ({ phone_number: phone(run, i), data: dataOf(run, i) }))
+  })
+
+const csvOf = (run: number, campaignId: string, organizationId: string, at: string) =>
+  Array.from(
+    { length: CONTACTS },
+    (_, i) =>
+      `${campaignId},${organizationId},${phone(run, i)},TRYING,"${
+        JSON.stringify(dataOf(run, i)).replaceAll("\"", "\"\"")
+      }",${at}`
+  ).join("\n") + "\n"
+
+const copyColumns = "contacts (campaign_id, organization_id, phone_number, status, data, next_attempt_at)"
+
+const campaignBody = (name: string) =>
+  JSON.stringify({
+    name,
+    origin_phone_numbers: ["+12025550100"],
+    start_date: "2026-01-01",
+    calling_windows: [{ day: 0, start_time: "09:00", end_time: "17:00" }]
+  })
+
+const newCampaign = async (daemon: Daemon, name: string) => {
+  const created = await call(`${daemon.base}/v2/campaigns`, daemon.key, "POST", campaignBody(name))
+  if (created.status !== 201) throw new Error(`campaign: ${created.status} ${created.text}`)
+  return JSON.parse(created.text) as { id: string; campaign_code: string }
+}
+
+const apiUploads = async (daemon: Daemon, offset: number): Promise<Array<number>> => {
+  const times: Array<number> = []
+  for (let run = 0; run < RUNS; run++) {
+    const campaign = await newCampaign(daemon, `upload-${offset + run}`)
+    const body = uploadBody(offset + run)
+    const started = performance.now()
+    const { status, text } = await call(
+      `${daemon.base}/v2/campaigns/${campaign.campaign_code}/contacts?accepted_terms_of_service=true`,
+      daemon.key,
+      "POST",
+      body
+    )
+    times.push(performance.now() - started)
+    if (status !== 200 && status !== 201) throw new Error(`upload: ${status} ${text.slice(0, 200)}`)
+  }
+  return times
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. upload on PostgreSQL, and GET /v2/campaigns/{code} against a hand-written server
+
+const onPostgres = async () => {
+  const database = `bench_${randomBytes(4).toString("hex")}`
+  psql("postgres", `CREATE DATABASE ${database}`)
+  const url = `postgres://postgres@127.0.0.1:5432/${database}`
+  const daemon = await startDaemon([], { DATABASE_URL: url })
+  try {
+    const api = spread(await apiUploads(daemon, 0))
+    const organizationId = psql(database, "SELECT id FROM organizations LIMIT 1").trim()
+    const copies: Array<number> = []
+    for (let run = 0; run < RUNS; run++) {
+      const campaign = await newCampaign(daemon, `copy-${run}`)
+      const file = path.join(os.tmpdir(), `bench-copy-${database}-${run}.csv`)
+      fs.writeFileSync(file, csvOf(100 + run, campaign.id, organizationId, new Date().toISOString()))
+      fs.chmodSync(file, 0o644)
+      const timing = psql(database, "\\timing on", `COPY ${copyColumns} FROM '${file}' WITH (FORMAT csv)`)
+      fs.rmSync(file)
+      copies.push(Number(/Time: ([\d.]+) ms/.exec(timing)?.[1] ?? Number.NaN))
+    }
+    const copy = spread(copies)
+    rows.push({
+      figure: "Upload 10,000 contacts, PostgreSQL",
+      ours: show(api, "ms"),
+      baseline: `COPY: ${show(copy, "ms")}`,
+      ratio: (api.median / copy.median).toFixed(1),
+      goal: "≤ 2.0"
+    })
+
+    const campaign = await newCampaign(daemon, "read")
+    const raw = spawn(process.execPath, ["test/bench/raw-campaign-server.ts"], {
+      stdio: ["ignore", "pipe", "inherit"],
+      env: { ...process.env, DATABASE_URL: url }
+    })
+    const rawBase = await new Promise<string>((resolve) => {
+      raw.stdout.on("data", (chunk: Buffer) => {
+        const found = /listening on (http:\/\/\S+)/.exec(chunk.toString())?.[1]
+        if (found !== undefined) resolve(found)
+      })
+    })
+    try {
+      const ours: Array<number> = []
+      const theirs: Array<number> = []
+      const requests = Number(process.env["BENCH_REQUESTS"] ?? 5_000)
+      await throughput(`${daemon.base}/v2/campaigns/${campaign.campaign_code}`, daemon.key, 500) // warm-up
+      await throughput(`${rawBase}/v2/campaigns/${campaign.campaign_code}`, daemon.key, 500)
+      for (let run = 0; run < RUNS; run++) {
+        ours.push(await throughput(`${daemon.base}/v2/campaigns/${campaign.campaign_code}`, daemon.key, requests))
+        theirs.push(await throughput(`${rawBase}/v2/campaigns/${campaign.campaign_code}`, daemon.key, requests))
+      }
+      const a = spread(ours)
+      const b = spread(theirs)
+      rows.push({
+        figure: "`GET /v2/campaigns/{code}`, PostgreSQL, 16 in flight",
+        ours: show(a, "req/s"),
+        baseline: `node:http + same driver: ${show(b, "req/s")}`,
+        ratio: (a.median / b.median).toFixed(2),
+        goal: "≥ 1.0"
+      })
+    } finally {
+      raw.kill("SIGTERM")
+    }
+  } finally {
+    await daemon.stop()
+    psql("postgres", `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. upload on PGlite
+
+const onPglite = async () => {
+  const daemon = await startDaemon(["--data-dir", ":memory:"])
+  let api: Spread
+  try {
+    api = spread(await apiUploads(daemon, 200))
+  } finally {
+    await daemon.stop()
+  }
+  const pglite = await PGlite.create()
+  const layer = SqlStorage.layer.pipe(Layer.provideMerge(Database.migrated(Database.layerPgliteClient(pglite))))
+  const copies: Array<number> = []
+  for (let run = 0; run < RUNS; run++) {
+    const { campaignId, organizationId } = await Effect.runPromise(
+      Effect.gen(function*() {
+        const organization = yield* Fixtures.organization()
+        const campaign = yield* Fixtures.campaign(organization.id)
+        return { campaignId: campaign.id, organizationId: organization.id }
+      }).pipe(Effect.provide(layer))
+    )
+    const blob = new Blob([csvOf(300 + run, campaignId, organizationId, new Date().toISOString())])
+    const started = performance.now()
+    await pglite.query(`COPY ${copyColumns} FROM '/dev/blob' WITH (FORMAT csv)`, [], { blob })
+    copies.push(performance.now() - started)
+  }
+  await pglite.close()
+  const copy = spread(copies)
+  rows.push({
+    figure: "Upload 10,000 contacts, PGlite",
+    ours: show(api, "ms"),
+    baseline: `COPY: ${show(copy, "ms")}`,
+    ratio: (api.median / copy.median).toFixed(1),
+    goal: "≤ 2.0"
+  })
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. cold start
+
+const firstAnswer = async (args: ReadonlyArray<string>) => {
+  const started = performance.now()
+  const daemon = await startDaemon(args)
+  const { status } = await call(`${daemon.base}/openapi.json`, daemon.key)
+  const ms = performance.now() - started
+  await daemon.stop()
+  if (status !== 200) throw new Error(`first request: ${status}`)
+  return ms
+}
+
+const coldStart = async () => {
+  const memory: Array<number> = []
+  const first: Array<number> = []
+  const again: Array<number> = []
+  for (let run = 0; run < RUNS; run++) {
+    memory.push(await firstAnswer(["--data-dir", ":memory:"]))
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-start-"))
+    first.push(await firstAnswer(["--data-dir", dir]))
+    again.push(await firstAnswer(["--data-dir", dir]))
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+  for (
+    const [figure, values] of [
+      ["Cold start to first answer, PGlite in memory", memory],
+      ["Cold start, new data directory (first run)", first],
+      ["Cold start, same data directory (restart)", again]
+    ] as const
+  ) {
+    rows.push({ figure, ours: show(spread(values), "ms"), baseline: "–", ratio: "–", goal: "–" })
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const main = async () => {
+  const started = new Date()
+  await onPostgres()
+  await onPglite()
+  await coldStart()
+  agent.destroy()
+  const table = [
+    "| Figure | voice-agent | Baseline (same run) | Ratio | Goal |",
+    "| - | - | - | - | - |",
+    ...rows.map((r) => `| ${r.figure} | ${r.ours} | ${r.baseline} | ${r.ratio} | ${r.goal} |`)
+  ].join("\n")
+  const cpus = os.cpus()
+  const text = `# Benchmarks
+
+Regenerate with \`npm run bench:compare\` (PostgreSQL at 127.0.0.1:5432, user postgres; \`BENCH_RUNS\`
+runs per figure, default 5). Median (min–max, n runs) of each figure beside its baseline measured
+in the same run on the same machine; ratio of the medians (time: ours ÷ baseline, lower is
+better; throughput: ours ÷ baseline, higher is better). What each measures: the header of
+\`test/bench/compare.ts\`. Other benchmarks (\`npm run bench\`): storage through the repositories,
+HTTP, media and agent latency; their figures are in docs/DECISIONS.md and the closing notes.
+
+Run ${started.toISOString()} on ${cpus.length} × ${cpus[0]?.model ?? "?"}, Node ${process.version}.
+
+${table}
+`
+  fs.writeFileSync("BENCHMARKS.md", text)
+  console.log(text)
+}
+
+await main()
