@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Result, Schema } from "effect"
+import fc from "fast-check"
 import * as PhoneNumber from "./PhoneNumber.ts"
 
 const ok = (result: Result.Result<string, string>): string => {
@@ -170,5 +171,33 @@ describe("PhoneNumber", () => {
     it("names the foreign country code", () => {
       assert.include(failure(PhoneNumber.normalizeDialableUs("+44 20 7946 0958")), "+44")
     })
+  })
+
+  it("answers an E.164 +1 number without parsing it exactly as the parser does", () => {
+    // A leading space sends the same number through libphonenumber (the input is trimmed there);
+    // a refusal's sentence quotes the input, so the answers are compared as number or refusal.
+    const answer = (input: string) => Result.getOrElse(PhoneNumber.normalize(input), () => "refused")
+    const digit = fc.integer({ min: 0, max: 9 }).map(String)
+    const number = fc.tuple(
+      fc.integer({ min: 0, max: 9 }),
+      digit,
+      digit,
+      fc.integer({ min: 0, max: 9 }),
+      fc.array(digit, { minLength: 6, maxLength: 6 })
+    )
+      .map(([a, b, c, d, rest]) => `+1${a}${b}${c}${d}${rest.join("")}`)
+    fc.assert(
+      fc.property(number, (input) => {
+        assert.strictEqual(answer(input), answer(` ${input}`), input)
+      }),
+      { numRuns: 3_000 }
+    )
+    for (
+      const input of ["+12025550123", "+15555550123", "+12425550123", "+14165550123", "+19115550123", "+11234567890"]
+    ) {
+      assert.strictEqual(answer(input), answer(` ${input}`), input)
+    }
+    assert.strictEqual(answer("+12025550123"), "+12025550123")
+    assert.strictEqual(answer("+19115550123"), "refused")
   })
 })

@@ -119,7 +119,17 @@ const parse = (input: string, defaultRegion: CountryCode): Result.Result<Parsed,
  * @category decoding
  */
 export const normalize = (input: string, defaultRegion: CountryCode = "US"): Result.Result<E164, string> =>
-  Result.map(parse(input, defaultRegion), (parsed) => parsed.e164)
+  isNanpE164(input) ? Result.succeed(input) : Result.map(parse(input, defaultRegion), (parsed) => parsed.e164)
+
+/**
+ * A +1 number already in E.164 with the NANP structure, as uploads mostly carry them.
+ * libphonenumber reads it back unchanged (country code 1, its 10 national digits, a possible
+ * length for every NANP region and for none), so `normalize` answers it without parsing: the
+ * same answer (checked against the parser on random numbers in the tests) at a fraction of the
+ * cost, which was a fifth of a 10,000-contact upload.
+ */
+const nanpE164 = /^\+1[2-9](?!11)\d{2}[2-9]\d{6}$/
+const isNanpE164 = (input: string): input is E164 => nanpE164.test(input)
 
 /**
  * The check of "a valid, dialable US number" (delete contacts by phone number): any common
