@@ -14,6 +14,8 @@
  *   first `claim-call` is assigned it (`assign-call` with the call's numbers), and its
  *   `answer-call` takes it, `decline-call` (or nothing within `answerMs`) declines it. Nobody
  *   claims within `claimMs`: `none` (the number's own agent answers).
+ * - Replies count only from the listeners an offer went to: a listener of another campaign,
+ *   number or organization that names the call's id is ignored.
  *
  * @since 0.1.0
  */
@@ -146,6 +148,10 @@ export const make = (settings: Settings) =>
         let owner: Listener | undefined
         waiting.set(offer.callId, (listener, reply) =>
           Effect.gen(function*() {
+            // Only the listeners the call was announced to (the organization's, on this number)
+            // may claim it: another's listener naming the call id gets nothing, not even the
+            // caller's number.
+            if (!candidates.includes(listener)) return
             if (reply === "claim") {
               // The first claim wins; the call is assigned to it alone.
               if (owner === undefined) {
