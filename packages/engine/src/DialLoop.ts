@@ -7,7 +7,8 @@
  *
  * Shutdown (the scope closing): claiming stops at once; claims not dialed yet are released
  * (`shutdown`, no attempt used); calls in progress get `drainMs` to end, then are hung up and
- * recorded as `agent-failure`. A process that dies without that leaves leases that any other
+ * recorded as `agent-failure`. Their leases are renewed all along, so no other daemon takes a
+ * call back while it drains. A process that dies without that leaves leases that any other
  * dialer recovers when they expire.
  *
  * @since 0.1.0
@@ -58,9 +59,23 @@ export const run = (
     const wakeup = yield* DialerWakeup
     const { worker, leaseMs } = settings
     const stopping = yield* Ref.make(false)
+    // Leases are renewed until the very end: forked first, this fiber is interrupted last, after
+    // the drain and after the calls cut short by it have recorded their end. (Stopped before the
+    // drain, the leases of calls still going expired during it, and other daemons recovered
+    // those calls as lost while they went on.)
+    yield* Effect.forkScoped(
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        yield* repository.renewLeases({ worker, now, leaseMs })
+      }).pipe(
+        Effect.catchCause((cause) => Effect.logWarning("Lease renewal failed", cause)),
+        Effect.repeat(Schedule.spaced(Duration.millis(Math.max(1, Math.floor(leaseMs / 3)))))
+      )
+    )
     const calls = yield* FiberSet.make<void>()
     // Finalizers run in reverse order: the loop stops first (it is forked last), then unplaced
-    // claims are released and calls get `drainMs`, then the FiberSet interrupts what is left.
+    // claims are released and calls get `drainMs`, then the FiberSet interrupts what is left,
+    // and only then does lease renewal stop.
     yield* Effect.addFinalizer(() =>
       Effect.gen(function*() {
         yield* Ref.set(stopping, true)
@@ -75,16 +90,6 @@ export const run = (
     const signal = yield* Queue.sliding<void>(1)
     const wakeups = yield* wakeup.wakeups
     yield* Effect.forkScoped(Stream.runForEach(wakeups, () => Queue.offer(signal, undefined)))
-
-    yield* Effect.forkScoped(
-      Effect.gen(function*() {
-        const now = yield* Clock.currentTimeMillis
-        yield* repository.renewLeases({ worker, now, leaseMs })
-      }).pipe(
-        Effect.catchCause((cause) => Effect.logWarning("Lease renewal failed", cause)),
-        Effect.repeat(Schedule.spaced(Duration.millis(Math.max(1, Math.floor(leaseMs / 3)))))
-      )
-    )
 
     const tick = Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
