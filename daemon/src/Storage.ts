@@ -2,13 +2,15 @@
  * The storage every command opens (CONTRACT §2): `DATABASE_URL` set, that PostgreSQL server;
  * otherwise the embedded PGlite under `--data-dir`. Migrations run when it opens. The choice
  * itself is store-sql's (`Database.layerFromConfig`); this module names it in one log line
- * and adds the repositories.
+ * and adds the repositories, with the writes of calls in progress waiting out a database that
+ * is briefly out of reach (StorageOutages).
  *
  * @since 0.1.0
  */
 import * as Database from "@voice-agent/store-sql/Database"
 import * as SqlStorage from "@voice-agent/store-sql/SqlStorage"
 import { Config, Effect, Layer, Option, Redacted } from "effect"
+import * as StorageOutages from "./StorageOutages.ts"
 
 /**
  * The `--data-dir` default.
@@ -42,9 +44,13 @@ export const describe = (dataDir: string) =>
   )
 
 /**
- * The SQL client (migrated) and every repository.
+ * The SQL client (migrated) and every repository; the writes of calls in progress wait for a
+ * database that is out of reach for a while (StorageOutages).
  *
  * @category layers
  */
 export const layer = (dataDir: string) =>
-  SqlStorage.layer.pipe(Layer.provideMerge(Database.layerFromConfig({ dataDir })))
+  StorageOutages.layer.pipe(
+    Layer.provideMerge(SqlStorage.layer),
+    Layer.provideMerge(Database.layerFromConfig({ dataDir }))
+  )

@@ -6,6 +6,9 @@
  * stand-in agent's hang-ups (CallProgress), and the end (`endCall`, one transaction for the
  * conversation and the contact's next state). Every path ends the claim: a claim never outlives
  * its attempt except when the process dies, and then its lease expires and any dialer recovers it.
+ * So those steps are tried again until they are done when the database is out of reach (the
+ * loop of a live process keeps renewing its leases: an attempt that gave up would hold its
+ * contact until the process exits); a stopping process gives them a few tries only.
  *
  * The offer comes first, with the call id the call is then placed with (the remote agent's call
  * socket names it). `taken` or `none`: the call goes ahead. `declined`: the claim is released
@@ -22,7 +25,7 @@ import type { ClaimedContact } from "@voice-agent/core/ports/DialerRepository"
 import { DialerRepository } from "@voice-agent/core/ports/DialerRepository"
 import { DialerWakeup } from "@voice-agent/core/ports/DialerWakeup"
 import { ServerSecrets } from "@voice-agent/core/ports/ServerSecrets"
-import { Clock, Deferred, Effect, Fiber, Option, Ref, Result, Stream } from "effect"
+import { Cause, Clock, Deferred, Effect, Fiber, Option, Ref, Result, Stream } from "effect"
 import type { Scope } from "effect"
 import { randomUUID } from "node:crypto"
 import type { HangUpCause } from "./CallProgress.ts"
@@ -36,6 +39,38 @@ import * as MediaToken from "./MediaToken.ts"
 const endReportGraceMs = 10_000
 
 type Phase = "claimed" | "placing" | "following" | "done"
+
+/** Between tries of a bookkeeping step that failed: 250 ms, doubling up to 5 s. */
+const retryDelayMs = (tries: number): number => Math.min(5_000, 250 * 2 ** Math.min(tries, 5))
+
+/** Once the process is stopping, a failing bookkeeping step gets this many tries (about 2 s). */
+const triesWhileStopping = 4
+
+/**
+ * Runs a bookkeeping step of the attempt (`startCall`, `endCall`, `release`) until it is done.
+ * The database may be out of reach for a while (restarted, failed over); an attempt that gave up
+ * would leave its lease in place, and the loop of this live process renews every lease it holds,
+ * so the contact would stay "being dialed" until the process exits. Each step re-checks the
+ * lease it acts on, so trying again is safe. Once `stopping`, the step gets a few more tries and
+ * then fails: the process is about to exit, and its leases then expire and are recovered.
+ */
+const persist = <A>(what: string, step: Effect.Effect<A>, stopping: Ref.Ref<boolean>): Effect.Effect<A> => {
+  const loop = (tries: number): Effect.Effect<A> =>
+    step.pipe(
+      Effect.catchCause((cause) =>
+        Effect.gen(function*() {
+          if (Cause.hasInterruptsOnly(cause)) return yield* Effect.failCause(cause)
+          if ((yield* Ref.get(stopping)) && tries >= triesWhileStopping) return yield* Effect.failCause(cause)
+          if (tries === 0) yield* Effect.logWarning(`${what} failed; trying again until it is done`, cause)
+          yield* Effect.sleep(retryDelayMs(tries))
+          const result = yield* loop(tries + 1)
+          if (tries === 0) yield* Effect.logInfo(`${what} done after all`)
+          return result
+        })
+      )
+    )
+  return loop(0)
+}
 
 /**
  * Runs the attempt for `claim`. `stopping` turns a claim that has not been dialed yet into a
@@ -76,15 +111,19 @@ export const run = (
           settings.standIn,
           settings.agent === "media" ? verdict : undefined
         )
-        yield* repository.endCall({
-          contactId,
-          worker,
-          conversationId: conversationId!,
-          outcome: end.outcome,
-          endedBy: end.endedBy,
-          answeredAt: answered?.at ?? null,
-          endedAt
-        })
+        yield* persist(
+          `Recording the end of call ${callId}`,
+          repository.endCall({
+            contactId,
+            worker,
+            conversationId: conversationId!,
+            outcome: end.outcome,
+            endedBy: end.endedBy,
+            answeredAt: answered?.at ?? null,
+            endedAt
+          }),
+          stopping
+        )
         yield* Ref.set(phase, "done")
         yield* Effect.logInfo(`Call ${callId} to ${claim.phoneNumber} ended: ${end.outcome}`)
         yield* wakeup.notify
@@ -100,7 +139,11 @@ export const run = (
       const now = yield* Clock.currentTimeMillis
       switch (yield* Ref.get(phase)) {
         case "claimed":
-          return yield* repository.release({ contactId, worker, reason: "shutdown", now })
+          return yield* persist(
+            `Releasing contact ${contactId}`,
+            repository.release({ contactId, worker, reason: "shutdown", now }),
+            stopping
+          )
         case "placing":
         case "following": {
           yield* hangUp("stopping")
@@ -116,7 +159,12 @@ export const run = (
     const release = (reason: "shutdown" | "agent-declined") =>
       Effect.gen(function*() {
         yield* Ref.set(phase, "done")
-        yield* repository.release({ contactId, worker, reason, now: yield* Clock.currentTimeMillis })
+        const now = yield* Clock.currentTimeMillis
+        yield* persist(
+          `Releasing contact ${contactId}`,
+          repository.release({ contactId, worker, reason, now }),
+          stopping
+        )
       })
 
     const attempt = Effect.gen(function*() {
@@ -144,7 +192,11 @@ export const run = (
         : Effect.void
       // The process began stopping while the offer waited: not dialed yet, so released.
       if (yield* Ref.get(stopping)) return yield* Effect.andThen(withdraw, release("shutdown"))
-      const start = yield* repository.startCall({ contactId, worker, callId, now: yield* Clock.currentTimeMillis })
+      const start = yield* persist(
+        `Starting call ${callId}`,
+        Effect.flatMap(Clock.currentTimeMillis, (now) => repository.startCall({ contactId, worker, callId, now })),
+        stopping
+      )
       if (start._tag === "NotPlaced") {
         yield* Ref.set(phase, "done")
         yield* withdraw
@@ -176,7 +228,11 @@ export const run = (
           const now = yield* Clock.currentTimeMillis
           yield* Effect.logInfo(`Carrier refused call ${callId} to ${claim.phoneNumber}: ${error.reason}`)
           if (!error.isRetryable) return yield* finish(now, "failed")
-          yield* repository.release({ contactId, worker, reason: "carrier-retryable", now, conversationId })
+          yield* persist(
+            `Releasing contact ${contactId}`,
+            repository.release({ contactId, worker, reason: "carrier-retryable", now, conversationId }),
+            stopping
+          )
           return yield* Ref.set(phase, "done")
         }
         yield* Ref.set(phase, "following")
@@ -230,5 +286,7 @@ export const run = (
     yield* attempt.pipe(Effect.onInterrupt(() => onInterrupted))
   }).pipe(
     Effect.annotateLogs({ contact: claim.contactId }),
-    Effect.catchCause((cause) => Effect.logError("Call attempt failed; its lease will expire and be recovered", cause))
+    Effect.catchCause((cause) =>
+      Effect.logError("Call attempt failed; its lease will expire once this process exits, and be recovered", cause)
+    )
   )

@@ -24,8 +24,10 @@
  * Ending: the person hanging up (`stop`, or the stream closing) ends the agent's input, and the
  * agent then answers its verdict; the agent returning first ends the call (the session closes
  * the stream, on which the carrier hangs up). Either way the verdict is published to CallEvents
- * (`AgentEnded`) for the dialer that holds the call. An agent that fails, dies or takes longer
- * than `verdictTimeoutMs` after the end is `agent-failure`.
+ * (`AgentEnded`) for the dialer that holds the call, once the transcript is stored (up to
+ * `turnsFlushMs` after the end): the agent's turns are written in order by a fiber of their own,
+ * so a slow or unreachable database never holds up the conversation. An agent that fails, dies
+ * or takes longer than `verdictTimeoutMs` after the end is `agent-failure`.
  *
  * Bounds: the agent's input is a queue of `inputCapacity` items (a slow agent loses audio
  * frames, counted and logged, never the session's memory); the agent's audio is paced to at
@@ -34,6 +36,7 @@
  * @since 0.1.0
  */
 import type { ContactData } from "@voice-agent/core/Contact"
+import type { TranscriptTurnRecord } from "@voice-agent/core/Conversation"
 import type { AgentCall, AgentEnd, AudioFrame, CallContext, CallInput, Playback } from "@voice-agent/core/ports/Agent"
 import { Agent } from "@voice-agent/core/ports/Agent"
 import { CallEvents } from "@voice-agent/core/ports/CallEvents"
@@ -49,6 +52,9 @@ import * as Vad from "@voice-agent/media/Vad"
 import { Cause, Clock, Deferred, Duration, Effect, Exit, Fiber, Option, Queue, Result, Stream } from "effect"
 import { LiveCalls } from "./LiveCalls.ts"
 import * as MediaToken from "./MediaToken.ts"
+
+/** After the agent's verdict, how long the transcript's last turns get to be stored before it is published. */
+const turnsFlushMs = 30_000
 
 /**
  * @category models
@@ -329,6 +335,26 @@ const run = (
       answeredBy
     }
     const encoding = agent.encodingFor === undefined ? agent.encoding : yield* agent.encodingFor(context)
+
+    // Transcript turns reach the store in the order the agent emits them, off the agent's path:
+    // a slow or unreachable database never holds up what the agent says next. A batch that
+    // cannot be written is logged and dropped; the call's verdict waits for the rest.
+    const turns = yield* Queue.unbounded<TranscriptTurnRecord, Cause.Done>()
+    const turnWriter = yield* Effect.forkScoped(
+      Queue.takeAll(turns).pipe(
+        Effect.flatMap((batch) =>
+          conversations.appendTurns(conversation.id, batch).pipe(
+            Effect.catchCause((cause) =>
+              Cause.hasInterruptsOnly(cause)
+                ? Effect.failCause(cause)
+                : Effect.logError(`Transcript of call ${callId}: ${batch.length} turn(s) not written`, cause)
+            )
+          )
+        ),
+        Effect.forever,
+        Effect.catch(() => Effect.void)
+      )
+    )
     const call: AgentCall = {
       context,
       input: Stream.fromQueue(input),
@@ -337,11 +363,7 @@ const run = (
       interrupt,
       sendDtmf: (digits) => say(Stream.fromIterable(dtmfFrames(digits))).pipe(Effect.asVoid),
       emitTurn: (turn) =>
-        conversations.appendTurns(conversation.id, [{
-          speaker: turn.speaker,
-          text: turn.text,
-          offsetMs: turn.offsetMs
-        }])
+        Queue.offer(turns, { speaker: turn.speaker, text: turn.text, offsetMs: turn.offsetMs }).pipe(Effect.asVoid)
     }
 
     const verdict = yield* Deferred.make<AgentEnd>()
@@ -466,6 +488,12 @@ const run = (
     yield* Fiber.interrupt(agentFiber)
     if (first === "agent") yield* socket.close
     yield* write(CallTimeline.finish(timeline), true)
+    // The whole transcript is stored before the verdict says the call is over.
+    yield* Queue.end(turns)
+    const flushed = yield* Fiber.join(turnWriter).pipe(Effect.timeoutOption(Duration.millis(turnsFlushMs)))
+    if (Option.isNone(flushed)) {
+      yield* Effect.logWarning(`Call ${callId}: transcript not all written ${turnsFlushMs} ms after the end`)
+    }
     if (dropped > 0) yield* Effect.logWarning(`Call ${callId}: the agent fell behind; ${dropped} input item(s) dropped`)
     const at = yield* Clock.currentTimeMillis
     yield* callEvents.publish(callId, { _tag: "AgentEnded", at, outcome: end.outcome, endedBy: end.endedBy })

@@ -1,7 +1,7 @@
 import { PgClient } from "@effect/sql-pg"
 import { afterAll, assert, describe, it, layer } from "@effect/vitest"
 import { OrganizationRepository } from "@voice-agent/core/ports/OrganizationRepository"
-import { ConfigProvider, Effect, Layer, Option, Redacted } from "effect"
+import { Cause, ConfigProvider, Context, Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -162,5 +162,48 @@ describe("Database.layerFromConfig", () => {
           assert.deepStrictEqual(database, [{ name: expected }])
         }))
     })
+  })
+})
+
+describe("Database.isUnavailable", () => {
+  /** The error `statement` fails with, on a client of `url` (one connection, its own scope). */
+  const errorOf = (url: string, statement: (sql: SqlClient.SqlClient) => Effect.Effect<unknown, unknown>) =>
+    Effect.scoped(
+      Effect.gen(function*() {
+        const context = yield* Layer.build(PgClient.layer({ url: Redacted.make(url), maxConnections: 1 }))
+        return yield* Effect.flip(statement(Context.get(context, SqlClient.SqlClient)))
+      })
+    )
+
+  it.live("a server that does not answer is unavailable", () =>
+    Effect.gen(function*() {
+      // Port 1 on the loopback: nothing listens there, the connection is refused at once.
+      const error = yield* errorOf("postgres://postgres@127.0.0.1:1/none", (sql) => sql`SELECT 1`)
+      assert.isTrue(Database.isUnavailable(error), String(error))
+      assert.isTrue(Database.isUnavailableCause(Cause.die(error)))
+      assert.isFalse(Database.isUnavailableCause(Cause.combine(Cause.die(error), Cause.die(new Error("a bug")))))
+    }))
+
+  it("anything else is not", () => {
+    assert.isFalse(Database.isUnavailable(new Error("connect ECONNREFUSED")))
+    assert.isFalse(Database.isUnavailable(undefined))
+    assert.isFalse(Database.isUnavailableCause(Cause.interrupt()))
+    assert.isFalse(Database.isUnavailableCause(Cause.empty))
+  })
+
+  const postgres = backends.find((b) => b.name === "postgres")!
+  describe.skipIf(postgres.skip !== undefined)("on a PostgreSQL server", () => {
+    it.live(
+      "a session the server ends (as `pg_ctl stop -m fast` ends them all) is unavailable; a bad statement is not",
+      () =>
+        Effect.gen(function*() {
+          const url = yield* TestDatabase.freshDatabaseUrl("voice_agent_unavailable")
+          const terminated = yield* errorOf(url, (sql) => sql`SELECT pg_terminate_backend(pg_backend_pid())`)
+          assert.isTrue(Database.isUnavailable(terminated), String(terminated))
+          const syntax = yield* errorOf(url, (sql) => sql`SELEC 1`)
+          assert.isFalse(Database.isUnavailable(syntax))
+        }).pipe(Effect.scoped),
+      30_000
+    )
   })
 })
