@@ -8,7 +8,7 @@
  */
 import * as DialerSettings from "@voice-agent/engine/DialerSettings"
 import * as DialLoop from "@voice-agent/engine/DialLoop"
-import { Config, Layer, Option } from "effect"
+import { Config, ConfigProvider, Effect, Layer, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import { hostname } from "node:os"
 import * as Media from "./Media.ts"
@@ -29,6 +29,29 @@ export const workerId = (): string => `${hostname()}-${process.pid}-${randomByte
 export const drainSeconds = 30
 
 /**
+ * How long a claim holds without renewal (`VOICE_AGENT_DIALER_LEASE_MS`, default 30000): a
+ * daemon that dies mid-call has its contacts recovered by the others within this plus the
+ * safety poll, which is the lease too, up to 30 s. Shorter leases recover sooner and cost a
+ * renewal every third of the lease; the fault tests run with a few seconds. Every daemon on
+ * one database should use the same value (each judges the others' leases by the expiry they
+ * wrote, so a mix is safe, only uneven).
+ *
+ * @category constructors
+ */
+export const leaseMs = Config.Int("VOICE_AGENT_DIALER_LEASE_MS").pipe(
+  Config.withDefault(30_000),
+  Config.mapEffect((ms) =>
+    ms >= 1_000
+      ? Effect.succeed(ms)
+      : Effect.fail(
+        new Config.ConfigError(
+          new ConfigProvider.SourceError({ message: `VOICE_AGENT_DIALER_LEASE_MS must be at least 1000, not ${ms}` })
+        )
+      )
+  )
+)
+
+/**
  * The dial loop of this process, named `worker`. With `mediaUrl` (the media endpoint a carrier
  * can reach: this daemon's, or the one `VOICE_AGENT_PUBLIC_URL` names) answered calls stream to
  * it and its agent ends them; without one (a `dial` process with no public URL) the engine's
@@ -37,13 +60,16 @@ export const drainSeconds = 30
  * @category layers
  */
 export const layer = (worker: string, mediaUrl: string | undefined) =>
-  DialLoop.layer(
-    DialerSettings.make(worker, {
-      drainMs: drainSeconds * 1000,
-      agent: mediaUrl === undefined ? "stand-in" : "media",
-      mediaUrl: () => mediaUrl ?? ""
-    })
-  )
+  Layer.unwrap(Effect.map(leaseMs, (lease) =>
+    DialLoop.layer(
+      DialerSettings.make(worker, {
+        leaseMs: lease,
+        safetyPollMs: Math.min(30_000, lease),
+        drainMs: drainSeconds * 1000,
+        agent: mediaUrl === undefined ? "stand-in" : "media",
+        mediaUrl: () => mediaUrl ?? ""
+      })
+    )))
 
 /**
  * The media endpoint's URL under `VOICE_AGENT_PUBLIC_URL` (its ws/wss twin), if that is set.
