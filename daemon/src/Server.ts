@@ -89,7 +89,10 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
       Layer.provideMerge(NodeHttpServer.layer(createServer, {
         port: options.port,
         host: options.host,
-        gracefulShutdownTimeout: `${shutdownTimeoutSeconds} seconds`
+        gracefulShutdownTimeout: `${shutdownTimeoutSeconds} seconds`,
+        // Before any token or key is checked, a WebSocket frame is refused above 1 MiB (ws's
+        // default lets 100 MiB in): media frames are a few hundred bytes, agent commands a few KB.
+        websocket: { maxPayload: 1024 * 1024 }
       }))
     )
   const worker = Dialer.workerId()

@@ -34,9 +34,9 @@ import { PhoneNumberRepository } from "@voice-agent/core/ports/PhoneNumberReposi
 import { ServerSecrets } from "@voice-agent/core/ports/ServerSecrets"
 import * as Webhook from "@voice-agent/core/Webhook"
 import * as MediaToken from "@voice-agent/engine/MediaToken"
-import { Clock, Deferred, Effect, Layer, Option, Result } from "effect"
+import { ByteSize, Clock, Deferred, Effect, Layer, Option, Result } from "effect"
 import type { Redacted as RedactedType } from "effect"
-import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { MediaEndpoint } from "./Inbound.ts"
 
 /**
@@ -69,7 +69,14 @@ const verified = ({ authToken, publicUrl }: TwilioWebhookSettings) =>
     const request = yield* HttpServerRequest.HttpServerRequest
     const length = Number(request.headers["content-length"] ?? "0")
     if (length > maxBodyBytes) return Result.fail(detail(413, "Webhook body too large"))
-    const body = yield* request.text.pipe(Effect.orElseSucceed(() => undefined))
+    // A body sent without a length (chunked) is read no further than the limit either.
+    const body = yield* request.text.pipe(
+      Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(maxBodyBytes)),
+      Effect.orElseSucceed(() => undefined)
+    )
+    if (body === undefined && request.headers["content-length"] === undefined) {
+      return Result.fail(detail(413, "Webhook body too large"))
+    }
     if (body === undefined || body.length > maxBodyBytes) return Result.fail(detail(400, "Unreadable webhook body"))
     const params = TwilioWebhooks.parseForm(body)
     const url = `${publicUrl}${request.url}`
