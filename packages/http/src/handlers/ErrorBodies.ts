@@ -5,13 +5,16 @@
  * errors (500). Answers that already carry JSON are left alone.
  *
  * Also sets the request body limit: 10,000 contacts with typical `data` are a few MB; 64 MiB
- * leaves room for large `data` while bounding what one request can make the server read.
+ * leaves room for large `data` while bounding what one request can make the server read. A
+ * request that declares a longer body (`Content-Length`) is answered 413 before any of it is
+ * read, and the connection is closed (the server does not wait for, or drain, the rest); a
+ * body without a length (chunked) is cut off with 413 as soon as it passes the limit.
  *
  * @since 0.1.0
  */
 import { ByteSize, Effect, Layer } from "effect"
 import type { Types } from "effect"
-import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerResponse } from "effect/http"
+import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 
 /**
  * @category constructors
@@ -54,11 +57,31 @@ export const withDetailBody = (
 }
 
 /**
+ * Whether a request's `Content-Length` declares a body over `maxBodySize` (an unreadable length
+ * is left to the HTTP parser, which refuses it).
+ *
+ * @category guards
+ */
+export const declaresTooLarge = (headers: Readonly<Record<string, string | undefined>>): boolean => {
+  const length = headers["content-length"]
+  return length !== undefined && /^\d+$/.test(length) && BigInt(length) > maxBodySize
+}
+
+const tooLarge = HttpServerResponse.jsonUnsafe({ detail: reasons[413] }, {
+  status: 413,
+  // The rest of the body is never read: the connection cannot carry another request.
+  headers: { connection: "close" }
+})
+
+/**
  * @category layers
  */
 export const ErrorBodiesLive = HttpRouter.middleware(
   (httpEffect) =>
-    httpEffect.pipe(
+    Effect.flatMap(
+      HttpServerRequest.HttpServerRequest,
+      (request) => declaresTooLarge(request.headers) ? Effect.succeed(tooLarge) : httpEffect
+    ).pipe(
       Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize),
       // Failures that HttpApi leaves unanswered (a body over the limit, a defect) become
       // their response here, so they get a body; a 5xx keeps its cause in the log.
@@ -69,7 +92,7 @@ export const ErrorBodiesLive = HttpRouter.middleware(
             : Effect.succeed(response))
       ),
       Effect.map(withDetailBody)
-    ) as Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>,
+    ) as Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>,
   { global: true }
 )
 

@@ -1,0 +1,19 @@
+import { assert, describe, it } from "@effect/vitest"
+import { declaresTooLarge, maxBodySize } from "./ErrorBodies.ts"
+
+describe("declaresTooLarge", () => {
+  it("is true for a Content-Length over the limit, however large", () => {
+    const limit = Number(maxBodySize)
+    assert.isTrue(declaresTooLarge({ "content-length": String(limit + 1) }))
+    assert.isTrue(declaresTooLarge({ "content-length": "99999999999999999999999999" }))
+    assert.isFalse(declaresTooLarge({ "content-length": String(limit) }))
+    assert.isFalse(declaresTooLarge({ "content-length": "0" }))
+  })
+
+  it("leaves a missing or unreadable length to the body reader and the HTTP parser", () => {
+    assert.isFalse(declaresTooLarge({}))
+    for (const length of ["", "-1", "1e9", "abc", " 5", "0x10"]) {
+      assert.isFalse(declaresTooLarge({ "content-length": length }), length)
+    }
+  })
+})
