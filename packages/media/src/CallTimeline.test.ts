@@ -143,7 +143,7 @@ describe("place / advance", () => {
     assert.strictEqual(recording.remote.filter((sample) => sample !== 0).length, FRAME * timestamps.length)
   })
   it("hands a long gap out in segments of at most maxSegmentMs, lazily", () => {
-    const timeline = CallTimeline.make({ maxSegmentMs: 500 })
+    const timeline = CallTimeline.make({ maxSegmentMs: 500, maxBufferedMs: 120_000 })
     CallTimeline.place(timeline, "remote", CallTimeline.samplesAt(60_000), new Int16Array(FRAME).fill(5))
     const segments = CallTimeline.finish(timeline)
     assert.strictEqual(timeline.cursor, 0) // nothing moves until iterated
@@ -168,9 +168,33 @@ describe("place / advance", () => {
     assert.deepStrictEqual(Array.from(segment!.remote), run(FRAME, 9))
     assert.notStrictEqual(segment!.remote.buffer, segment!.mixed.buffer)
   })
+  it("refuses whole a placement that starts past the horizon, however far (a carrier's timestamp)", () => {
+    const timeline = CallTimeline.make()
+    const frame = new Int16Array(FRAME).fill(5)
+    for (const ms of [10_001, 99_999_999, Number.MAX_SAFE_INTEGER]) {
+      assert.deepStrictEqual(
+        CallTimeline.place(timeline, "remote", CallTimeline.samplesAt(ms), frame),
+        { placed: 0, late: 0, refused: FRAME },
+        `${ms} ms`
+      )
+    }
+    assert.strictEqual(CallTimeline.settled(timeline), 0)
+    assert.strictEqual(CallTimeline.end(timeline), 0)
+    // At the horizon, placed; the horizon moves with the cursor.
+    assert.strictEqual(CallTimeline.place(timeline, "remote", CallTimeline.samplesAt(10_000), frame).placed, FRAME)
+    assert.strictEqual(Array.from(CallTimeline.advance(timeline, CallTimeline.settled(timeline))).length, 10)
+    assert.strictEqual(CallTimeline.place(timeline, "agent", CallTimeline.samplesAt(19_000), frame).placed, FRAME)
+    // Far behind: late, never a throw.
+    assert.deepStrictEqual(CallTimeline.place(timeline, "remote", -Number.MAX_SAFE_INTEGER * 8, frame), {
+      placed: 0,
+      late: FRAME,
+      refused: 0
+    })
+  })
   it("rejects fractional positions and options (caller bugs)", () => {
     const timeline = CallTimeline.make()
     assert.throws(() => CallTimeline.place(timeline, "remote", 1.5, new Int16Array(1)), RangeError)
+    assert.throws(() => CallTimeline.place(timeline, "remote", Number.NaN, new Int16Array(1)), RangeError)
     assert.throws(() => CallTimeline.truncate(timeline, "agent", Number.NaN), RangeError)
     assert.throws(() => CallTimeline.advance(timeline, 0.5).next(), RangeError)
     assert.throws(() => CallTimeline.make({ reorderWindowMs: -1 }), RangeError)

@@ -38,6 +38,12 @@
  * too far ahead); gaps cost nothing until handed out, then at most `maxSegmentMs` per
  * segment. `buffered` reports what is held. Nothing keeps the whole call.
  *
+ * Horizon: a placement that starts more than `maxBufferedMs` past the cursor is refused whole
+ * (counted in `refused`), on either channel. A remote frame's position comes from the
+ * carrier's timestamp: without this bound one frame stamped hours (or 2^53 ms) ahead would
+ * make the gap before it, all silence, due at once, hours of audio handed out in one go. With
+ * it, one placement moves `settled` by at most twice `maxBufferedMs`.
+ *
  * Cost, measured on this machine (Node 24): placing a 20 ms remote frame and handing out what
  * settled takes 3.3 µs, 4.7 µs with an agent frame placed as well.
  *
@@ -185,8 +191,10 @@ export const make = (options: Options = {}): CallTimeline => {
 /**
  * Places `samples` on `channel` from `position` on, overwriting what was placed there before
  * and is not handed out yet. The part before the cursor is dropped (`late`), and so is the
- * tail that would take the channel past `maxBufferedMs` (`refused`). Copies `samples`.
- * Throws a `RangeError` for a fractional position.
+ * tail that would take the channel past `maxBufferedMs` (`refused`); a placement starting more
+ * than `maxBufferedMs` past the cursor is refused whole (module header, "Horizon"), however far
+ * ahead, even past the safe integers. Copies `samples`. Throws a `RangeError` for a position
+ * that is not an integer (a caller bug).
  *
  * @category math
  */
@@ -196,8 +204,11 @@ export const place = (
   position: number,
   samples: Int16Array
 ): Placement => {
-  checkPosition("position", position)
+  if (!Number.isInteger(position)) {
+    throw new RangeError(`position must be an integer sample position, got ${position}`)
+  }
   const self = internal(timeline)
+  if (position - self.cursor > self.maxBuffered) return { placed: 0, late: 0, refused: samples.length }
   const track = self[channel]
   const late = Math.min(samples.length, Math.max(0, self.cursor - position))
   const placed = Math.min(samples.length - late, Math.max(0, self.maxBuffered - track.buffered))
