@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Option, Result } from "effect"
 import * as Goldens from "../test/fixtures/twilio-webhooks.goldens.ts"
+import * as TwilioSignature from "./TwilioSignature.ts"
 import * as TwilioWebhooks from "./TwilioWebhooks.ts"
 import type { StatusCallback } from "./TwilioWebhooks.ts"
 
@@ -33,6 +34,21 @@ describe("parseForm", () => {
   it("gathers a repeated key's values in order", () => {
     assert.deepStrictEqual(TwilioWebhooks.parseForm("a=1&b=x+y&a=2&a=1"), { a: ["1", "2", "1"], b: "x y" })
     assert.deepStrictEqual(TwilioWebhooks.parseForm(""), {})
+  })
+  it("keeps parameters named like Object.prototype's members as the body's own", () => {
+    // These threw ("seen is not iterable"): every webhook answered 500 before its signature was checked.
+    const params = TwilioWebhooks.parseForm("constructor=a&toString=b&__proto__=c&hasOwnProperty=d&constructor=e")
+    assert.deepStrictEqual(Object.keys(params), ["constructor", "toString", "__proto__", "hasOwnProperty"])
+    assert.deepStrictEqual(params["constructor"], ["a", "e"])
+    assert.strictEqual(params["toString"], "b")
+    assert.strictEqual(params["__proto__"], "c")
+    assert.strictEqual(Object.getPrototypeOf(params), Object.prototype)
+    // Signed like any parameter, so Twilio's signature over such a body still matches.
+    assert.strictEqual(
+      TwilioSignature.stringToSign("https://x.test/sms", params),
+      "https://x.test/sms__proto__cconstructoraconstructorehasOwnPropertydtoStringb"
+    )
+    assert.isTrue(Result.isFailure(TwilioWebhooks.decodeIncomingMessage(params)))
   })
 })
 

@@ -51,17 +51,20 @@ export class TwilioWebhookError extends Schema.TaggedError<TwilioWebhookError>()
 
 /**
  * The parameters of a form body: a key sent once has its value, a repeated key its values in
- * order (`+` is a space, percent-escapes are decoded as UTF-8).
+ * order (`+` is a space, percent-escapes are decoded as UTF-8). Every key is the body's own,
+ * whatever its name: `constructor`, `toString` or `__proto__` are parameters like any other
+ * (the body is read before its signature is checked, so it is anyone's).
  *
  * @category decoding
  */
 export const parseForm = (body: string): Params => {
-  const params: Record<string, string | Array<string>> = {}
+  const params = new Map<string, string | Array<string>>()
   for (const [key, value] of new URLSearchParams(body)) {
-    const seen = params[key]
-    params[key] = seen === undefined ? value : typeof seen === "string" ? [seen, value] : [...seen, value]
+    const seen = params.get(key)
+    params.set(key, seen === undefined ? value : typeof seen === "string" ? [seen, value] : [...seen, value])
   }
-  return params
+  // Own data properties, even for `__proto__` (an assignment would set the prototype instead).
+  return Object.fromEntries(params)
 }
 
 /**
