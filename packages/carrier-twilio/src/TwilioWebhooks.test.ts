@@ -52,6 +52,57 @@ describe("parseForm", () => {
   })
 })
 
+describe("the NUL character", () => {
+  it("makes any parameter a decoder reads malformed (PostgreSQL cannot store it)", () => {
+    const message = {
+      MessageSid: "SM0123456789abcdef0123456789abcdef",
+      AccountSid: "AC0123456789abcdef0123456789abcdef",
+      From: "+13035550111",
+      To: "+12025550100",
+      Body: "hello"
+    }
+    assert.isTrue(Result.isSuccess(TwilioWebhooks.decodeIncomingMessage(message)))
+    for (const key of Object.keys(message)) {
+      assert.match(
+        failure(TwilioWebhooks.decodeIncomingMessage({ ...message, [key]: "a\u0000b" })),
+        new RegExp(`^Not a Twilio incoming message: ${key}: must not contain the NUL character`),
+        key
+      )
+    }
+    assert.match(
+      failure(TwilioWebhooks.decodeIncomingMessage({ ...message, NumMedia: "\u0000" })),
+      /NumMedia: must not contain the NUL character/
+    )
+    assert.match(
+      failure(
+        TwilioWebhooks.decodeMessageStatusCallback({
+          MessageSid: "SM\u0000",
+          AccountSid: "AC1",
+          MessageStatus: "delivered"
+        })
+      ),
+      /^Not a Twilio message status callback: MessageSid: /
+    )
+    assert.match(
+      failure(TwilioWebhooks.decodeStatusCallback({ ...callback({}), CallSid: "\u0000" })),
+      /^Not a Twilio call status callback: CallSid: /
+    )
+    assert.match(
+      failure(
+        TwilioWebhooks.decodeVoiceRequest({
+          CallSid: "CA1",
+          AccountSid: "AC1",
+          From: "+13035550111",
+          To: "+12025550100\u0000",
+          CallStatus: "ringing",
+          Direction: "inbound"
+        })
+      ),
+      /^Not a Twilio voice request: To: /
+    )
+  })
+})
+
 describe("decodeStatusCallback", () => {
   it("decodes the captured callback (telephony.md §1.3), ignoring what it does not know", () => {
     const value = decoded(

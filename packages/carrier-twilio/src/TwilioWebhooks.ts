@@ -7,6 +7,9 @@
  * "will occasionally add new parameters without advance notice" (and signature validation,
  * TwilioSignature, needs them all, so the daemon validates the parsed form, then decodes it).
  * A decoder fails, with one sentence, only when a parameter it needs is missing or malformed.
+ * A parameter it reads that holds the NUL character is malformed: Twilio never sends one, and
+ * PostgreSQL cannot store it (an SMS stored with it, or a sid looked up with it, failed in the
+ * database with a 500).
  * `CallStatus` is one of the eight documented values (stable since the 2010-04-01 API);
  * `MessageStatus` is kept as a string, its list having grown over the years
  * (`messageStatuses` has today's).
@@ -90,7 +93,14 @@ export const CallStatus = Schema.Literals([
  */
 export type CallStatus = typeof CallStatus.Type
 
-const optional = Schema.optionalKey(Schema.String)
+/** Text as Twilio sends it: never the NUL character, which PostgreSQL `text` cannot hold. */
+const Text = Schema.String.check(
+  Schema.makeFilter((s: string) => !s.includes("\u0000") || "must not contain the NUL character (\\u0000)")
+)
+
+const NonEmptyText = Text.check(Schema.isNonEmpty())
+
+const optional = Schema.optionalKey(Text)
 
 /**
  * A call status callback (`StatusCallback` of a call we placed): the voice request parameters
@@ -99,8 +109,8 @@ const optional = Schema.optionalKey(Schema.String)
  * @category schemas
  */
 export const StatusCallback = Schema.Struct({
-  CallSid: Schema.NonEmptyString,
-  AccountSid: Schema.NonEmptyString,
+  CallSid: NonEmptyText,
+  AccountSid: NonEmptyText,
   CallStatus,
   From: optional,
   To: optional,
@@ -128,13 +138,13 @@ export type StatusCallback = typeof StatusCallback.Type
  * @category schemas
  */
 export const VoiceRequest = Schema.Struct({
-  CallSid: Schema.NonEmptyString,
-  AccountSid: Schema.NonEmptyString,
-  From: Schema.String,
-  To: Schema.String,
+  CallSid: NonEmptyText,
+  AccountSid: NonEmptyText,
+  From: Text,
+  To: Text,
   CallStatus,
   /** `inbound`, `outbound-api` (placed through the REST API), `outbound-dial` (a `<Dial>` leg). */
-  Direction: Schema.String,
+  Direction: Text,
   AnsweredBy: optional,
   ForwardedFrom: optional,
   CallerName: optional,
@@ -153,11 +163,11 @@ export type VoiceRequest = typeof VoiceRequest.Type
  * @category schemas
  */
 export const IncomingMessage = Schema.Struct({
-  MessageSid: Schema.NonEmptyString,
-  AccountSid: Schema.NonEmptyString,
-  From: Schema.String,
-  To: Schema.String,
-  Body: Schema.String,
+  MessageSid: NonEmptyText,
+  AccountSid: NonEmptyText,
+  From: Text,
+  To: Text,
+  Body: Text,
   MessagingServiceSid: optional,
   NumMedia: optional,
   NumSegments: optional
@@ -196,9 +206,9 @@ export const messageStatuses = [
  * @category schemas
  */
 export const MessageStatusCallback = Schema.Struct({
-  MessageSid: Schema.NonEmptyString,
-  AccountSid: Schema.NonEmptyString,
-  MessageStatus: Schema.NonEmptyString,
+  MessageSid: NonEmptyText,
+  AccountSid: NonEmptyText,
+  MessageStatus: NonEmptyText,
   From: optional,
   To: optional,
   ErrorCode: optional,
