@@ -115,12 +115,7 @@ describe.skipIf(PrivatePostgres.unavailable !== undefined)("a daemon whose Postg
       }
       for (const answer of answers) {
         const label = `${answer.url}: ${answer.status} ${JSON.stringify(answer.body)} in ${answer.ms} ms`
-        // 503 once packages/http answers a lost database so (HttpApp ErrorBodies: a defect that is
-        // an effect/sql SqlError with reason ConnectionError, or SQLSTATE 57P01/57P02/57P03, to
-        // 503 {detail} with Retry-After); until then the daemon answers 500 {detail}.
-        // assert.strictEqual(answer.status, 503, label)
-        assert.isAtLeast(answer.status, 500, label)
-        assert.isBelow(answer.status, 600, label)
+        assert.strictEqual(answer.status, 503, label)
         assert.isString((answer.body as { detail?: unknown } | undefined)?.detail, label)
         assert.isBelow(answer.ms, 2_000, label)
       }

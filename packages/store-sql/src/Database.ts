@@ -17,7 +17,7 @@
 import { PgClient } from "@effect/sql-pg"
 import type { PgMigrator } from "@effect/sql-pg"
 import { PGlite } from "@electric-sql/pglite"
-import { Cause, Config, Context, Effect, Layer, Option, Redacted } from "effect"
+import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
 import * as path from "node:path"
 import * as DataDirLock from "./DataDirLock.ts"
@@ -163,46 +163,8 @@ export const layerFromConfig = (
   }))
 
 /**
- * SQLSTATEs of a server going away or not back yet: `admin_shutdown` (57P01: `pg_ctl stop -m
- * fast` ends every session with it), `crash_shutdown` (57P02), `cannot_connect_now` (57P03:
- * starting up or recovering).
- */
-const unavailableStates: ReadonlySet<string> = new Set(["57P01", "57P02", "57P03"])
-
-/**
- * True for an error that says the database cannot be reached now, rather than that a statement
- * is wrong: a connection that could not be opened or was lost (`ConnectionError`), or a server
- * shutting down or starting up. Repositories turn every SQL error into a defect (ports carry no
- * infrastructure errors); work that can wait for the database to come back (a call's events
- * and end, its transcript) retries on these, and only these.
- *
- * A statement in flight when its connection was lost may still have committed (the server may
- * have committed and died before answering): retry only what is idempotent or checks its own
- * preconditions again.
+ * Whether an error or a cause says the database cannot be reached now (core/StorageOutage).
  *
  * @category guards
  */
-export const isUnavailable = (error: unknown): boolean => {
-  if (!SqlError.isSqlError(error)) return false
-  const reason = error.reason
-  if (reason._tag === "ConnectionError") return true
-  if (reason._tag !== "UnknownError") return false
-  const code = (reason.cause as { readonly code?: unknown } | null | undefined)?.code
-  return typeof code === "string" && unavailableStates.has(code)
-}
-
-/**
- * True for a cause made only of {@link isUnavailable} failures and defects (not an
- * interruption, not an empty cause).
- *
- * @category guards
- */
-export const isUnavailableCause = (cause: Cause.Cause<unknown>): boolean =>
-  cause.reasons.length > 0 &&
-  cause.reasons.every((reason) =>
-    Cause.isFailReason(reason)
-      ? isUnavailable(reason.error)
-      : Cause.isDieReason(reason)
-      ? isUnavailable(reason.defect)
-      : false
-  )
+export { isUnavailable, isUnavailableCause } from "@voice-agent/core/StorageOutage"

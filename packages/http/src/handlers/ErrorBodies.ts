@@ -12,6 +12,7 @@
  *
  * @since 0.1.0
  */
+import { isUnavailableCause } from "@voice-agent/core/StorageOutage"
 import { ByteSize, Effect, Layer } from "effect"
 import type { Types } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -67,6 +68,11 @@ export const declaresTooLarge = (headers: Readonly<Record<string, string | undef
   return length !== undefined && /^\d+$/.test(length) && BigInt(length) > maxBodySize
 }
 
+const databaseUnavailable = HttpServerResponse.jsonUnsafe(
+  { detail: "The database is unavailable; try again shortly" },
+  { status: 503, headers: { "retry-after": "1" } }
+)
+
 const tooLarge = HttpServerResponse.jsonUnsafe({ detail: reasons[413] }, {
   status: 413,
   // The rest of the body is never read: the connection cannot carry another request.
@@ -86,10 +92,14 @@ export const ErrorBodiesLive = HttpRouter.middleware(
       // Failures that HttpApi leaves unanswered (a body over the limit, a defect) become
       // their response here, so they get a body; a 5xx keeps its cause in the log.
       Effect.catchCause((cause) =>
-        Effect.flatMap(HttpServerError.causeResponse(cause), ([response, rest]) =>
-          response.status >= 500
-            ? Effect.as(Effect.logError("request failed", rest), response)
-            : Effect.succeed(response))
+        // The database is down or restarting: the client may try again shortly (one warning
+        // line, not a stack per request).
+        isUnavailableCause(cause)
+          ? Effect.as(Effect.logWarning("request refused: the database is unavailable"), databaseUnavailable)
+          : Effect.flatMap(HttpServerError.causeResponse(cause), ([response, rest]) =>
+            response.status >= 500
+              ? Effect.as(Effect.logError("request failed", rest), response)
+              : Effect.succeed(response))
       ),
       Effect.map(withDetailBody)
     ) as Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>,
