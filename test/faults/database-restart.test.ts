@@ -4,7 +4,7 @@
  * progress and started again ten seconds later:
  *
  * - while it is down, every API request answers at once (each is bounded at 3 s here; they take
- *   milliseconds) with a 5xx and a `{detail}` body, never hangs;
+ *   milliseconds) with 503 and a `{detail}` body, never hangs;
  * - once it is back, the daemon reconnects by itself: the API answers 200 again;
  * - the calls in progress during the outage are recorded as they went (their events, transcript
  *   and end wait for the database: daemon StorageOutages, engine CallAttempt), not lost to a
