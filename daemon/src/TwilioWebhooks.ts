@@ -63,6 +63,9 @@ const streamTokenMs = 60_000
 const detail = (status: number, text: string) => HttpServerResponse.jsonUnsafe({ detail: text }, { status })
 const twiml = (document: string) => HttpServerResponse.text(document, { contentType: TwiML.contentType })
 
+/** Whether a text can be looked up or stored (PostgreSQL refuses the NUL character in text). */
+const storable = (text: string): boolean => !text.includes("\u0000")
+
 /** The posted parameters, if the request is Twilio's; otherwise the answer to give. */
 const verified = ({ authToken, publicUrl }: TwilioWebhookSettings) =>
   Effect.gen(function*() {
@@ -123,6 +126,8 @@ const voice = (settings: TwilioWebhookSettings) =>
             onSome: (call) => twiml(TwiML.connectStream({ url: call.mediaUrl, parameters: { token: call.mediaToken } }))
           })
         }
+        // An id the database cannot even hold (NUL) is no call of ours.
+        if (!storable(callId)) return twiml(TwiML.empty)
         const found = yield* (yield* ConversationRepository).callContext(callId)
         if (Option.isNone(found) || found.value.conversation.endedAt !== null) return twiml(TwiML.empty)
         const event = TwilioWebhooks.answered(request, now)
@@ -141,7 +146,7 @@ const status = (settings: TwilioWebhookSettings) =>
     (callback, query) =>
       Effect.gen(function*() {
         const callId = query.get("call_id")
-        if (callId === null) return detail(400, "Expected the query parameter call_id")
+        if (callId === null || !storable(callId)) return detail(400, "Expected the query parameter call_id")
         const event = TwilioWebhooks.callEvent(callback, yield* Clock.currentTimeMillis)
         if (Option.isSome(event) && event.value._tag !== "Answered") {
           yield* (yield* CallEvents).publish(callId, event.value)
