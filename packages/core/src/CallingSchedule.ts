@@ -20,21 +20,22 @@
  * Temporal's `disambiguation: "compatible"` would put a 02:30 start at 03:30 instead; it is not
  * used because `nextOpenAt` must agree exactly with `isOpenAt`.
  *
- * Method: time zone offsets come from Temporal (`@js-temporal/polyfill`, ICU data). Between two
+ * Method: time zone offsets come from Temporal (`@js-temporal/polyfill`, ICU data; the segments
+ * between transitions are kept, internal/zoneSegments). Between two
  * transitions the offset is constant, so local time is the instant plus that offset and the
  * windows can be intersected with whole segments arithmetically. `nextOpenAt` walks at most a
  * few segments and local days, never minutes. An opening, if any, lies within 15 days of the
  * later of `epochMs` and `startDate` (a weekday recurs within 7 days; a DST gap can swallow one
  * occurrence, never two in a row), so the search covers 17 days (slack for the zone offset)
- * and stops earlier after `endDate`. Measured on Node 24: about 0.01-0.3 ms per call, most of it
- * in the polyfill's transition lookup.
+ * and stops earlier after `endDate`. Measured on Node 24: about 0.01-0.3 ms per call when the
+ * polyfill has to look a transition up, a few microseconds once its segment is known.
  *
  * @since 0.1.0
  */
-import { Temporal } from "@js-temporal/polyfill"
 import { fromEpochDay, toEpochDay } from "./CalendarDate.ts"
 import type { CallingWindow, DayOfWeek } from "./CallingWindow.ts"
 import { toMinutes } from "./CallingWindow.ts"
+import { segmentAt } from "./internal/zoneSegments.ts"
 
 /**
  * What the scheduling math needs of a campaign. Dates are `YYYY-MM-DD` in `timeZone`;
@@ -69,13 +70,8 @@ const dayNumber = (date: string): number =>
 // 1970-01-01 was a Thursday (3 when Monday is 0).
 const weekdayOf = (days: number): DayOfWeek => ((((days + 3) % 7) + 7) % 7) as DayOfWeek
 
-const zoned = (epochMs: number, timeZone: string): Temporal.ZonedDateTime =>
-  Temporal.Instant.fromEpochMilliseconds(epochMs).toZonedDateTimeISO(timeZone)
-
-const offsetMs = (zdt: Temporal.ZonedDateTime): number => zdt.offsetNanoseconds / 1_000_000
-
 /** Local wall-clock time as epoch milliseconds of the same reading in UTC. */
-const localMs = (epochMs: number, timeZone: string): number => epochMs + offsetMs(zoned(epochMs, timeZone))
+const localMs = (epochMs: number, timeZone: string): number => epochMs + segmentAt(epochMs, timeZone).offsetMs
 
 /**
  * The date (`YYYY-MM-DD`) in `timeZone` at the instant `epochMs`.
@@ -146,10 +142,8 @@ export const nextOpenAt = (schedule: CallingSchedule, epochMs: number): number |
   const horizon = t + SEARCH_DAYS * DAY
   while (t < horizon) {
     // One segment [t, segmentEnd) of constant offset: local time is t + offset throughout.
-    const here = zoned(t, schedule.timeZone)
-    const offset = offsetMs(here)
-    const transition = here.getTimeZoneTransition("next")
-    const segmentEnd = Math.min(transition === null ? horizon : transition.epochMilliseconds, horizon)
+    const { offsetMs: offset, to } = segmentAt(t, schedule.timeZone)
+    const segmentEnd = Math.min(to, horizon)
     const localStart = t + offset
     const localEnd = segmentEnd + offset
     const startDay = Math.floor(localStart / DAY)
