@@ -1,5 +1,5 @@
 /**
- * Agent turn latency benchmark (part of `npm run bench`; issue 10, "Latency"): the time from
+ * Agent turn latency benchmark (part of `npm run bench:parts`; issue 10, "Latency"): the time from
  * the end of the caller's speech to the agent's first audio byte at the carrier, and the
  * engine's share of it: the turn latency less the providers' own (fixed) latencies. Goal:
  * engine overhead under 50 ms at p95.

@@ -1,5 +1,5 @@
 /**
- * Side-by-side benchmarks (`npm run bench:compare`, issue 12): each figure beside a baseline
+ * Side-by-side benchmarks (`npm run bench`, issue 12): each figure beside a baseline
  * measured in the same run on the same machine, as the median and the spread (min–max) of
  * several runs, and their ratio. Writes `BENCHMARKS.md` (and prints it).
  *
@@ -9,9 +9,14 @@
  *   psql) and on PGlite (`COPY … FROM '/dev/blob'` on an in-process PGlite with the schema).
  * - Contact pages (100 per page) at 1,000,000 contacts on PostgreSQL: p50 and p99 of requests
  *   one at a time, first page, a status filter and a `data` filter.
- * - `GET /v2/campaigns/{code}` requests per second (16 in flight, keep-alive, client in this
- *   process) vs a hand-written `node:http` server doing the same key check (SHA-256, one indexed
- *   lookup) and campaign query with the same PostgreSQL driver (`raw-campaign-server.ts`).
+ * - `GET /v2/campaigns/{code}` requests per second under `wrk` (Debian's package; 16
+ *   connections, keep-alive) vs hand-written `node:http` servers doing the same key check
+ *   (SHA-256, one indexed lookup) and campaign query with the `pg` driver and with the engine's
+ *   (`raw-campaign-server.ts`), and the CPU time each server spends per request.
+ * - The dialer's calls per second through claim, start and end vs graphile-worker's jobs per
+ *   second, each on a fresh database (compare-dialer.ts).
+ * - Concurrent simulated calls: `media.ts` (its header says what it measures) at rising call
+ *   counts; the most calls held with p99 frame lag under 20 ms, the CPU and memory per call.
  * - Cold start: process start to the first answered request, on PGlite in memory, on a new data
  *   directory (first run: migrations) and on the same directory again (restart).
  *
@@ -29,6 +34,7 @@ import http from "node:http"
 import os from "node:os"
 import path from "node:path"
 import { performance } from "node:perf_hooks"
+import { CONTACTS as DIALED, dialerCallsPerSecond, graphileJobsPerSecond } from "./compare-dialer.ts"
 
 const RUNS = Number(process.env["BENCH_RUNS"] ?? 5)
 const CONTACTS = 10_000
@@ -66,6 +72,7 @@ const rows: Array<Row> = []
 // processes and HTTP
 
 interface Daemon {
+  readonly pid: number
   readonly base: string
   readonly key: string
   readonly readyMs: number
@@ -91,7 +98,9 @@ const startDaemon = (args: ReadonlyArray<string>, env: Record<string, string> = 
       out += chunk.toString()
       key ??= /API key: (va_[A-Za-z0-9_-]+)/.exec(out)?.[1]
       const base = /ready on (http:\/\/\S+)/.exec(out)?.[1]
-      if (base !== undefined) resolve({ base, key: key ?? "", readyMs: performance.now() - started, stop })
+      if (base !== undefined) {
+        resolve({ pid: child.pid!, base, key: key ?? "", readyMs: performance.now() - started, stop })
+      }
     })
     child.stderr.on("data", (chunk: Buffer) => void (out += chunk.toString()))
     child.on("exit", (code) => reject(new Error(`daemon exited with ${code}:\n${out}`)))
@@ -122,20 +131,6 @@ const once = (url: string, key: string, method: string, body?: string) =>
     request.on("error", reject)
     request.end(body)
   })
-
-/** Requests per second of `total` GETs of `url`, 16 in flight. */
-const throughput = async (url: string, key: string, total: number): Promise<number> => {
-  let next = 0
-  const start = performance.now()
-  await Promise.all(Array.from({ length: 16 }, async () => {
-    while (next < total) {
-      next++
-      const { status } = await call(url, key)
-      if (status !== 200) throw new Error(`${url}: status ${status}`)
-    }
-  }))
-  return total / ((performance.now() - start) / 1000)
-}
 
 const psql = (database: string, ...commands: ReadonlyArray<string>): string => {
   const result = spawnSync(
@@ -236,41 +231,90 @@ const onPostgres = async () => {
     await contactPages(daemon, database, organizationId)
 
     const campaign = await newCampaign(daemon, "read")
-    const raw = spawn(process.execPath, ["test/bench/raw-campaign-server.ts"], {
-      stdio: ["ignore", "pipe", "inherit"],
-      env: { ...process.env, DATABASE_URL: url }
-    })
-    const rawBase = await new Promise<string>((resolve) => {
-      raw.stdout.on("data", (chunk: Buffer) => {
-        const found = /listening on (http:\/\/\S+)/.exec(chunk.toString())?.[1]
-        if (found !== undefined) resolve(found)
-      })
-    })
-    try {
-      const ours: Array<number> = []
-      const theirs: Array<number> = []
-      const requests = Number(process.env["BENCH_REQUESTS"] ?? 5_000)
-      await throughput(`${daemon.base}/v2/campaigns/${campaign.campaign_code}`, daemon.key, 500) // warm-up
-      await throughput(`${rawBase}/v2/campaigns/${campaign.campaign_code}`, daemon.key, 500)
-      for (let run = 0; run < RUNS; run++) {
-        ours.push(await throughput(`${daemon.base}/v2/campaigns/${campaign.campaign_code}`, daemon.key, requests))
-        theirs.push(await throughput(`${rawBase}/v2/campaigns/${campaign.campaign_code}`, daemon.key, requests))
-      }
-      const a = spread(ours)
-      const b = spread(theirs)
-      rows.push({
-        figure: "`GET /v2/campaigns/{code}`, PostgreSQL, 16 in flight",
-        ours: show(a, "req/s"),
-        baseline: `node:http + same driver: ${show(b, "req/s")}`,
-        ratio: (a.median / b.median).toFixed(2),
-        goal: "≥ 1.0"
-      })
-    } finally {
-      raw.kill("SIGTERM")
-    }
+    await campaignReads(daemon, url, campaign.campaign_code)
   } finally {
     await daemon.stop()
     psql("postgres", `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
+  }
+}
+
+/** A server process of the comparison: where it answers and its process id (for its CPU time). */
+interface Served {
+  readonly base: string
+  readonly pid: number
+}
+
+const startRaw = (url: string, driver: "pg" | "effect") =>
+  new Promise<Served & { readonly stop: () => void }>((resolve) => {
+    const raw = spawn(process.execPath, ["test/bench/raw-campaign-server.ts"], {
+      stdio: ["ignore", "pipe", "inherit"],
+      env: { ...process.env, DATABASE_URL: url, RAW_DRIVER: driver }
+    })
+    raw.stdout.on("data", (chunk: Buffer) => {
+      const base = /listening on (http:\/\/\S+)/.exec(chunk.toString())?.[1]
+      if (base !== undefined) resolve({ base, pid: raw.pid!, stop: () => raw.kill("SIGTERM") })
+    })
+  })
+
+/** User plus system CPU time of a process, in seconds (Linux `/proc`). */
+const cpuSeconds = (pid: number): number => {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
+/**
+ * `wrk` (one thread, 16 connections, keep-alive) against `url` for `seconds`: requests per
+ * second, and the server's CPU time per request (µs). Any answer but 200 fails the run.
+ */
+const wrk = (server: Served, path: string, key: string, seconds: number) => {
+  const before = cpuSeconds(server.pid)
+  const result = spawnSync(
+    "wrk",
+    ["-t1", "-c16", `-d${seconds}s`, "-H", `Authorization: Bearer ${key}`, `${server.base}${path}`],
+    { encoding: "utf8" }
+  )
+  const cpu = cpuSeconds(server.pid) - before
+  if (result.status !== 0) throw new Error(`wrk: ${result.stderr}`)
+  if (/Non-2xx/.test(result.stdout)) throw new Error(`wrk: answers other than 200\n${result.stdout}`)
+  const requests = Number(/(\d+) requests in/.exec(result.stdout)?.[1])
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(result.stdout)?.[1])
+  return { rps, cpuUs: (cpu / requests) * 1e6 }
+}
+
+/**
+ * `GET /v2/campaigns/{code}` under `wrk`, beside hand-written `node:http` servers doing the same
+ * key check and campaign query with the `pg` driver and with the engine's driver, the three
+ * taking turns, `RUNS` rounds of `BENCH_SECONDS` (default 5) each after a warm-up.
+ */
+const campaignReads = async (daemon: Daemon, url: string, code: string) => {
+  const seconds = Number(process.env["BENCH_SECONDS"] ?? 5)
+  const path = `/v2/campaigns/${code}`
+  const withPg = await startRaw(url, "pg")
+  const withEffect = await startRaw(url, "effect")
+  try {
+    const servers = [daemon, withPg, withEffect] as const
+    for (const server of servers) wrk(server, path, daemon.key, 2)
+    const figures = servers.map(() => ({ rps: [] as Array<number>, cpuUs: [] as Array<number> }))
+    for (let run = 0; run < RUNS; run++) {
+      servers.forEach((server, i) => {
+        const { cpuUs, rps } = wrk(server, path, daemon.key, seconds)
+        figures[i]!.rps.push(rps)
+        figures[i]!.cpuUs.push(cpuUs)
+      })
+    }
+    const [ours, pg, effect] = figures.map((f) => ({ rps: spread(f.rps), cpuUs: spread(f.cpuUs) }))
+    for (const [name, baseline] of [["`pg`", pg!], ["@effect/sql-pg (the engine's driver)", effect!]] as const) {
+      rows.push({
+        figure: "`GET /v2/campaigns/{code}`, PostgreSQL, wrk 16 connections",
+        ours: `${show(ours!.rps, "req/s")}; CPU ${ours!.cpuUs.median.toFixed(0)} µs/req`,
+        baseline: `node:http + ${name}: ${show(baseline.rps, "req/s")}; CPU ${baseline.cpuUs.median.toFixed(0)} µs/req`,
+        ratio: (ours!.rps.median / baseline.rps.median).toFixed(2),
+        goal: "≥ 1.0"
+      })
+    }
+  } finally {
+    withPg.stop()
+    withEffect.stop()
   }
 }
 
@@ -361,7 +405,111 @@ const onPglite = async () => {
 }
 
 // ---------------------------------------------------------------------------------------------
-// 3. cold start
+// 3. the dialer vs graphile-worker (compare-dialer.ts), each run on a fresh database
+
+const freshDatabase = async <A>(use: (url: string) => Promise<A>): Promise<A> => {
+  const database = `bench_${randomBytes(4).toString("hex")}`
+  psql("postgres", `CREATE DATABASE ${database}`)
+  try {
+    return await use(`postgres://postgres@127.0.0.1:5432/${database}`)
+  } finally {
+    psql("postgres", `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
+  }
+}
+
+const dialer = async () => {
+  const ours: Array<number> = []
+  const batched: Array<number> = []
+  const unbatched: Array<number> = []
+  for (let run = 0; run < RUNS; run++) {
+    ours.push(await freshDatabase(dialerCallsPerSecond))
+    batched.push(await freshDatabase((url) => graphileJobsPerSecond(url, true)))
+    unbatched.push(await freshDatabase((url) => graphileJobsPerSecond(url, false)))
+  }
+  const a = spread(ours)
+  for (
+    const [name, values] of [["without batching (its default)", unbatched], ["local queue of 500", batched]] as const
+  ) {
+    const b = spread(values)
+    rows.push({
+      figure: `Dialer, ${DIALED.toLocaleString("en-US")} contacts claimed, started and ended, 4 loops, caps counted`,
+      ours: show(a, "calls/s"),
+      baseline: `graphile-worker, empty jobs, ${name}: ${show(b, "jobs/s")}`,
+      ratio: (a.median / b.median).toFixed(2),
+      goal: "≥ 1.0"
+    })
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. concurrent calls (media.ts: the daemon's media route, carriers in a child process)
+
+interface MediaRun {
+  readonly p99: number
+  readonly cpuMsPerCallSecond: number
+  readonly coreShare: number
+  readonly mbPerCall: number
+}
+
+const mediaRun = (calls: number, seconds: number): MediaRun => {
+  const result = spawnSync(process.execPath, ["test/bench/media.ts", String(calls), "--seconds", String(seconds)], {
+    encoding: "utf8",
+    maxBuffer: 16 * 1024 * 1024
+  })
+  const out = result.stdout
+  const p99 = /frame lag .* p99\s+([\d.]+) ms/.exec(out)?.[1]
+  const cpu = /CPU server process ([\d.]+) s in ([\d.]+) s .* ([\d.]+) ms per second of call audio/.exec(out)
+  const memory = /memory\s+RSS .*\(([\d.]+) MB per call\)\s+heap/.exec(out)
+  if (result.status !== 0 || p99 === undefined || cpu === null || memory === null) {
+    throw new Error(`media.ts ${calls}: exit ${result.status}\n${out}\n${result.stderr}`)
+  }
+  return {
+    p99: Number(p99),
+    cpuMsPerCallSecond: Number(cpu[3]),
+    coreShare: Number(cpu[1]) / Number(cpu[2]),
+    mbPerCall: Number(memory[1])
+  }
+}
+
+/**
+ * The most calls held with p99 frame lag under 20 ms: a ladder of call counts, each run
+ * `BENCH_MEDIA_RUNS` times (default 3) for `BENCH_MEDIA_SECONDS` (default 10), the median p99
+ * of each step.
+ */
+const concurrentCalls = () => {
+  const runs = Number(process.env["BENCH_MEDIA_RUNS"] ?? 3)
+  const seconds = Number(process.env["BENCH_MEDIA_SECONDS"] ?? 10)
+  const steps = [50, 100, 150, 200, 300, 500].map((calls) => {
+    const results = Array.from({ length: runs }, () => mediaRun(calls, seconds))
+    const median = (f: (r: MediaRun) => number) => spread(results.map(f)).median
+    return {
+      calls,
+      p99: spread(results.map((r) => r.p99)),
+      cpu: median((r) => r.cpuMsPerCallSecond),
+      core: median((r) => r.coreShare),
+      mb: median((r) => r.mbPerCall)
+    }
+  })
+  const held = steps.filter((step) => step.p99.median < 20).at(-1)
+  const ladder = steps.map((step) =>
+    `${step.calls}: p99 ${show(step.p99, "ms", 1)}, ${(100 * step.core).toFixed(0)}% of a core`
+  ).join("; ")
+  rows.push({
+    figure:
+      "Concurrent simulated calls, both directions at 50 frames/s, recordings on: most held with p99 frame lag < 20 ms",
+    ours: held === undefined
+      ? `none of the steps (${ladder})`
+      : `${held.calls} calls; ${held.cpu.toFixed(1)} ms of CPU per second of call, ${
+        held.mb.toFixed(1)
+      } MB per call. Steps: ${ladder}`,
+    baseline: "–",
+    ratio: "–",
+    goal: "500 calls on 2 cores"
+  })
+}
+
+// ---------------------------------------------------------------------------------------------
+// 5. cold start
 
 const firstAnswer = async (args: ReadonlyArray<string>) => {
   const started = performance.now()
@@ -401,6 +549,8 @@ const main = async () => {
   const started = new Date()
   await onPostgres()
   await onPglite()
+  await dialer()
+  concurrentCalls()
   await coldStart()
   agent.destroy()
   const table = [
@@ -411,11 +561,11 @@ const main = async () => {
   const cpus = os.cpus()
   const text = `# Benchmarks
 
-Regenerate with \`npm run bench:compare\` (PostgreSQL at 127.0.0.1:5432, user postgres; \`BENCH_RUNS\`
+Regenerate with \`npm run bench\` (PostgreSQL at 127.0.0.1:5432, user postgres; \`BENCH_RUNS\`
 runs per figure, default 5). Median (min–max, n runs) of each figure beside its baseline measured
 in the same run on the same machine; ratio of the medians (time: ours ÷ baseline, lower is
 better; throughput: ours ÷ baseline, higher is better). What each measures: the header of
-\`test/bench/compare.ts\`. Other benchmarks (\`npm run bench\`): storage through the repositories,
+\`test/bench/compare.ts\`. Other benchmarks (\`npm run bench:parts\`): storage through the repositories,
 HTTP, media and agent latency; their figures are in docs/DECISIONS.md and the closing notes.
 
 Run ${started.toISOString()} on ${cpus.length} × ${cpus[0]?.model ?? "?"}, Node ${process.version}.

@@ -1,5 +1,5 @@
 /**
- * HTTP benchmark of a real daemon (part of `npm run bench`): starts `voice-agent serve` on the
+ * HTTP benchmark of a real daemon (part of `npm run bench:parts`): starts `voice-agent serve` on the
  * embedded database in memory (or on the server `DATABASE_URL` names: give it an empty
  * database, the daemon seeds its demo organization there), reads the demo key it prints, and
  * measures from a keep-alive client in this process (16 requests in flight) what an API user

@@ -1,5 +1,5 @@
 /**
- * Media benchmark (part of `npm run bench`): N simultaneous calls (default 200; `node
+ * Media benchmark (part of `npm run bench:parts`): N simultaneous calls (default 200; `node
  * test/bench/media.ts 50` for another N, `--seconds 30` for the window, `--single` to run the
  * carriers in this process, `--memory` for in-memory sockets instead of WebSockets, implies
  * `--single`), each a simulated carrier stream (SimCarrier with a MediaConnector: `connected`,

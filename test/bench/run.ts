@@ -1,5 +1,5 @@
 /**
- * Storage benchmarks on both backends (`npm run bench`): what a user of the API waits for.
+ * Storage benchmarks on both backends (`npm run bench:parts`): what a user of the API waits for.
  *
  * Measures, per backend (embedded PGlite in memory; PostgreSQL at TEST_DATABASE_URL or
  * 127.0.0.1:5432, in a fresh database), through the same repositories the API uses:

@@ -198,7 +198,7 @@ for (const backend of await TestDatabase.backends()) {
             }
           }))
 
-        // How long these take is measured by `npm run bench` (test/bench/run.ts), not asserted here.
+        // How long these take is measured by `npm run bench:parts` (test/bench/run.ts), not asserted here.
         it.effect("10,000 contacts in one upload are all created; the same again are all rejected as duplicates", () =>
           Effect.gen(function*() {
             const contacts = yield* ContactRepository
