@@ -146,7 +146,7 @@ const withoutSpans = Effect.provideService(References.TracerEnabled, false)
  * @category constructors
  */
 export const serve = (options: ServeOptions, log: Logging.LogSettings) =>
-  Layer.launch(layer(options, log)).pipe(
+  Effect.andThen(Logging.stackTraces(log), Layer.launch(layer(options, log))).pipe(
     Effect.onInterrupt(() => Effect.logInfo("Stopped")),
     withoutSpans,
     Effect.provide(Logging.layer(log))
@@ -170,7 +170,7 @@ export const dial = (options: { readonly dataDir: string }, log: Logging.LogSett
       Layer.tap(() => Effect.logInfo(`Dialer ${worker} running (no HTTP API in this process)`)),
       Layer.provide(Storage.layer(options.dataDir))
     )
-  return Layer.launch(program).pipe(
+  return Effect.andThen(Logging.stackTraces(log), Layer.launch(program)).pipe(
     Effect.onInterrupt(() => Effect.logInfo("Stopped")),
     withoutSpans,
     Effect.provide(Logging.layer(log))
