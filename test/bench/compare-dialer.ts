@@ -25,7 +25,7 @@ import * as Database from "@voice-agent/store-sql/Database"
 import * as SqlDialerRepository from "@voice-agent/store-sql/SqlDialerRepository"
 import * as SqlStorage from "@voice-agent/store-sql/SqlStorage"
 import * as Fixtures from "@voice-agent/store-sql/testing/Fixtures"
-import { Context, Effect, Layer, Redacted } from "effect"
+import { Context, Effect, Layer, Redacted, References } from "effect"
 import { SqlClient } from "effect/sql"
 import { makeWorkerUtils, run } from "graphile-worker"
 import type { Logger, Runner } from "graphile-worker"
@@ -39,70 +39,80 @@ const CALLS_AT_ONCE = 8
 const leaseMs = 60_000
 
 /** Contacts through claim, start and end per second, on the database at `url` (migrated here). */
-export const dialerCallsPerSecond = (url: string): Promise<number> =>
-  Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-    const redacted = Redacted.make(url)
-    const now = Date.now()
-    const main = yield* Layer.build(
-      Layer.fresh(SqlStorage.layer.pipe(Layer.provideMerge(Database.layerPostgres(redacted, { maxConnections: 4 }))))
-    )
-    const campaignId = yield* Effect.gen(function*() {
-      const contacts = yield* ContactRepository
-      const organization = yield* Fixtures.organization({ maxConcurrency: 10_000 })
-      const campaign = yield* Fixtures.campaign(organization.id, { maxConcurrency: 10_000 })
-      for (let from = 0; from < CONTACTS; from += 10_000) {
-        const numbers = Array.from({ length: Math.min(10_000, CONTACTS - from) }, (_, i) => Fixtures.e164(from + i))
-        yield* contacts.upload(campaign, numbers.map((n) => Fixtures.contact(n)), {
-          allowDuplicates: true,
-          now: new Date(now - 60_000)
-        })
-      }
-      return campaign.id
-    }).pipe(Effect.provide(main))
-    const sql = Context.get(main, SqlClient.SqlClient)
-    yield* sql`ANALYZE contacts`
-    const dialers = yield* Effect.forEach(Array.from({ length: LOOPS }), () =>
-      Effect.map(
-        Layer.build(Layer.fresh(
-          SqlDialerRepository.layer.pipe(Layer.provideMerge(PgClient.layer({ url: redacted, maxConnections: 10 })))
-        )),
-        (context) => Context.get(context, DialerRepository)
-      ))
-
-    const loop = (dialer: DialerRepository["Service"], worker: string) =>
-      Effect.gen(function*() {
-        let calls = 0
-        for (;;) {
-          const claimed = yield* dialer.claim({ worker, campaignIds: [campaignId], now, leaseMs, limit: CLAIM_BATCH })
-          if (claimed.length === 0) return calls
-          yield* Effect.forEach(claimed, (contact) =>
-            Effect.gen(function*() {
-              const callId = `${worker}-${calls++}`
-              const start = yield* dialer.startCall({ contactId: contact.contactId, worker, callId, now })
-              if (start._tag !== "Dial") return yield* Effect.die(`not placed: ${start.reason}`)
-              yield* dialer.endCall({
-                contactId: contact.contactId,
-                worker,
-                conversationId: start.conversationId,
-                outcome: "busy",
-                endedBy: "remote",
-                answeredAt: null,
-                endedAt: now + 1_000
-              })
-            }), { concurrency: CALLS_AT_ONCE, discard: true })
+export const dialerCallsPerSecond = (url: string): Promise<number> => {
+  // As the daemon runs at its default log level (daemon/src/Logging.ts, Server.ts).
+  const stackTraceLimit = Error.stackTraceLimit
+  Error.stackTraceLimit = 0
+  return Effect.runPromise(
+    Effect.scoped(Effect.gen(function*() {
+      const redacted = Redacted.make(url)
+      const now = Date.now()
+      const main = yield* Layer.build(
+        Layer.fresh(SqlStorage.layer.pipe(Layer.provideMerge(Database.layerPostgres(redacted, { maxConnections: 4 }))))
+      )
+      const campaignId = yield* Effect.gen(function*() {
+        const contacts = yield* ContactRepository
+        const organization = yield* Fixtures.organization({ maxConcurrency: 10_000 })
+        const campaign = yield* Fixtures.campaign(organization.id, { maxConcurrency: 10_000 })
+        for (let from = 0; from < CONTACTS; from += 10_000) {
+          const numbers = Array.from({ length: Math.min(10_000, CONTACTS - from) }, (_, i) => Fixtures.e164(from + i))
+          yield* contacts.upload(campaign, numbers.map((n) => Fixtures.contact(n)), {
+            allowDuplicates: true,
+            now: new Date(now - 60_000)
+          })
         }
-      })
+        return campaign.id
+      }).pipe(Effect.provide(main))
+      const sql = Context.get(main, SqlClient.SqlClient)
+      yield* sql`ANALYZE contacts`
+      const dialers = yield* Effect.forEach(Array.from({ length: LOOPS }), () =>
+        Effect.map(
+          Layer.build(Layer.fresh(
+            SqlDialerRepository.layer.pipe(Layer.provideMerge(PgClient.layer({ url: redacted, maxConnections: 10 })))
+          )),
+          (context) => Context.get(context, DialerRepository)
+        ))
 
-    const started = performance.now()
-    const calls = yield* Effect.forEach(dialers, (dialer, i) => loop(dialer, `loop-${i}`), { concurrency: "unbounded" })
-    const seconds = (performance.now() - started) / 1000
-    const total = calls.reduce((a, b) => a + b, 0)
-    const [attempted] = yield* sql<{ n: number }>`SELECT count(*)::int AS "n" FROM contacts WHERE attempts = 1`
-    if (total !== CONTACTS || attempted?.n !== CONTACTS) {
-      return yield* Effect.die(`dialed ${total}, ${attempted?.n} attempted, of ${CONTACTS}`)
-    }
-    return total / seconds
-  })))
+      const loop = (dialer: DialerRepository["Service"], worker: string) =>
+        Effect.gen(function*() {
+          let calls = 0
+          for (;;) {
+            const claimed = yield* dialer.claim({ worker, campaignIds: [campaignId], now, leaseMs, limit: CLAIM_BATCH })
+            if (claimed.length === 0) return calls
+            yield* Effect.forEach(claimed, (contact) =>
+              Effect.gen(function*() {
+                const callId = `${worker}-${calls++}`
+                const start = yield* dialer.startCall({ contactId: contact.contactId, worker, callId, now })
+                if (start._tag !== "Dial") return yield* Effect.die(`not placed: ${start.reason}`)
+                yield* dialer.endCall({
+                  contactId: contact.contactId,
+                  worker,
+                  conversationId: start.conversationId,
+                  outcome: "busy",
+                  endedBy: "remote",
+                  answeredAt: null,
+                  endedAt: now + 1_000
+                })
+              }), { concurrency: CALLS_AT_ONCE, discard: true })
+          }
+        })
+
+      const started = performance.now()
+      const calls = yield* Effect.forEach(dialers, (dialer, i) => loop(dialer, `loop-${i}`), {
+        concurrency: "unbounded"
+      })
+      const seconds = (performance.now() - started) / 1000
+      const total = calls.reduce((a, b) => a + b, 0)
+      const [attempted] = yield* sql<{ n: number }>`SELECT count(*)::int AS "n" FROM contacts WHERE attempts = 1`
+      if (total !== CONTACTS || attempted?.n !== CONTACTS) {
+        return yield* Effect.die(`dialed ${total}, ${attempted?.n} attempted, of ${CONTACTS}`)
+      }
+      return total / seconds
+    })).pipe(Effect.provideService(References.TracerEnabled, false))
+  ).finally(() => {
+    Error.stackTraceLimit = stackTraceLimit
+  })
+}
 
 const quiet: Logger = new GraphileLogger(() => () => {})
 

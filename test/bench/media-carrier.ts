@@ -123,8 +123,14 @@ const program = Effect.gen(function*() {
   return { type: "done", placed, sendLag, cpuUs: cpu.user + cpu.system, wallMs: now() - t0, rssPeak }
 })
 
+Error.stackTraceLimit = 0
 Effect.runPromise(
-  program.pipe(Effect.scoped, Effect.provideService(References.MinimumLogLevel, "Error"))
+  program.pipe(
+    Effect.scoped,
+    Effect.provideService(References.MinimumLogLevel, "Error"),
+    // As the daemon runs at its default log level (daemon/src/Logging.ts, Server.ts).
+    Effect.provideService(References.TracerEnabled, false)
+  )
 ).then(
   (done) => send(done, () => process.exit(0)),
   (error: unknown) => {

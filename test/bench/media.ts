@@ -363,8 +363,14 @@ const program = Effect.gen(function*() {
   )
 })
 
+Error.stackTraceLimit = 0
 Effect.runPromise(
-  program.pipe(Effect.scoped, Effect.provideService(References.MinimumLogLevel, "Error"))
+  program.pipe(
+    Effect.scoped,
+    Effect.provideService(References.MinimumLogLevel, "Error"),
+    // As the daemon runs at its default log level (daemon/src/Logging.ts, Server.ts).
+    Effect.provideService(References.TracerEnabled, false)
+  )
 ).then(
   () => process.exit(0),
   (error: unknown) => {
