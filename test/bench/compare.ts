@@ -547,6 +547,7 @@ const coldStart = async () => {
 
 const main = async () => {
   const started = new Date()
+  const loadBefore = os.loadavg()[0]!
   await onPostgres()
   await onPglite()
   await dialer()
@@ -567,8 +568,10 @@ in the same run on the same machine; ratio of the medians (time: ours ÷ baselin
 better; throughput: ours ÷ baseline, higher is better). What each measures: the header of
 \`test/bench/compare.ts\`. Other benchmarks (\`npm run bench:parts\`): storage through the repositories,
 HTTP, media and agent latency; their figures are in docs/DECISIONS.md and the closing notes.
+Where a figure misses its goal, by how much and why (with profiles): docs/PERFORMANCE.md.
 
-Run ${started.toISOString()} on ${cpus.length} × ${cpus[0]?.model ?? "?"}, Node ${process.version}.
+Run ${started.toISOString()} on ${cpus.length} × ${cpus[0]?.model ?? "?"}, Node ${process.version}; load
+average ${loadBefore.toFixed(2)} before the run (anything else running skews the figures).
 
 ${table}
 `
