@@ -136,7 +136,8 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
 /**
  * No tracer is wired into the daemon (nothing exports spans), so the spans of `Effect.fn` and
  * the HTTP server would be made and dropped on every call: about 6% of the CPU a simple API
- * request takes (`npm run bench`). Failures keep their stack traces.
+ * request takes (`npm run bench`). Failures still carry the names of the `Effect.fn` calls they
+ * went through.
  */
 const withoutSpans = Effect.provideService(References.TracerEnabled, false)
 
