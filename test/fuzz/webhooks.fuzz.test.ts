@@ -111,17 +111,7 @@ const fields = (
       fc.oneof(Fuzz.nastyString, fc.constantFrom(`${prefix}\u0000`, `${prefix}${"0".repeat(5000)}`))
     )
   const oneOf = (values: ReadonlyArray<string>) => field(fc.constantFrom(...values))
-  const callStatus = oneOf([
-    "queued",
-    "initiated",
-    "ringing",
-    "in-progress",
-    "completed",
-    "busy",
-    "failed",
-    "no-answer",
-    "canceled"
-  ])
+  const callStatus = oneOf(TwilioWebhookCodec.CallStatus.literals)
   const common = { AccountSid: oneOf([accountSid]), From: number, To: number }
   switch (route) {
     case "voice":
