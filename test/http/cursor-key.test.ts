@@ -10,7 +10,7 @@ import * as Database from "@voice-agent/store-sql/Database"
 import * as TestDatabase from "@voice-agent/store-sql/testing/TestDatabase"
 import { Effect, Layer, Redacted } from "effect"
 import * as Daemon from "../support/Daemon.ts"
-import { api, campaign, layer as appLayer, organization, q, randomNumber, upload } from "./support/ApiServer.ts"
+import { api, campaign, distinctNumbers, layer as appLayer, organization, q, upload } from "./support/ApiServer.ts"
 import type { Reply, TestOrganization } from "./support/ApiServer.ts"
 
 const postgres = (await TestDatabase.backends()).find((backend) => backend.name === "postgres")
@@ -23,7 +23,7 @@ const campaignWithContacts = (n: number) =>
   Effect.gen(function*() {
     const org = yield* organization()
     const code: string = (yield* campaign(org)).campaign_code
-    const numbers = Array.from({ length: n }, randomNumber)
+    const numbers = distinctNumbers(n)
     yield* upload(org, code, numbers.map((phone_number) => ({ phone_number })))
     return { org, code, numbers }
   })

@@ -19,6 +19,7 @@ import {
   api,
   assertDetail,
   campaign,
+  distinctNumbers,
   eachBackend,
   isIsoInstant,
   keysOf,
@@ -56,7 +57,7 @@ const openCampaign = (org: TestOrganization, overrides: Record<string, unknown> 
 /** Uploads `count` fresh numbers; answers the contacts, oldest first. */
 const contactsIn = (org: TestOrganization, code: string, count = 1) =>
   Effect.gen(function*() {
-    yield* upload(org, code, Array.from({ length: count }, () => ({ phone_number: randomNumber() })))
+    yield* upload(org, code, distinctNumbers(count).map((phone_number) => ({ phone_number })))
     const listed = yield* listAllContacts(org, `campaign_code=${code}&limit=1000`)
     return [...listed].reverse()
   })
