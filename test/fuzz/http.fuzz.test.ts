@@ -13,7 +13,7 @@
  * Requests Node's HTTP parser refuses never reach the app: Node answers them itself (400, 413,
  * 414, 417, 431 or 505 without a body) and closes the connection; those are accepted as such.
  *
- * Oversized bodies: a declared length over the 64 MiB limit is 413 at once, without the body
+ * Oversized bodies: a declared length over the 64 MB limit is 413 at once, without the body
  * being sent; a chunked body is cut off with 413 as soon as it passes the limit.
  */
 import { assert } from "@effect/vitest"

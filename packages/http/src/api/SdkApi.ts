@@ -80,22 +80,33 @@ export const GenerateResponse = Schema.Struct({ text: Schema.String }).annotate(
 // Public operations: documented as needing no key (an explicit empty requirement).
 const noKey = { security: [] }
 
+const deprecationPath = "/v1/check-sdk-deprecation"
+const telemetryPath = "/v1/upload-telemetry"
+
+/**
+ * The paths of the operations that take no key: anyone who reaches the server may call them,
+ * so they read smaller bodies (handlers/ErrorBodies).
+ *
+ * @category models
+ */
+export const keylessPaths: ReadonlySet<string> = new Set([deprecationPath, telemetryPath])
+
 /**
  * @category models
  */
 export class SdkHousekeepingApi extends HttpApiGroup.make("sdk")
   .add(
-    HttpApiEndpoint.get("checkDeprecation", "/v1/check-sdk-deprecation", {
+    HttpApiEndpoint.get("checkDeprecation", deprecationPath, {
       query: deprecationQuery,
       success: SdkDeprecation
     }).annotate(OpenApi.Summary, "Check an SDK version")
       .annotate(OpenApi.Override, noKey),
-    HttpApiEndpoint.post("checkDeprecationPost", "/v1/check-sdk-deprecation", {
+    HttpApiEndpoint.post("checkDeprecationPost", deprecationPath, {
       query: deprecationQuery,
       success: SdkDeprecation
     }).annotate(OpenApi.Summary, "Check an SDK version (as the SDK sends it)")
       .annotate(OpenApi.Override, noKey),
-    HttpApiEndpoint.post("uploadTelemetry", "/v1/upload-telemetry", {
+    HttpApiEndpoint.post("uploadTelemetry", telemetryPath, {
       payload: TelemetryUpload,
       success: TelemetryReceipt.pipe(HttpApiSchema.status(202))
     }).annotate(OpenApi.Summary, "Upload SDK telemetry")

@@ -4,11 +4,14 @@
  * (405), unsupported content types (415), bodies over the size limit (413) and internal
  * errors (500). Answers that already carry JSON are left alone.
  *
- * Also sets the request body limit: 10,000 contacts with typical `data` are a few MB; 64 MiB
+ * Also sets the request body limit: 10,000 contacts with typical `data` are a few MB; 64 MB
  * leaves room for large `data` while bounding what one request can make the server read. A
  * request that declares a longer body (`Content-Length`) is answered 413 before any of it is
  * read, and the connection is closed (the server does not wait for, or drain, the rest); a
- * body without a length (chunked) is cut off with 413 as soon as it passes the limit.
+ * body without a length (chunked) is cut off with 413 as soon as it passes the limit. The
+ * operations that take no key (`SdkApi.keylessPaths`: the reference SDK's telemetry and version
+ * check) read at most 1 MB: anyone who reaches the server may send them, and what they carry
+ * (a batch of telemetry events, discarded) is a few kilobytes.
  *
  * @since 0.1.0
  */
@@ -16,11 +19,27 @@ import { isUnavailableCause } from "@voice-agent/core/StorageOutage"
 import { ByteSize, Effect, Layer } from "effect"
 import type { Types } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { keylessPaths } from "../api/SdkApi.ts"
 
 /**
  * @category constructors
  */
 export const maxBodySize = ByteSize.megabytes(64)
+
+/**
+ * @category constructors
+ */
+export const maxKeylessBodySize = ByteSize.megabytes(1)
+
+/**
+ * The body limit of a request to `url` (a path, with or without its query).
+ *
+ * @category constructors
+ */
+export const bodyLimitFor = (url: string): ByteSize.ByteSize => {
+  const query = url.indexOf("?")
+  return keylessPaths.has(query < 0 ? url : url.slice(0, query)) ? maxKeylessBodySize : maxBodySize
+}
 
 const reasons: Record<number, string> = {
   400: "Bad Request",
@@ -58,14 +77,17 @@ export const withDetailBody = (
 }
 
 /**
- * Whether a request's `Content-Length` declares a body over `maxBodySize` (an unreadable length
- * is left to the HTTP parser, which refuses it).
+ * Whether a request's `Content-Length` declares a body over `limit` (an unreadable length is
+ * left to the HTTP parser, which refuses it).
  *
  * @category guards
  */
-export const declaresTooLarge = (headers: Readonly<Record<string, string | undefined>>): boolean => {
+export const declaresTooLarge = (
+  headers: Readonly<Record<string, string | undefined>>,
+  limit: ByteSize.ByteSize = maxBodySize
+): boolean => {
   const length = headers["content-length"]
-  return length !== undefined && /^\d+$/.test(length) && BigInt(length) > maxBodySize
+  return length !== undefined && /^\d+$/.test(length) && BigInt(length) > limit
 }
 
 const databaseUnavailable = HttpServerResponse.jsonUnsafe(
@@ -84,11 +106,12 @@ const tooLarge = HttpServerResponse.jsonUnsafe({ detail: reasons[413] }, {
  */
 export const ErrorBodiesLive = HttpRouter.middleware(
   (httpEffect) =>
-    Effect.flatMap(
-      HttpServerRequest.HttpServerRequest,
-      (request) => declaresTooLarge(request.headers) ? Effect.succeed(tooLarge) : httpEffect
-    ).pipe(
-      Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize),
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      const limit = bodyLimitFor(request.url)
+      return declaresTooLarge(request.headers, limit)
+        ? Effect.succeed(tooLarge)
+        : Effect.provideService(httpEffect, HttpIncomingMessage.MaxBodySize, limit)
+    }).pipe(
       // Failures that HttpApi leaves unanswered (a body over the limit, a defect) become
       // their response here, so they get a body; a 5xx keeps its cause in the log.
       Effect.catchCause((cause) =>
