@@ -16,6 +16,8 @@ export const callLines = (options: {
   readonly events: CallEvents["Service"]
   readonly mediaUrl: string
   readonly lines: number
+  /** The number of the first line (when the lines are split between processes); 0 by default. */
+  readonly firstLine?: number
   readonly seconds: number
   /** Told of each call before it is placed. */
   readonly onPlace: (callId: string, mediaToken: string) => void
@@ -33,12 +35,12 @@ export const callLines = (options: {
       Effect.gen(function*() {
         yield* Effect.sleep(Duration.millis(Math.floor((n * 1_000) / lines)))
         for (let k = 0; Date.now() < deadline; k++) {
-          const callId = `bench-${n}-${k}`
+          const callId = `bench-${n + (options.firstLine ?? 0)}-${k}`
           const mediaToken = MediaToken.sign(key, callId, Date.now() + 3_600_000)
           options.onPlace(callId, mediaToken)
           yield* carrier.placeCall({
             from: "+12025550100",
-            to: `+1303${String(2_000_000 + n)}`,
+            to: `+1303${String(2_000_000 + n + (options.firstLine ?? 0))}`,
             callId,
             mediaUrl,
             mediaToken

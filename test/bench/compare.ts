@@ -16,7 +16,8 @@
  * - The dialer's calls per second through claim, start and end vs graphile-worker's jobs per
  *   second, each on a fresh database (compare-dialer.ts).
  * - Concurrent simulated calls: `media.ts` (its header says what it measures) at rising call
- *   counts; the most calls held with p99 frame lag under 20 ms, the CPU and memory per call.
+ *   counts; the most calls held with p99 frame lag under 20 ms, the CPU and memory per call, vs
+ *   the hand-written media server doing the same work per call (`raw-media-server.ts`).
  * - Cold start: process start to the first answered request, on PGlite in memory, on a new data
  *   directory (first run: migrations) and on the same directory again (restart).
  *
@@ -451,11 +452,10 @@ interface MediaRun {
   readonly mbPerCall: number
 }
 
-const mediaRun = (calls: number, seconds: number): MediaRun => {
-  const result = spawnSync(process.execPath, ["test/bench/media.ts", String(calls), "--seconds", String(seconds)], {
-    encoding: "utf8",
-    maxBuffer: 16 * 1024 * 1024
-  })
+const mediaRun = (calls: number, seconds: number, server: "ours" | "raw"): MediaRun => {
+  const args = ["test/bench/media.ts", String(calls), "--seconds", String(seconds)]
+  if (server === "raw") args.push("--server", "raw")
+  const result = spawnSync(process.execPath, args, { encoding: "utf8", maxBuffer: 16 * 1024 * 1024 })
   const out = result.stdout
   const p99 = /frame lag .* p99\s+([\d.]+) ms/.exec(out)?.[1]
   const cpu = /CPU server process ([\d.]+) s in ([\d.]+) s .* ([\d.]+) ms per second of call audio/.exec(out)
@@ -471,38 +471,52 @@ const mediaRun = (calls: number, seconds: number): MediaRun => {
   }
 }
 
+const CALL_STEPS = [50, 100, 150, 200, 300, 500]
+
 /**
  * The most calls held with p99 frame lag under 20 ms: a ladder of call counts, each run
  * `BENCH_MEDIA_RUNS` times (default 3) for `BENCH_MEDIA_SECONDS` (default 10), the median p99
- * of each step.
+ * of each step; for the engine and for the hand-written server, runs alternating.
  */
 const concurrentCalls = () => {
   const runs = Number(process.env["BENCH_MEDIA_RUNS"] ?? 3)
   const seconds = Number(process.env["BENCH_MEDIA_SECONDS"] ?? 10)
-  const steps = [50, 100, 150, 200, 300, 500].map((calls) => {
-    const results = Array.from({ length: runs }, () => mediaRun(calls, seconds))
-    const median = (f: (r: MediaRun) => number) => spread(results.map(f)).median
-    return {
-      calls,
-      p99: spread(results.map((r) => r.p99)),
-      cpu: median((r) => r.cpuMsPerCallSecond),
-      core: median((r) => r.coreShare),
-      mb: median((r) => r.mbPerCall)
+  const ladder = (server: "ours" | "raw", results: ReadonlyArray<ReadonlyArray<MediaRun>>) => {
+    const steps = CALL_STEPS.map((calls, i) => {
+      const runsOf = results[i]!
+      const median = (f: (r: MediaRun) => number) => spread(runsOf.map(f)).median
+      return {
+        calls,
+        p99: spread(runsOf.map((r) => r.p99)),
+        cpu: median((r) => r.cpuMsPerCallSecond),
+        core: median((r) => r.coreShare),
+        mb: median((r) => r.mbPerCall)
+      }
+    })
+    const held = steps.filter((step) => step.p99.median < 20).at(-1)
+    const stepsText = steps.map((step) =>
+      `${step.calls}: p99 ${show(step.p99, "ms", 1)}, ${(100 * step.core).toFixed(0)}% of a core`
+    ).join("; ")
+    const name = server === "raw" ? "hand-written (raw-media-server.ts): " : ""
+    return held === undefined
+      ? `${name}none of the steps (${stepsText})`
+      : `${name}${held.calls} calls; ${held.cpu.toFixed(1)} ms of CPU per second of call, ${
+        held.mb.toFixed(1)
+      } MB per call. Steps: ${stepsText}`
+  }
+  const ours: Array<Array<MediaRun>> = CALL_STEPS.map(() => [])
+  const raw: Array<Array<MediaRun>> = CALL_STEPS.map(() => [])
+  CALL_STEPS.forEach((calls, i) => {
+    for (let run = 0; run < runs; run++) {
+      ours[i]!.push(mediaRun(calls, seconds, "ours"))
+      raw[i]!.push(mediaRun(calls, seconds, "raw"))
     }
   })
-  const held = steps.filter((step) => step.p99.median < 20).at(-1)
-  const ladder = steps.map((step) =>
-    `${step.calls}: p99 ${show(step.p99, "ms", 1)}, ${(100 * step.core).toFixed(0)}% of a core`
-  ).join("; ")
   rows.push({
     figure:
-      "Concurrent simulated calls, both directions at 50 frames/s, recordings on: most held with p99 frame lag < 20 ms",
-    ours: held === undefined
-      ? `none of the steps (${ladder})`
-      : `${held.calls} calls; ${held.cpu.toFixed(1)} ms of CPU per second of call, ${
-        held.mb.toFixed(1)
-      } MB per call. Steps: ${ladder}`,
-    baseline: "–",
+      "Concurrent simulated calls, both directions at 50 frames/s, scripted agent, recordings on: most held with p99 frame lag < 20 ms",
+    ours: ladder("ours", ours),
+    baseline: ladder("raw", raw),
     ratio: "–",
     goal: "500 calls on 2 cores"
   })

@@ -18,7 +18,7 @@ import { performance } from "node:perf_hooks"
 import * as Media from "voice-agent/Media"
 import { callLines } from "./CallLines.ts"
 
-const [nArg, secondsArg, mediaUrl = ""] = process.argv.slice(2)
+const [nArg, secondsArg, mediaUrl = "", firstLineArg = "0"] = process.argv.slice(2)
 const N = Number(nArg)
 const seconds = Number(secondsArg)
 const now = () => performance.timeOrigin + performance.now()
@@ -103,6 +103,7 @@ const program = Effect.gen(function*() {
     events,
     mediaUrl,
     lines: N,
+    firstLine: Number(firstLineArg),
     seconds,
     onPlace: (callId, mediaToken) => {
       callOfToken.set(mediaToken, callId)
@@ -117,10 +118,7 @@ const program = Effect.gen(function*() {
   yield* calls
   const cpu = process.cpuUsage(cpu0)
   clearInterval(sampler)
-  const sorted = sendLags.sort((a, b) => a - b)
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN
-  const sendLag = { n: sorted.length, p50: at(0.5), p99: at(0.99), max: sorted.at(-1) ?? Number.NaN }
-  return { type: "done", placed, sendLag, cpuUs: cpu.user + cpu.system, wallMs: now() - t0, rssPeak }
+  return { type: "done", placed, sendLags, cpuUs: cpu.user + cpu.system, wallMs: now() - t0, rssPeak }
 })
 
 Error.stackTraceLimit = 0
