@@ -10,6 +10,8 @@
  *   values the agent collects, as the call goes (a field recorded again replaces itself).
  * - `ConversationRepository.callContext`: what a call's media stream (and the simulated person,
  *   and a carrier's webhook) reads when it starts; a read.
+ * - `ConversationRepository.claimStream`: a media stream claiming its call; the same claim made
+ *   again holds, so trying again after a lost answer is safe.
  *
  * Each is tried again, every 200 ms doubling up to 2 s, for as long as the failure says the
  * database cannot be reached (`Database.isUnavailable`), with one warning when the wait starts
@@ -82,7 +84,9 @@ export const layer: Layer.Layer<CallEvents | ConversationRepository, never, Call
             `Conversation ${conversationId}: field ${key}`,
             conversations.recordField(conversationId, key, value)
           ),
-        callContext: (callId) => waitingForDatabase(`Call ${callId}: its record`, conversations.callContext(callId))
+        callContext: (callId) => waitingForDatabase(`Call ${callId}: its record`, conversations.callContext(callId)),
+        claimStream: (callId, streamId) =>
+          waitingForDatabase(`Call ${callId}: its stream's claim`, conversations.claimStream(callId, streamId))
       })
     ))
   }))

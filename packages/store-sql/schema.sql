@@ -106,6 +106,7 @@ CREATE TABLE public.conversations (
     ended_at timestamp with time zone,
     duration_sec integer,
     termination_reason text,
+    stream_id uuid,
     CONSTRAINT conversations_direction_check CHECK ((direction = ANY (ARRAY['inbound'::text, 'outbound'::text])))
 );
 

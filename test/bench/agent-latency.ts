@@ -629,6 +629,7 @@ const bench = (
           conversation,
           data: { first_name: "Ann" }
         }))),
+      claimStream: (id) => Effect.succeed(conversations.has(id)),
       recordField: () => Effect.die("unused"),
       fields: () => Effect.die("unused")
     })

@@ -195,6 +195,7 @@ const program = Effect.gen(function*() {
     findByCallId: () => Effect.die("unused"),
     transcript: () => Effect.succeed([]),
     callContext: (id) => Effect.succeed(Option.some({ conversation: conversation(id), data: { first_name: "Ann" } })),
+    claimStream: () => Effect.succeed(true),
     recordField: (_, key, value) => Effect.sync(() => void fields.set(key, value)),
     fields: () => Effect.sync(() => Object.fromEntries(fields))
   })

@@ -22,7 +22,7 @@ import * as MuLaw from "@voice-agent/media/MuLaw"
 import * as TwilioMediaStream from "@voice-agent/media/TwilioMediaStream"
 import * as Wav from "@voice-agent/media/Wav"
 import * as FileRecordingStore from "@voice-agent/recordings-fs/FileRecordingStore"
-import { Clock, Deferred, Effect, Fiber, Layer, Option, Stream } from "effect"
+import { Clock, Deferred, Effect, Fiber, Layer, Logger, Option, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -61,6 +61,7 @@ const harness = Effect.gen(function*() {
   const world = MemoryDialer.makeWorld()
   const turns: Array<{ speaker: string; text: string; offsetMs: number }> = []
   const fields = new Map<string, FieldValue>()
+  const streams = new Map<string, string>()
   const conversations = ConversationRepository.of({
     insert: () => Effect.die("unused"),
     end: () => Effect.die("unused"),
@@ -70,6 +71,12 @@ const harness = Effect.gen(function*() {
     findByCallId: () => Effect.die("unused"),
     transcript: () => Effect.succeed([]),
     callContext: (id) => Effect.succeed(id === callId ? Option.some({ conversation, data: {} }) : Option.none()),
+    claimStream: (id, streamId) =>
+      Effect.sync(() => {
+        if (id !== callId || (streams.has(id) && streams.get(id) !== streamId)) return false
+        streams.set(id, streamId)
+        return true
+      }),
     recordField: (_, key, value) => Effect.sync(() => void fields.set(key, value)),
     fields: () => Effect.sync(() => Object.fromEntries(fields))
   })
@@ -230,6 +237,54 @@ describe("MediaSession", () => {
         assert.deepStrictEqual(end.received, [], token)
       }
       assert.deepStrictEqual(fs.readdirSync(dir), [])
+    }))
+
+  it.effect("a second stream of a call whose stream runs is refused before any audio; the first goes on", () =>
+    Effect.gen(function*() {
+      const { services, world } = yield* harness
+      world.events.set(callId, [{ _tag: "Answered", at: 0, answeredBy: "human" }])
+      let runs = 0
+      const agent = agentLayer((call) =>
+        Effect.gen(function*() {
+          runs++
+          yield* Stream.runDrain(call.input)
+          return { outcome: "completed", endedBy: "remote" } as const
+        })
+      )
+      const token = MediaToken.sign(key, callId, 9e15)
+      const [firstCarrier, firstServer] = yield* MemoryMedia.pair
+      const first = yield* Effect.forkChild(
+        MediaSession.serve(firstServer).pipe(Effect.provide(Layer.merge(services, agent)))
+      )
+      const firstEnd = yield* carrierEnd(firstCarrier)
+      yield* firstEnd.handshake(token)
+      yield* until(() => runs === 1)
+      yield* firstEnd.frame(0, tone(440, 160))
+
+      const [secondCarrier, secondServer] = yield* MemoryMedia.pair
+      const logged: Array<string> = []
+      const capture = Logger.layer([
+        Logger.make(({ logLevel, message }) =>
+          void logged.push(`${logLevel} ${(Array.isArray(message) ? message : [message]).join(" ")}`)
+        )
+      ])
+      const second = yield* Effect.forkChild(
+        MediaSession.serve(secondServer).pipe(Effect.provide(Layer.mergeAll(services, agent, capture)))
+      )
+      const secondEnd = yield* carrierEnd(secondCarrier)
+      yield* secondEnd.handshake(token)
+      yield* secondEnd.frame(0, tone(440, 160))
+      yield* Fiber.join(second)
+      yield* Deferred.await(secondEnd.closed)
+      assert.deepStrictEqual(secondEnd.received, [], "nothing sent on the second stream")
+      assert.strictEqual(runs, 1, "one agent for the call")
+      assert.deepStrictEqual(logged, [`Warn Media stream refused: call ${callId} already has a stream`])
+
+      yield* firstEnd.frame(20, tone(440, 160))
+      yield* firstEnd.stop
+      yield* Fiber.join(first)
+      const verdicts = (world.events.get(callId) ?? []).filter((e: CallEvent) => e._tag === "AgentEnded")
+      assert.strictEqual(verdicts.length, 1, "the first stream's call ends with its verdict")
     }))
 
   it.effect("aligns both channels on the call's timeline; mixed is their clipped sum; the verdict is published", () =>

@@ -5,14 +5,15 @@
  * (MediaToken), then opens streams with them.
  *
  * A stream is served only with a token for the very call it serves, unexpired, signed with the
- * installation's key, sent in the `start` message before anything else. Every other stream is
+ * installation's key, sent in the `start` message before anything else, and only the first
+ * stream of a call (a token replayed while its call runs opens nothing). Every other stream is
  * closed right after its handshake, before a byte of audio is read: nothing is sent back,
  * nothing is recorded, no row of the database changes. The call a stream serves is the token's,
  * whatever the `start` message claims.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as MediaToken from "@voice-agent/engine/MediaToken"
-import { Effect } from "effect"
+import { Effect, Fiber } from "effect"
 import { randomBytes, randomUUID } from "node:crypto"
 import * as Daemon from "../support/Daemon.ts"
 import { daemonOnPostgres, databaseSnapshot, exchange, postgresSkip, wsUrl } from "./support/SecurityDaemon.ts"
@@ -170,26 +171,37 @@ describe.skipIf(skip !== undefined)("media stream tokens, on a daemon over Postg
 
         // X's own token opens X's stream, even with a start message that names Y as its call:
         // the agent speaks on it, and X (not Y) is recorded.
-        const served = yield* exchange(wsUrl(d.daemon.url, "/carrier/twilio/media"), {
+        const servedFiber = yield* Effect.forkChild(exchange(wsUrl(d.daemon.url, "/carrier/twilio/media"), {
           send: [connected, start({ token: valid }, y)],
           more: person,
           waitMs: 8_000,
           done: (frames) => frames.filter((frame) => frame.includes("\"media\"")).length >= 3
+        }))
+        yield* d.daemon.waitFor(new RegExp(`Media stream of call ${x} started`)).pipe(Effect.timeout("5 seconds"))
+        // A second stream with X's token while X's runs (a replayed token) is refused like the
+        // others: closed at once, nothing sent, nothing set up for it.
+        const second = yield* exchange(wsUrl(d.daemon.url, "/carrier/twilio/media"), {
+          send: [connected, start({ token: valid }), ...person.slice(0, 1)],
+          more: person.slice(1),
+          waitMs: 5_000
         })
+        assert.isTrue(second.closedByServer, "the second stream is closed")
+        assert.deepStrictEqual(second.frames, [], "nothing is sent on the second stream")
+        yield* d.daemon.waitFor(new RegExp(`Media stream refused: call ${x} already has a stream`)).pipe(
+          Effect.timeout("5 seconds")
+        )
+        const served = yield* Fiber.join(servedFiber)
         assert.isAtLeast(
           served.frames.filter((frame) => frame.includes("\"media\"")).length,
           3,
           `X's stream is served: ${served.frames.slice(0, 3).join(" ")}`
         )
-        yield* d.daemon.waitFor(new RegExp(`Media stream of call ${x} started`)).pipe(Effect.timeout("5 seconds"))
         const recorded = yield* d.sql<{ readonly call_id: string }>`SELECT DISTINCT call_id FROM recordings`.pipe(
           Effect.orDie
         )
         assert.deepStrictEqual(recorded.map((r) => r.call_id), [x], "only X is recorded")
-        // A second stream with X's token while X's runs is refused too, but only because the
-        // recording store will not open X's recordings twice (an ERROR "Media session failed"):
-        // MediaSession does not itself refuse a second stream of a live call (see SECURITY.md,
-        // "Known gaps"), so that case is left out of the assertions here.
+        assert.strictEqual(d.daemon.stdout.filter((line) => /Media stream of call/.test(line)).length, 1)
+        assert.isFalse(d.daemon.stdout.some((line) => /Media session failed/.test(line)), "no session failed")
       }),
     { timeout: 60_000 }
   )

@@ -6,7 +6,9 @@
  * speaks Twilio Media Streams (`@voice-agent/media/TwilioMediaStream`). Until a `start`
  * message carries a valid, unexpired per-call token (`customParameters.token`, MediaToken),
  * nothing is read but the handshake: a stream that sends anything else first, or nothing
- * within `startTimeoutMs`, is closed with no byte of audio accepted.
+ * within `startTimeoutMs`, is closed with no byte of audio accepted. A call has one stream: the
+ * first claims it (ConversationRepository.claimStream, across processes), and any later one
+ * presenting the same token is closed the same way.
  *
  * Then, per frame of the person's audio (μ-law, any length): decoded to PCM, placed on the
  * timeline at its media timestamp, fed to voice activity detection, and handed to the agent in
@@ -50,6 +52,7 @@ import * as MuLaw from "@voice-agent/media/MuLaw"
 import * as TwilioMediaStream from "@voice-agent/media/TwilioMediaStream"
 import * as Vad from "@voice-agent/media/Vad"
 import { Cause, Clock, Deferred, Duration, Effect, Exit, Fiber, Option, Queue, Result, Stream } from "effect"
+import { randomUUID } from "node:crypto"
 import { LiveCalls } from "./LiveCalls.ts"
 import * as MediaToken from "./MediaToken.ts"
 
@@ -159,6 +162,10 @@ export const serve = (
       const found = yield* conversations.callContext(callId)
       if (Option.isNone(found) || found.value.conversation.endedAt !== null) {
         yield* Effect.logWarning(`Media stream refused: call ${callId} is unknown or has ended`)
+        return yield* socket.close
+      }
+      if (!(yield* conversations.claimStream(callId, randomUUID()))) {
+        yield* Effect.logWarning(`Media stream refused: call ${callId} already has a stream`)
         return yield* socket.close
       }
       yield* run(socket, { first: rest, next }, callId, start.streamSid, found.value, settings, {

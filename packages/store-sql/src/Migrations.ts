@@ -22,6 +22,7 @@ import webhooks from "./migrations/0006_webhooks.ts"
 import carrierMessageIds from "./migrations/0007_carrier_message_ids.ts"
 import openInboundCalls from "./migrations/0008_open_inbound_calls.ts"
 import agents from "./migrations/0009_agents.ts"
+import mediaStreams from "./migrations/0010_media_streams.ts"
 
 /**
  * Every migration, by `<id>_<name>`.
@@ -37,7 +38,8 @@ export const migrations = {
   "0006_webhooks": webhooks,
   "0007_carrier_message_ids": carrierMessageIds,
   "0008_open_inbound_calls": openInboundCalls,
-  "0009_agents": agents
+  "0009_agents": agents,
+  "0010_media_streams": mediaStreams
 }
 
 /**

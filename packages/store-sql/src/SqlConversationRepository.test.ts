@@ -4,7 +4,7 @@ import { ContactRepository } from "@voice-agent/core/ports/ContactRepository"
 import type { ConversationQuery } from "@voice-agent/core/ports/ConversationRepository"
 import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
 import { Effect, Layer, Option } from "effect"
-import { randomBytes } from "node:crypto"
+import { randomBytes, randomUUID } from "node:crypto"
 import * as SqlStorage from "./SqlStorage.ts"
 import * as Fixtures from "./testing/Fixtures.ts"
 import * as TestDatabase from "./testing/TestDatabase.ts"
@@ -125,6 +125,31 @@ for (const backend of await TestDatabase.backends()) {
           )
           assert.isTrue(Option.isNone(yield* conversations.callContext("missing")))
           assert.isTrue(Option.isNone(yield* conversations.callContext("nul\u0000")))
+        }))
+
+      it.effect("one stream claims a call: again by the same claim, never by another, nor after the end", () =>
+        Effect.gen(function*() {
+          const conversations = yield* ConversationRepository
+          const org = yield* Fixtures.organization()
+          const live = yield* conversations.insert(call(org.id, { answeredAt: at(1) }))
+          const [first, second] = [randomUUID(), randomUUID()]
+          // Two streams at once: exactly one wins.
+          const raced = yield* Effect.all(
+            [conversations.claimStream(live.callId, first), conversations.claimStream(live.callId, second)],
+            { concurrency: "unbounded" }
+          )
+          assert.strictEqual(raced.filter(Boolean).length, 1, "exactly one of two streams at once claims the call")
+          const [winner, loser] = raced[0] ? [first, second] : [second, first]
+          assert.isTrue(yield* conversations.claimStream(live.callId, winner), "the same claim again holds")
+          assert.isFalse(yield* conversations.claimStream(live.callId, loser))
+          // An ended call is claimed by no stream; unknown and malformed ids claim nothing.
+          const ended = yield* conversations.insert(call(org.id, { endedAt: at(9), terminationReason: "user-hangup" }))
+          assert.isFalse(yield* conversations.claimStream(ended.callId, randomUUID()))
+          assert.isFalse(yield* conversations.claimStream("missing", randomUUID()))
+          assert.isFalse(yield* conversations.claimStream("nul\u0000", randomUUID()))
+          const fresh = yield* conversations.insert(call(org.id))
+          assert.isFalse(yield* conversations.claimStream(fresh.callId, "not-a-uuid"))
+          assert.isTrue(yield* conversations.claimStream(fresh.callId, randomUUID()), "a bad claim left it free")
         }))
 
       it.effect("appends transcript turns after the stored ones, in call order", () =>

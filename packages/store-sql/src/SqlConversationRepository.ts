@@ -182,6 +182,16 @@ export const make = Effect.gen(function*() {
         FROM conversations WHERE call_id = ${callId}`
   })
 
+  const claimStreamRow = SqlSchema.findAll({
+    Request: Schema.Struct({ callId: Schema.String, streamId: Schema.String }),
+    Result: Schema.Struct({ id: Schema.String }),
+    execute: ({ callId, streamId }) =>
+      sql`
+        UPDATE conversations SET stream_id = ${streamId}
+        WHERE call_id = ${callId} AND ended_at IS NULL AND (stream_id IS NULL OR stream_id = ${streamId})
+        RETURNING id`
+  })
+
   // The value travels as JSON text cast to jsonb (a string value is a JSON string), so this
   // needs only the generic SQL client.
   const upsertField = SqlSchema.void({
@@ -263,6 +273,14 @@ export const make = Effect.gen(function*() {
             Option.map(({ data, ...conversation }) => ({ conversation, data: data ?? {} }))
           )
           : Effect.succeedNone,
+      orDieInfrastructure
+    ),
+    claimStream: Effect.fn("ConversationRepository.claimStream")(
+      function*(callId: string, streamId: string) {
+        if (!isStorableText(callId) || !isUuid(streamId)) return false
+        const claimed = yield* claimStreamRow({ callId, streamId })
+        return claimed.length > 0
+      },
       orDieInfrastructure
     ),
     transcript: Effect.fn("ConversationRepository.transcript")(

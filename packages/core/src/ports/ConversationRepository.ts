@@ -79,6 +79,13 @@ export class ConversationRepository extends Context.Service<ConversationReposito
     callId: string
   ) => Effect.Effect<Option.Option<{ readonly conversation: ConversationRecord; readonly data: ContactData }>>
   /**
+   * Claims the call `callId` for the media stream `streamId` (a UUID the stream made up): true
+   * when the call's stream is `streamId`, claimed now or by this same claim before (so trying
+   * again after a lost answer is safe); false when another stream holds it (on any process), and
+   * for an unknown or ended call. One call has one stream, so a replayed token opens nothing.
+   */
+  readonly claimStream: (callId: string, streamId: string) => Effect.Effect<boolean>
+  /**
    * Records a value the agent collected for a task field of the conversation; recording a key
    * again replaces its value.
    */
