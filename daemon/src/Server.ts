@@ -12,9 +12,9 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as LiveCalls from "@voice-agent/engine/LiveCalls"
 import { AdminToken } from "@voice-agent/http/handlers/Admin"
 import * as HttpApp from "@voice-agent/http/HttpApp"
+import * as NodeServer from "@voice-agent/http/NodeServer"
 import { Clock, Effect, Layer, References } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
-import { createServer } from "node:http"
 import * as Carrier from "./Carrier.ts"
 import { DemoSeed } from "./DemoSeed.ts"
 import * as Dialer from "./Dialer.ts"
@@ -86,7 +86,7 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
     )
   )
     .pipe(
-      Layer.provideMerge(NodeHttpServer.layer(createServer, {
+      Layer.provideMerge(NodeHttpServer.layer(NodeServer.createServer, {
         port: options.port,
         host: options.host,
         gracefulShutdownTimeout: `${shutdownTimeoutSeconds} seconds`,

@@ -25,6 +25,7 @@ import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepo
 import { OrganizationRepository } from "@voice-agent/core/ports/OrganizationRepository"
 import { ServerSecrets } from "@voice-agent/core/ports/ServerSecrets"
 import * as MediaToken from "@voice-agent/engine/MediaToken"
+import * as NodeServer from "@voice-agent/http/NodeServer"
 import * as TwilioMediaStream from "@voice-agent/media/TwilioMediaStream"
 import * as SqlRecordingStore from "@voice-agent/store-sql/SqlRecordingStore"
 import * as SqlStorage from "@voice-agent/store-sql/SqlStorage"
@@ -35,7 +36,6 @@ import { HttpRouter, HttpServer } from "effect/http"
 import { SqlClient } from "effect/sql"
 import * as fc from "fast-check"
 import { randomBytes } from "node:crypto"
-import { createServer } from "node:http"
 import * as Media from "voice-agent/Media"
 import * as Daemon from "../support/Daemon.ts"
 import * as Fuzz from "./support/Fuzz.ts"
@@ -254,7 +254,7 @@ const stream = (url: string, frames: ReadonlyArray<Frame>, end: "close" | "wait"
 // `ws`'s own frame limit (100 MiB) here, not the daemon's 1 MiB: frames of a few megabytes reach
 // the session, which must cope with them too.
 const server = HttpRouter.serve(Media.endpoint, { disableLogger: true, disableListenLog: true }).pipe(
-  Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+  Layer.provideMerge(NodeHttpServer.layer(NodeServer.createServer, { port: 0, host: "127.0.0.1" })),
   Layer.provideMerge(Layer.merge(Media.scripted, SqlRecordingStore.layer())),
   Layer.provideMerge(SqlStorage.layer.pipe(Layer.provideMerge(TestDatabase.pglite))),
   // A refused stream is logged as a warning: thousands of them are noise; errors still show.

@@ -27,6 +27,7 @@ import { OrganizationRepository } from "@voice-agent/core/ports/OrganizationRepo
 import { PhoneNumberRepository } from "@voice-agent/core/ports/PhoneNumberRepository"
 import * as EngineInbound from "@voice-agent/engine/InboundCalls"
 import * as ErrorBodies from "@voice-agent/http/handlers/ErrorBodies"
+import * as NodeServer from "@voice-agent/http/NodeServer"
 import * as SqlStorage from "@voice-agent/store-sql/SqlStorage"
 import * as TestDatabase from "@voice-agent/store-sql/testing/TestDatabase"
 import { Deferred, Effect, Layer, Redacted, References } from "effect"
@@ -34,7 +35,6 @@ import type { Context } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import * as fc from "fast-check"
 import { randomBytes } from "node:crypto"
-import { createServer } from "node:http"
 import { MediaEndpoint } from "voice-agent/Inbound"
 import * as TwilioWebhooks from "voice-agent/TwilioWebhooks"
 import * as Fuzz from "./support/Fuzz.ts"
@@ -49,7 +49,7 @@ const server = (database: TestDatabase.Backend["layer"]) =>
     Layer.merge(TwilioWebhooks.routes({ authToken: Redacted.make(authToken), publicUrl }), ErrorBodies.layer),
     { disableLogger: true, disableListenLog: true }
   ).pipe(
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+    Layer.provideMerge(NodeHttpServer.layer(NodeServer.createServer, { port: 0, host: "127.0.0.1" })),
     // Calls accepted here are never streamed: their followers must not end them during the run.
     Layer.provideMerge(EngineInbound.layer({
       ...EngineInbound.defaults(Effect.succeed("wss://voice.example.com/carrier/twilio/media")),
@@ -363,8 +363,6 @@ for (const backend of await TestDatabase.backends()) {
               if (reply._tag !== "Reply") return
               seen.set(`${reply.status}`, (seen.get(`${reply.status}`) ?? 0) + 1)
               assert.isBelow(reply.status, 500, `5xx: ${label}\n=> ${reply.status} ${reply.text.slice(0, 500)}`)
-              // Refused by Node's HTTP parser (a raw byte it does not allow): the routes never saw it.
-              if (Fuzz.isParserAnswer(reply)) return
               const after = await run(Fuzz.snapshot)
               if (reply.status >= 400) {
                 Fuzz.assertErrorShape(reply, label)
@@ -376,7 +374,8 @@ for (const backend of await TestDatabase.backends()) {
               }
               before = after
               const tooLarge = fuzzCase.size > TwilioWebhooks.maxBodyBytes
-              if (request.method === "POST" && !tooLarge) {
+              // Refused by Node's HTTP parser (a raw byte it does not allow): the routes never saw it.
+              if (request.method === "POST" && !tooLarge && !Fuzz.isParserAnswer(reply)) {
                 if (fuzzCase.signature === "valid") {
                   assert.notStrictEqual(reply.status, 403, `a valid signature refused: ${label}`)
                 } else {

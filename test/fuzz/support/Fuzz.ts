@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import { assert } from "@effect/vitest"
+import * as NodeServer from "@voice-agent/http/NodeServer"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import * as fc from "fast-check"
@@ -215,16 +216,20 @@ export const describeRequest = (request: RawRequest): string =>
 // ---------------------------------------------------------------------------- error shape
 
 /**
- * Whether an answer is Node's own to a request its HTTP parser refused (raw bytes it does not
- * allow in the target or a header, an unknown `Expect`, headers over 16 KiB, a bad length):
- * one of these statuses with no body and no content type. Such a request never reaches the
- * app, and the app never answers an error without a JSON body.
+ * Whether `reply` is the server's answer to a request Node's HTTP parser refused (NodeServer):
+ * such a request never reaches the routes, so nothing of the app (a signature check, a handler)
+ * ran for it.
  *
  * @category guards
  */
-export const isParserAnswer = (reply: Extract<RawReply, { _tag: "Reply" }>): boolean =>
-  reply.headers["content-type"] === undefined && reply.text === "" &&
-  [400, 413, 414, 417, 431, 505].includes(reply.status)
+export const isParserAnswer = (reply: Extract<RawReply, { _tag: "Reply" }>): boolean => {
+  try {
+    const detail = (JSON.parse(reply.text) as { detail?: unknown }).detail
+    return reply.status >= 400 && Object.values(NodeServer.details).some((known) => known === detail)
+  } catch {
+    return false
+  }
+}
 
 /**
  * Asserts `reply` is an error answer of the documented shape (API.md, CONTRACT §5): JSON with

@@ -484,7 +484,8 @@ export const request = (operation: Operation, document: any, world: World): fc.A
         ),
         weight: 4
       },
-      // What Node's HTTP parser refuses itself (400, 417): the app never sees these.
+      // What Node's HTTP parser refuses itself (400, 417): the app never sees these; NodeServer
+      // answers them.
       {
         arbitrary: fc.constantFrom<readonly [string, string]>(
           ["Expect", "something-else"],

@@ -10,12 +10,12 @@
  *
  * @since 0.1.0
  */
-import { NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, layer as layerSuite } from "@effect/vitest"
 import type { Vitest } from "@effect/vitest"
 import * as SimCarrier from "@voice-agent/carrier-sim/SimCarrier"
 import { AdminToken } from "@voice-agent/http/handlers/Admin"
 import * as HttpApp from "@voice-agent/http/HttpApp"
+import * as TestServer from "@voice-agent/http/testing/TestServer"
 import * as FileRecordingStore from "@voice-agent/recordings-fs/FileRecordingStore"
 import * as SqlStorage from "@voice-agent/store-sql/SqlStorage"
 import * as TestDatabase from "@voice-agent/store-sql/testing/TestDatabase"
@@ -50,7 +50,7 @@ const recordingsDir = Layer.unwrap(
  */
 export const layer = (database: TestDatabase.Backend["layer"]) =>
   HttpRouter.serve(HttpApp.layer, { disableLogger: true, disableListenLog: true }).pipe(
-    Layer.provideMerge(NodeHttpServer.layerTest),
+    Layer.provideMerge(TestServer.layer),
     Layer.provideMerge(Layer.mergeAll(
       AdminToken.layer(Option.some(Redacted.make(adminToken))),
       SimCarrier.layer,

@@ -6,7 +6,6 @@
  *
  * @since 0.1.0
  */
-import { NodeHttpServer } from "@effect/platform-node"
 import { Carrier } from "@voice-agent/core/ports/Carrier"
 import { RecordingStore } from "@voice-agent/core/ports/RecordingStore"
 import * as SqlStorage from "@voice-agent/store-sql/SqlStorage"
@@ -16,6 +15,7 @@ import { HttpClient, HttpClientRequest, HttpRouter } from "effect/http"
 import type { HttpMethod } from "effect/http"
 import { AdminToken } from "../handlers/Admin.ts"
 import * as HttpApp from "../HttpApp.ts"
+import * as TestServer from "./TestServer.ts"
 
 /**
  * @category constants
@@ -32,7 +32,7 @@ export const serve = <A = never>(
   options: { readonly token?: Option.Option<string>; readonly services?: Layer.Layer<A> } = {}
 ) =>
   HttpRouter.serve(HttpApp.layer, { disableLogger: true, disableListenLog: true }).pipe(
-    Layer.provideMerge(NodeHttpServer.layerTest),
+    Layer.provideMerge(TestServer.layer),
     Layer.provide([
       AdminToken.layer(Option.map(options.token ?? Option.some(adminToken), Redacted.make)),
       Layer.mock(Carrier, {}),
