@@ -287,6 +287,28 @@ describe("MediaSession", () => {
       assert.strictEqual(verdicts.length, 1, "the first stream's call ends with its verdict")
     }))
 
+  it.effect("frames stamped far ahead of the clock are refused: the recordings stay as long as the call", () =>
+    Effect.gen(function*() {
+      const { dir, services, world } = yield* harness
+      world.events.set(callId, [{ _tag: "Answered", at: 0, answeredBy: "human" }])
+      const agent = agentLayer((call) =>
+        Effect.as(Stream.runDrain(call.input), { outcome: "completed", endedBy: "remote" } as const)
+      )
+      const [carrier, server] = yield* MemoryMedia.pair
+      const session = yield* Effect.forkChild(
+        MediaSession.serve(server).pipe(Effect.provide(Layer.merge(services, agent)))
+      )
+      const end = yield* carrierEnd(carrier)
+      yield* end.handshake(MediaToken.sign(key, callId, 9e15))
+      // One second of the person, every frame after the first jumping 10 s further ahead.
+      for (let i = 0; i < 50; i++) yield* end.frame(i * 10_000, tone(440, 160))
+      yield* end.stop
+      yield* Fiber.join(session)
+      const remote = readWav(dir, "remote").samples
+      assert.isAbove(remote.length, 0)
+      assert.isAtMost(remote.length, 7 * 8000, "at most the call's second and the 5 s allowance, not 490 s")
+    }))
+
   it.effect("aligns both channels on the call's timeline; mixed is their clipped sum; the verdict is published", () =>
     Effect.gen(function*() {
       const { dir, services, world } = yield* harness

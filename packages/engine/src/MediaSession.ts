@@ -32,8 +32,10 @@
  * or takes longer than `verdictTimeoutMs` after the end is `agent-failure`.
  *
  * Bounds: the agent's input is a queue of `inputCapacity` items (a slow agent loses audio
- * frames, counted and logged, never the session's memory); the agent's audio is paced to at
- * most `aheadMs` ahead of playout; the timeline holds at most its own window.
+ * frames, counted and logged, never the session's memory); a frame stamped more than
+ * `futureFrameMs` ahead of the clock is refused, so the recordings never outgrow the call; the
+ * agent's audio is paced to at most `aheadMs` ahead of playout; the timeline holds at most its
+ * own window.
  *
  * @since 0.1.0
  */
@@ -98,6 +100,14 @@ const batchSamples = 200 * CallTimeline.SAMPLES_PER_MS
  */
 const recordSamples = 1000 * CallTimeline.SAMPLES_PER_MS
 
+/**
+ * A frame of the person's stamped further ahead of the session's clock (from the connection)
+ * than this is refused and counted: a carrier sends what was said, never what is yet to be, so
+ * only a broken or hostile stream gets there, and the recordings stay within the call's real
+ * length plus this.
+ */
+const futureFrameMs = 5_000
+
 /** With no frame of the person's for this long, the clock moves the timeline instead. */
 const quietFramesMs = 500
 
@@ -149,6 +159,7 @@ export const serve = (
       // The frames, a batch at a time (what the socket received together): the handshake reads
       // the head, the session the rest.
       const next: NextBatch = socket.read
+      const connectedAt = yield* Clock.currentTimeMillis
 
       const accepted = yield* handshake(next, key).pipe(
         Effect.timeoutOption(Duration.millis(settings.startTimeoutMs)),
@@ -168,7 +179,7 @@ export const serve = (
         yield* Effect.logWarning(`Media stream refused: call ${callId} already has a stream`)
         return yield* socket.close
       }
-      yield* run(socket, { first: rest, next }, callId, start.streamSid, found.value, settings, {
+      yield* run(socket, { first: rest, next, connectedAt }, callId, start.streamSid, found.value, settings, {
         agent,
         callEvents,
         conversations,
@@ -192,7 +203,7 @@ interface Services {
 
 const run = (
   socket: MediaSocket,
-  frames: { readonly first: ReadonlyArray<string>; readonly next: NextBatch },
+  frames: { readonly first: ReadonlyArray<string>; readonly next: NextBatch; readonly connectedAt: number },
   callId: string,
   streamSid: string,
   found: { readonly conversation: { readonly id: string } & CallContextFields; readonly data: ContactData },
@@ -411,6 +422,7 @@ const run = (
     const offerUnsafe = (item: CallInput) => {
       if (!Queue.offerUnsafe(input, item)) dropped++
     }
+    let early = 0
     /** Handles the frames of one batch; answers whether the person hung up (`stop`). */
     const receive = (batch: ReadonlyArray<string>, now: number): boolean => {
       const nowPosition = (now - startedAt) * SAMPLES_PER_MS
@@ -421,9 +433,13 @@ const run = (
         switch (message._tag) {
           case "Media": {
             if (message.media.track !== "inbound") continue
+            const timestampMs = message.media.timestamp
+            if (timestampMs > now - frames.connectedAt + futureFrameMs) {
+              early++
+              continue
+            }
             const bytes: Uint8Array = Buffer.from(message.media.payload, "base64")
             const pcm = MuLaw.decode(bytes)
-            const timestampMs = message.media.timestamp
             lastFrameAt = now
             CallTimeline.place(timeline, "remote", timestampMs * SAMPLES_PER_MS, pcm)
             const stepped = Vad.step(vad, pcm)
@@ -502,6 +518,11 @@ const run = (
       yield* Effect.logWarning(`Call ${callId}: transcript not all written ${turnsFlushMs} ms after the end`)
     }
     if (dropped > 0) yield* Effect.logWarning(`Call ${callId}: the agent fell behind; ${dropped} input item(s) dropped`)
+    if (early > 0) {
+      yield* Effect.logWarning(
+        `Call ${callId}: ${early} frame(s) stamped over ${futureFrameMs} ms ahead of the clock refused`
+      )
+    }
     const at = yield* Clock.currentTimeMillis
     yield* callEvents.publish(callId, { _tag: "AgentEnded", at, outcome: end.outcome, endedBy: end.endedBy })
     yield* Effect.logInfo(`Media stream of call ${callId} ended: ${end.outcome} (ended by ${end.endedBy})`)
