@@ -91,7 +91,12 @@ export const AttemptErrorType = Schema.Literals([
   "network",
   "lapsed",
   "other"
-]).annotate({ identifier: "WebhookAttemptErrorType" })
+]).annotate({
+  identifier: "WebhookAttemptErrorType",
+  description: "Why an attempt did not deliver: http_status (an answer other than 2xx), timeout, dns, " +
+    "connection_refused, connection_closed (before the answer), tls, network, lapsed (the worker stopped or died " +
+    "before recording a result), other"
+})
 
 /**
  * @category models

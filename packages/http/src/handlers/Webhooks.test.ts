@@ -309,6 +309,37 @@ for (const backend of await TestDatabase.backends()) {
             Array.from({ length: attemptsKept }, (_, i) => attempts - i)
           )
         }))
+
+      it.effect("documents the types received, each delivery's attempts and their errors in /openapi.json", () =>
+        Effect.gen(function*() {
+          const schemas = (yield* call("GET", "/openapi.json")).body.components.schemas
+          // Always the list of types (never null).
+          assert.deepStrictEqual(schemas.Webhook.properties.events.type, "array")
+          assert.deepStrictEqual(schemas.CreatedWebhook.properties.events.type, "array")
+          assert.deepStrictEqual(schemas.WebhookDelivery.properties.attempt_history.items, {
+            $ref: "#/components/schemas/WebhookAttempt"
+          })
+          assert.include(schemas.WebhookDelivery.required, "attempt_history")
+          assert.sameMembers(Object.keys(schemas.WebhookAttempt.properties), [
+            "attempt",
+            "attempted_datetime",
+            "duration_ms",
+            "response_status",
+            "error_type",
+            "error"
+          ])
+          assert.sameMembers(schemas.WebhookAttemptErrorType.enum, [
+            "http_status",
+            "timeout",
+            "dns",
+            "connection_refused",
+            "connection_closed",
+            "tls",
+            "network",
+            "lapsed",
+            "other"
+          ])
+        }))
     })
   })
 }
