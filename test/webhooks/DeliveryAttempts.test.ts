@@ -4,44 +4,20 @@
  * loopback, and `GET .../webhooks/{id}/deliveries` shows each delivery's attempts, newest first,
  * with their times, statuses or errors, and durations.
  */
-import { NodeHttpServer } from "@effect/platform-node"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { assert, describe, layer } from "@effect/vitest"
-import { Carrier } from "@voice-agent/core/ports/Carrier"
-import { RecordingStore } from "@voice-agent/core/ports/RecordingStore"
 import { WebhookRepository } from "@voice-agent/core/ports/WebhookRepository"
 import { WebhookEventTypes } from "@voice-agent/core/Webhook"
 import * as WebhookDelivery from "@voice-agent/engine/WebhookDelivery"
-import { AdminToken } from "@voice-agent/http/handlers/Admin"
-import * as HttpApp from "@voice-agent/http/HttpApp"
-import * as SqlStorage from "@voice-agent/store-sql/SqlStorage"
+import * as TestApp from "@voice-agent/http/testing/TestApp"
 import * as TestDatabase from "@voice-agent/store-sql/testing/TestDatabase"
-import { Clock, Context, Effect, Layer, Option, Redacted, Schedule } from "effect"
-import { HttpClient, HttpClientRequest, HttpRouter } from "effect/http"
+import { Clock, Context, Effect, Layer, Schedule } from "effect"
+import { HttpClient } from "effect/http"
 import * as WebhookReceiver from "../support/WebhookReceiver.ts"
 
-const adminToken = "attempts-admin-token"
-
-const server = (database: TestDatabase.Backend["layer"]) =>
-  HttpRouter.serve(HttpApp.layer, { disableLogger: true, disableListenLog: true }).pipe(
-    Layer.provideMerge(NodeHttpServer.layerTest),
-    Layer.provide([
-      AdminToken.layer(Option.some(Redacted.make(adminToken))),
-      Layer.mock(Carrier, {}),
-      Layer.mock(RecordingStore, {})
-    ]),
-    Layer.provideMerge(SqlStorage.layer.pipe(Layer.provideMerge(database)))
-  )
-
-/** An admin API call through the test server's client; the parsed JSON body. */
+/** An admin API call through the test server's client. */
 const admin = (method: "GET" | "POST", path: string, body?: unknown) =>
-  Effect.gen(function*() {
-    const client = yield* HttpClient.HttpClient
-    let request = HttpClientRequest.bearerToken(HttpClientRequest.make(method)(path), adminToken)
-    if (body !== undefined) request = HttpClientRequest.bodyJsonUnsafe(request, body)
-    const response = yield* client.execute(request)
-    return { status: response.status, body: (yield* response.json) as any }
-  })
+  TestApp.call(method, path, body === undefined ? {} : { body })
 
 /** Runs the engine's worker for the test's scope, POSTing through undici (a real client). */
 const startWorker = Effect.gen(function*() {
@@ -66,7 +42,7 @@ const settled = (deliveries: string) =>
 
 for (const backend of await TestDatabase.backends()) {
   describe.skipIf(backend.skip !== undefined)(`webhook delivery attempts on ${backend.name}`, () => {
-    layer(server(backend.layer), { timeout: "60 seconds", excludeTestServices: true })((it) => {
+    layer(TestApp.serve(backend.layer), { timeout: "60 seconds", excludeTestServices: true })((it) => {
       it.effect("a receiver that answered 500, then 200: both attempts listed, with statuses and durations", () =>
         Effect.gen(function*() {
           // 500 after 150 ms, then 200 after 60 ms.

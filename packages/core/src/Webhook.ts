@@ -73,15 +73,16 @@ export const DeliveryStatus = Schema.Literals(["pending", "delivered", "failed"]
 export type DeliveryStatus = typeof DeliveryStatus.Type
 
 /**
- * Why an attempt did not deliver: the receiver answered with a status other than 2xx
- * (`http_status`), gave no complete answer in time (`timeout`), its name did not resolve
- * (`dns`), nothing listened (`connection_refused`), the connection was closed or reset before
- * the answer (`connection_closed`), TLS failed (`tls`), another network failure (`network`),
- * the worker stopped or died before recording a result (`lapsed`), anything else (`other`).
+ * Every reason an attempt did not deliver, in the documentation's order: the receiver answered
+ * with a status other than 2xx (`http_status`), gave no complete answer in time (`timeout`), its
+ * name did not resolve (`dns`), nothing listened (`connection_refused`), the connection was
+ * closed or reset before the answer (`connection_closed`), TLS failed (`tls`), another network
+ * failure (`network`), the worker stopped or died before recording a result (`lapsed`), anything
+ * else (`other`).
  *
- * @category schemas
+ * @category models
  */
-export const AttemptErrorType = Schema.Literals([
+export const AttemptErrorTypes = [
   "http_status",
   "timeout",
   "dns",
@@ -91,7 +92,12 @@ export const AttemptErrorType = Schema.Literals([
   "network",
   "lapsed",
   "other"
-]).annotate({
+] as const
+
+/**
+ * @category schemas
+ */
+export const AttemptErrorType = Schema.Literals(AttemptErrorTypes).annotate({
   identifier: "WebhookAttemptErrorType",
   description: "Why an attempt did not deliver: http_status (an answer other than 2xx), timeout, dns, " +
     "connection_refused, connection_closed (before the answer), tls, network, lapsed (the worker stopped or died " +

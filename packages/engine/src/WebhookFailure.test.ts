@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import type { AttemptErrorType } from "@voice-agent/core/Webhook"
 import * as WebhookFailure from "./WebhookFailure.ts"
 
 /** An error as Node and undici raise them: a message and a `code`, maybe wrapped. */
@@ -6,48 +7,40 @@ const coded = (message: string, code: string) => Object.assign(new Error(message
 const wrapped = (cause: unknown) => new TypeError("fetch failed", { cause })
 
 describe("WebhookFailure.fromTransport", () => {
-  it("names the failure from the innermost code, with that error's own message", () => {
-    const cases: ReadonlyArray<readonly [unknown, WebhookFailure.Failure]> = [
-      [coded("connect ECONNREFUSED 127.0.0.1:9", "ECONNREFUSED"), {
-        type: "connection_refused",
-        message: "connect ECONNREFUSED 127.0.0.1:9"
-      }],
-      [wrapped(coded("getaddrinfo ENOTFOUND hooks.example.invalid", "ENOTFOUND")), {
-        type: "dns",
-        message: "getaddrinfo ENOTFOUND hooks.example.invalid"
-      }],
-      [coded("getaddrinfo EAI_AGAIN hooks.example.com", "EAI_AGAIN"), {
-        type: "dns",
-        message: "getaddrinfo EAI_AGAIN hooks.example.com"
-      }],
-      [coded("other side closed", "UND_ERR_SOCKET"), { type: "connection_closed", message: "other side closed" }],
-      [coded("read ECONNRESET", "ECONNRESET"), { type: "connection_closed", message: "read ECONNRESET" }],
-      [coded("Connect Timeout Error", "UND_ERR_CONNECT_TIMEOUT"), {
-        type: "timeout",
-        message: "Connect Timeout Error"
-      }],
-      [coded("connect EHOSTUNREACH 10.0.0.5:443", "EHOSTUNREACH"), {
-        type: "network",
-        message: "connect EHOSTUNREACH 10.0.0.5:443"
-      }],
-      [coded("certificate has expired", "CERT_HAS_EXPIRED"), { type: "tls", message: "certificate has expired" }],
-      [coded("self-signed certificate", "DEPTH_ZERO_SELF_SIGNED_CERT"), {
-        type: "tls",
-        message: "self-signed certificate"
-      }],
-      [
-        coded(
-          "407DC850947F0000:error:0A00010B:SSL routines:tls_validate_record_header:wrong version number:" +
-            "../deps/openssl/openssl/ssl/record/methods/tlsany_meth.c:77:",
-          "ERR_SSL_WRONG_VERSION_NUMBER"
-        ),
-        { type: "tls", message: "SSL: wrong version number" }
-      ],
-      [new Error("something odd"), { type: "network", message: "something odd" }]
+  it("names the failure from the code, with the error's own message", () => {
+    const cases: ReadonlyArray<readonly [code: string, message: string, type: AttemptErrorType]> = [
+      ["ECONNREFUSED", "connect ECONNREFUSED 127.0.0.1:9", "connection_refused"],
+      ["ENOTFOUND", "getaddrinfo ENOTFOUND hooks.example.invalid", "dns"],
+      ["EAI_AGAIN", "getaddrinfo EAI_AGAIN hooks.example.com", "dns"],
+      ["UND_ERR_SOCKET", "other side closed", "connection_closed"],
+      ["ECONNRESET", "read ECONNRESET", "connection_closed"],
+      ["UND_ERR_CONNECT_TIMEOUT", "Connect Timeout Error", "timeout"],
+      ["EHOSTUNREACH", "connect EHOSTUNREACH 10.0.0.5:443", "network"],
+      ["CERT_HAS_EXPIRED", "certificate has expired", "tls"],
+      ["DEPTH_ZERO_SELF_SIGNED_CERT", "self-signed certificate", "tls"],
+      ["ERR_TLS_CERT_ALTNAME_INVALID", "Hostname/IP does not match certificate's altnames", "tls"]
     ]
-    for (const [error, expected] of cases) {
-      assert.deepStrictEqual(WebhookFailure.fromTransport(error), expected, String(error))
+    for (const [code, message, type] of cases) {
+      assert.deepStrictEqual(WebhookFailure.fromTransport(coded(message, code)), { type, message }, code)
     }
+  })
+
+  it("reads the innermost cause that has a code, and shortens OpenSSL's messages", () => {
+    const dns = coded("getaddrinfo ENOTFOUND hooks.example.invalid", "ENOTFOUND")
+    assert.deepStrictEqual(WebhookFailure.fromTransport(wrapped(dns)), {
+      type: "dns",
+      message: "getaddrinfo ENOTFOUND hooks.example.invalid"
+    })
+    const ssl = coded(
+      "407DC850947F0000:error:0A00010B:SSL routines:tls_validate_record_header:wrong version number:" +
+        "../deps/openssl/openssl/ssl/record/methods/tlsany_meth.c:77:",
+      "ERR_SSL_WRONG_VERSION_NUMBER"
+    )
+    assert.deepStrictEqual(WebhookFailure.fromTransport(ssl), { type: "tls", message: "SSL: wrong version number" })
+    assert.deepStrictEqual(WebhookFailure.fromTransport(new Error("something odd")), {
+      type: "network",
+      message: "something odd"
+    })
   })
 
   it("keeps messages short and falls back to the client's description", () => {

@@ -3,7 +3,7 @@ import { assert, describe, it, layer } from "@effect/vitest"
 import { Carrier } from "@voice-agent/core/ports/Carrier"
 import { RecordingStore } from "@voice-agent/core/ports/RecordingStore"
 import { WebhookRepository } from "@voice-agent/core/ports/WebhookRepository"
-import { attemptsKept } from "@voice-agent/core/Webhook"
+import { AttemptErrorTypes, attemptsKept } from "@voice-agent/core/Webhook"
 import * as SqlStorage from "@voice-agent/store-sql/SqlStorage"
 import * as TestDatabase from "@voice-agent/store-sql/testing/TestDatabase"
 import { Clock, Effect, Layer, Option, Redacted } from "effect"
@@ -328,17 +328,7 @@ for (const backend of await TestDatabase.backends()) {
             "error_type",
             "error"
           ])
-          assert.sameMembers(schemas.WebhookAttemptErrorType.enum, [
-            "http_status",
-            "timeout",
-            "dns",
-            "connection_refused",
-            "connection_closed",
-            "tls",
-            "network",
-            "lapsed",
-            "other"
-          ])
+          assert.sameMembers(schemas.WebhookAttemptErrorType.enum, [...AttemptErrorTypes])
         }))
     })
   })
