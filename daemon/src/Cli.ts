@@ -6,6 +6,7 @@
  */
 import { Effect, Layer, References } from "effect"
 import { Command, Flag } from "effect/cli"
+import packageJson from "../package.json" with { type: "json" }
 import { commands as adminCommands, dataDirFlag } from "./AdminCommands.ts"
 import * as Failures from "./Failures.ts"
 import * as Logging from "./Logging.ts"
@@ -63,7 +64,7 @@ export const root = Command.make("voice-agent").pipe(
  * @category constructors
  */
 export const run = (args: ReadonlyArray<string>) =>
-  Command.runWith(root, { version: "0.1.0" })(args).pipe(
+  Command.runWith(root, { version: packageJson.version })(args).pipe(
     Effect.provide(Layer.unwrap(
       Effect.gen(function*() {
         return yield* Logging.settings

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 /**
- * The `voice-agent` executable. Node >= 22.19 runs this TypeScript directly (type stripping).
+ * The `voice-agent` command's entry. Node >= 22.19 runs this TypeScript directly (type
+ * stripping); the executable npm links, `voice-agent.js`, checks the version first and then
+ * loads this module.
  *
  * Exit codes: 0 on success and after a graceful shutdown (SIGTERM/SIGINT), 1 on failure
  * (including a data directory held by a running daemon).

@@ -1,16 +1,53 @@
 /**
- * The machine-readable description (API.md "Versioning" 4, issue 3): `GET /openapi.json` is
- * OpenAPI 3.1 with version label `master`, every documented path and method, bearer security,
- * FastAPI's 422 HTTPValidationError and the ErrorResponse body, the admin API under its own tag,
- * the deprecated v1 paths marked deprecated; `/docs` is an HTML page whose "Test Request" uses
- * the bearer scheme. The document lints clean (no error, no warning) with Redocly's recommended
- * rules, as a user running `redocly lint` on it would see. Served by the real app on both
- * backends (the document does not depend on storage, the server does).
+ * The machine-readable description: `GET /openapi.json` is OpenAPI 3.1 with the package's
+ * version, every documented path and method, bearer security (the scheme's registered name,
+ * `bearer`), FastAPI's 422 HTTPValidationError and the ErrorResponse body, the admin API under
+ * its own tag (and absent when the admin API is off), the deprecated v1 paths marked deprecated;
+ * `/docs` is an HTML page whose "Test Request" uses the bearer scheme; `GET /` leads there. The
+ * document lints clean (no error, no warning) with Redocly's recommended rules, as a user running
+ * `redocly lint` on it would see. Served by the real app on both backends (the document does not
+ * depend on storage, the server does).
  */
-import { assert } from "@effect/vitest"
+import { assert, describe, layer } from "@effect/vitest"
 import { createConfig, lintFromString } from "@redocly/openapi-core"
-import { Effect } from "effect"
+import { call, serve } from "@voice-agent/http/testing/TestApp"
+import * as TestDatabase from "@voice-agent/store-sql/testing/TestDatabase"
+import { Effect, Option } from "effect"
+import { HttpClient } from "effect/http"
+import * as fs from "node:fs"
 import { api, eachBackend } from "./support/ApiServer.ts"
+
+const packageVersion: string = JSON.parse(
+  fs.readFileSync(new URL("../../packages/http/package.json", import.meta.url), "utf8")
+).version
+
+/** The OpenAPI document a `/docs` page embeds (Scalar's `content`). */
+const embeddedDocument = (html: string): any => {
+  const call = html.slice(html.lastIndexOf("createApiReference("))
+  const content = /content:\s*(\{.*\})\s*\}\)\s*<\/script>/s.exec(call)?.[1]
+  assert(content !== undefined, "no document in /docs")
+  return JSON.parse(content)
+}
+
+/** The component schemas reachable from the document's paths, through `$ref`s. */
+const referencedSchemas = (spec: any): Set<string> => {
+  const seen = new Set<string>()
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit)
+    if (node === null || typeof node !== "object") return
+    for (const [key, value] of Object.entries(node)) {
+      if (key === "$ref" && typeof value === "string" && value.startsWith("#/components/schemas/")) {
+        const name = value.slice("#/components/schemas/".length)
+        if (!seen.has(name)) {
+          seen.add(name)
+          visit(spec.components.schemas[name])
+        }
+      } else visit(value)
+    }
+  }
+  visit(spec.paths)
+  return seen
+}
 
 /**
  * Every documented operation: API.md's endpoints, CONTRACT §5's v1 paths, CONTRACT §4's admin API,
@@ -133,7 +170,9 @@ await eachBackend("openapi", (it) => {
       assert.match(String(reply.headers["content-type"]), /json/)
       const spec = reply.body
       assert.match(spec.openapi, /^3\.1\.\d+$/)
+      // The documented API's label for its machine-readable description; the page shows ours.
       assert.strictEqual(spec.info.version, "master")
+      assert.match(packageVersion, /^\d+\.\d+\.\d+/)
       assert.isString(spec.info.title)
       const expected = [
         ...documented.public,
@@ -373,8 +412,60 @@ await eachBackend("openapi", (it) => {
       assert.deepStrictEqual(scalar.authentication, { preferredSecurityScheme: "bearer" })
       // That name is the document's bearer scheme, the one the public operations require.
       const spec = (yield* api(null, "GET", "/openapi.json")).body
-      assert.strictEqual(spec.components.securitySchemes.bearer.type, "http")
-      assert.match(spec.components.securitySchemes.bearer.scheme, /^bearer$/i)
       assert.deepStrictEqual(spec.paths["/v2/campaigns"].get.security, [{ bearer: [] }])
+      // The registered, lower-case scheme name: Scalar shows a token field for `bearer` only
+      // (for `Bearer` it asks for a username and password). The admin token likewise.
+      assert.deepStrictEqual(spec.components.securitySchemes.bearer, { type: "http", scheme: "bearer" })
+      assert.strictEqual(spec.components.securitySchemes.adminToken.scheme, "bearer")
+      // The page embeds the same document.
+      assert.deepStrictEqual(embeddedDocument(docs.text).components.securitySchemes, spec.components.securitySchemes)
     }))
+
+  it.effect("GET / redirects to the API reference; other methods answer in the API's shape", () =>
+    Effect.gen(function*() {
+      const root = yield* api(null, "GET", "/")
+      assert.include([302, 307], root.status)
+      assert.strictEqual(root.headers.location, "/docs")
+      const post = yield* api(null, "POST", "/")
+      assert.isAtLeast(post.status, 400)
+      assert.isString(post.body.detail)
+    }))
+})
+
+// The admin API off (no VOICE_AGENT_ADMIN_TOKEN): its routes answer 404, so the document and the
+// page leave it out, with its tags, security scheme and the schemas only it uses. Storage plays
+// no part in the document: PGlite alone.
+describe("the API reference with the admin API off", () => {
+  layer(serve(TestDatabase.pglite, { token: Option.none() }), { timeout: "60 seconds", excludeTestServices: true })(
+    (it) => {
+      it.effect("neither /openapi.json nor /docs shows the admin API", () =>
+        Effect.gen(function*() {
+          const spec = (yield* call("GET", "/openapi.json", { token: null })).body
+          const paths = Object.keys(spec.paths)
+          assert.deepStrictEqual(paths.filter((path) => path.startsWith("/admin")), [])
+          assert.include(paths, "/v2/campaigns")
+          assert.deepStrictEqual(Object.keys(spec.components.securitySchemes), ["bearer"])
+          const tags = spec.tags.map((tag: any) => tag.name)
+          assert.notInclude(tags, "Admin")
+          assert.notInclude(tags, "Webhooks")
+          // No model is left that only the admin operations used (the page lists every model).
+          const orphans = Object.keys(spec.components.schemas).filter((name) => !referencedSchemas(spec).has(name))
+          assert.deepStrictEqual(orphans, [])
+          assert.notProperty(spec.components.schemas, "Organization")
+        }))
+
+      it.effect("the page embeds the same document, without an admin path", () =>
+        Effect.gen(function*() {
+          const client = yield* HttpClient.HttpClient
+          const page = yield* (yield* client.get("/docs")).text
+          const embedded = embeddedDocument(page)
+          assert.deepStrictEqual(Object.keys(embedded.paths).filter((path) => path.startsWith("/admin")), [])
+          assert.notInclude(page, "/admin/v1")
+          assert.strictEqual(embedded.info.version, packageVersion)
+          // The routes are still off: 404 as if they did not exist.
+          const admin = yield* call("POST", "/admin/v1/organizations", { token: null, body: { name: "x" } })
+          assert.strictEqual(admin.status, 404)
+        }))
+    }
+  )
 })

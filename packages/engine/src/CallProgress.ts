@@ -3,9 +3,11 @@
  * folded by `observe`), when it is settled, and the outcome the contact's state machine takes
  * and who hung up (`ending`). Pure.
  *
- * Until calls carry audio and an agent (issue 8), the engine stands in for the agent with a
- * scripted conversation of {@link StandIn} `scriptMs` from the answer (docs/DIALER.md, "Answered
- * calls before media"): the person hanging up after it is `completed`, before it `cut-short`;
+ * An answered call's agent, run by the media session its stream reaches, ends it with a verdict.
+ * For calls that open no media stream (a `voice-agent dial` process with no public URL, an
+ * embedder with no media endpoint) the engine stands in for the agent with a scripted
+ * conversation of {@link StandIn} `scriptMs` from the answer (docs/DIALER.md, "Answered calls
+ * without media"): the person hanging up after it is `completed`, before it `cut-short`;
  * the stand-in hangs up on a person who never does at `hangUpAfterMs`, and on an answering
  * machine at once (`voicemail`). A hang-up of ours for any other reason (the daemon stopping)
  * is `agent-failure`.

@@ -1,6 +1,6 @@
 /**
- * The HTTP application as route layers: every group's handlers, `GET /openapi.json` and the
- * `/docs` page. Serve it with `HttpRouter.serve(HttpApp.layer)` over an HTTP server layer;
+ * The HTTP application as route layers: every group's handlers, `GET /openapi.json`, the
+ * `/docs` page and `GET /` (which points a newcomer to `/docs`). Serve it with `HttpRouter.serve(HttpApp.layer)` over an HTTP server layer;
  * it needs the storage ports, ServerSecrets, the Carrier (send-sms), the RecordingStore and
  * the admin token provided. Optional services (answered 501 without them): `DirectCalls`
  * (create-outbound), `Providers` (llm/generate), `ModelProxy` (the `openai/v1/*` proxy).
@@ -11,10 +11,11 @@ import { CampaignService } from "@voice-agent/core/CampaignService"
 import { ContactService } from "@voice-agent/core/ContactService"
 import { ConversationService } from "@voice-agent/core/ConversationService"
 import { MessageService } from "@voice-agent/core/MessageService"
-import { Layer } from "effect"
-import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
-import { Api } from "./api/Api.ts"
-import { AdminHandlers } from "./handlers/Admin.ts"
+import { Effect, Layer, Option } from "effect"
+import { HttpRouter, HttpServerResponse } from "effect/http"
+import { HttpApiBuilder, HttpApiScalar, OpenApi } from "effect/http-api"
+import { Api, documented, pageVersion } from "./api/Api.ts"
+import { AdminHandlers, AdminToken } from "./handlers/Admin.ts"
 import { AgentsHandlers } from "./handlers/Agents.ts"
 import { CampaignsHandlers } from "./handlers/Campaigns.ts"
 import { ContactsHandlers } from "./handlers/Contacts.ts"
@@ -43,11 +44,11 @@ export const servicesLayer = Layer.mergeAll(
 )
 
 /**
- * Routes of the documented API plus its OpenAPI document.
+ * Routes of the documented API.
  *
  * @category layers
  */
-export const apiLayer = HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(
+export const apiLayer = HttpApiBuilder.layer(Api).pipe(
   Layer.provide([
     MessagesHandlers,
     CampaignsHandlers,
@@ -65,18 +66,42 @@ export const apiLayer = HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json"
 )
 
 /**
- * The API reference page (Scalar, served from the package itself: no CDN needed).
+ * The OpenAPI document at `/openapi.json` and the API reference page at `/docs` (Scalar, served
+ * from the package itself: no CDN needed), both of the API as this installation offers it: the
+ * admin API's operations only when it is on (`AdminToken`).
  *
  * @category layers
  */
-export const docsLayer = HttpApiScalar.layer(Api, {
-  path: "/docs",
-  // Preselects the API key scheme (api/Security.ts `Authorization`), so "Test Request" sends
-  // `Authorization: Bearer <key>` as soon as a key is entered.
-  scalar: { authentication: { preferredSecurityScheme: "bearer" } }
-})
+export const docsLayer = Layer.unwrap(Effect.map(AdminToken, (token) => {
+  const api = documented({ admin: Option.isSome(token) })
+  const document = HttpServerResponse.jsonUnsafe(OpenApi.fromApi(api))
+  return Layer.mergeAll(
+    HttpRouter.add("GET", "/openapi.json", Effect.succeed(document)),
+    HttpApiScalar.layer(api.annotateMerge(OpenApi.annotations({ version: pageVersion })), {
+      path: "/docs",
+      // Preselects the API key scheme (api/Security.ts `Authorization`), so "Test Request" sends
+      // `Authorization: Bearer <key>` as soon as a key is entered.
+      scalar: { authentication: { preferredSecurityScheme: "bearer" } }
+    })
+  )
+}))
+
+/**
+ * `GET /`: a redirect to the API reference, the one page a person who opens the daemon's address
+ * in a browser can use. Other methods on `/` answer 405 in the API's shape like any route.
+ *
+ * @category layers
+ */
+export const rootLayer = HttpRouter.add("GET", "/", Effect.succeed(HttpServerResponse.redirect("/docs")))
 
 /**
  * @category layers
  */
-export const layer = Layer.mergeAll(apiLayer, docsLayer, ModelProxy.route, DeprecationHeaderLive, ErrorBodies.layer)
+export const layer = Layer.mergeAll(
+  apiLayer,
+  docsLayer,
+  rootLayer,
+  ModelProxy.route,
+  DeprecationHeaderLive,
+  ErrorBodies.layer
+)

@@ -32,6 +32,7 @@ import {
   OpenApi
 } from "effect/http-api"
 import { BadRequest, Conflict, NotFound, Unauthorized } from "./HttpErrors.ts"
+import { bearerToken } from "./Security.ts"
 import { storableBody } from "./Storable.ts"
 
 /**
@@ -41,7 +42,7 @@ export class AdminAuthorization extends HttpApiMiddleware.Service<AdminAuthoriza
   "@voice-agent/http/api/AdminApi/AdminAuthorization",
   {
     security: {
-      adminToken: HttpApiSecurity.bearer.pipe(
+      adminToken: bearerToken.pipe(
         HttpApiSecurity.annotate(OpenApi.Description, "The daemon's VOICE_AGENT_ADMIN_TOKEN")
       )
     },
