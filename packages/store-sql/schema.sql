@@ -107,6 +107,8 @@ CREATE TABLE public.conversations (
     duration_sec integer,
     termination_reason text,
     stream_id uuid,
+    carrier_call_id text,
+    carrier_duration_sec integer,
     CONSTRAINT conversations_direction_check CHECK ((direction = ANY (ARRAY['inbound'::text, 'outbound'::text])))
 );
 
@@ -334,6 +336,8 @@ CREATE INDEX contacts_leases_by_worker ON public.contacts USING btree (dialing_w
 CREATE INDEX contacts_trying_by_number ON public.contacts USING btree (organization_id, phone_number) WHERE (status = 'TRYING'::text);
 
 CREATE INDEX conversations_by_campaign ON public.conversations USING btree (organization_id, campaign_id, started_at DESC, id DESC);
+
+CREATE INDEX conversations_by_carrier_call ON public.conversations USING btree (carrier_call_id) WHERE (carrier_call_id IS NOT NULL);
 
 CREATE INDEX conversations_by_from_number ON public.conversations USING btree (organization_id, from_number, started_at DESC, id DESC);
 
