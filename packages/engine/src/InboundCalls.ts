@@ -8,8 +8,8 @@
  * Twilio is answered with TwiML that makes it connect. The media session runs the number's agent
  * there like on any call.
  *
- * A call the agents decline (`declined`: every listener that claimed it declined, or none
- * answered in time) reached the number all the same, so it is recorded like any call that did:
+ * A call the agents decline (`declined`: the listener assigned the call declined it, or did
+ * not answer in time) reached the number all the same, so it is recorded like any call that did:
  * an `inbound` conversation that rang from its arrival to the decline and ended unanswered,
  * {@link declinedReason} with 0 s (no transcript, no recording), announced as `call.started` and
  * `call.ended`. The carrier then rejects it (Twilio's `<Reject/>`, whose call Twilio reports

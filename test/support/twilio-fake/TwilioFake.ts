@@ -33,9 +33,8 @@
  * and `clear` answered as Twilio does). The call ends when the person hangs up, when a REST
  * hang-up comes (`stop`, then the stream closes), or when the TwiML runs out (our side closing
  * the stream moves on to the next verb); then `completed` with `CallDuration`: the fake's own
- * time from the answer to the hang-up, in whole seconds rounded up (Twilio rounds a completed
- * call's part of a second up: a sub-second call lasts 1 s), answering machine detection
- * included. A document that cannot be fetched (`11200`) or parsed (`12100`) ends the call, as
+ * time from the answer to the hang-up, answering machine detection included, in whole seconds
+ * rounded up (Twilio counts a completed call shorter than a second as 1 s). A document that cannot be fetched (`11200`) or parsed (`12100`) ends the call, as
  * Twilio's "application error" does.
  *
  * Status callbacks go to the call's `StatusCallback` for the `StatusCallbackEvent`s asked

@@ -25,8 +25,8 @@ export interface AcceptedCall {
  * What becomes of a call that comes in:
  *
  * - `Accepted`: answered; the carrier streams it to `mediaUrl` with `mediaToken`.
- * - `Declined`: the call reached one of an organization's numbers, but the remote agents
- *   listening on it declined it (or none could take it in time). It is recorded, already ended,
+ * - `Declined`: the call reached one of an organization's numbers, but the remote agent
+ *   listening on it declined it (or did not answer in time). It is recorded, already ended,
  *   as an `inbound` conversation never answered (`no-answer`, 0 s, no transcript, no
  *   recording); the carrier rejects it.
  * - `NotOurs`: the dialed number is none of the organizations' numbers (or either number is not
