@@ -5,11 +5,17 @@
  *   answering machine detection's `AnsweredBy`: published as `Answered`), or a call comes in to
  *   one of our numbers (`InboundCalls`). Answered with TwiML that connects the call's media
  *   stream to the media endpoint with the call's token; an incoming call to a number no
- *   organization owns is rejected, a call of ours that is unknown or over gets an empty
- *   document (Twilio hangs up).
- * - `POST /carrier/twilio/status?call_id=`: call progress, published to `CallEvents` (`Ringing`
- *   and `Ended`; `Answered` comes from the voice request, which carries the detection's verdict
- *   a status callback may lack).
+ *   organization owns, or that the remote agents declined (recorded, never answered), is
+ *   rejected; a call of ours that is unknown or over gets an empty document (Twilio hangs up).
+ *   Twilio's `CallSid` is linked to our call (`CarrierCalls`) before the answer.
+ * - `POST /carrier/twilio/status`: call progress, published to `CallEvents` (`Ringing` and
+ *   `Ended`; `Answered` comes from the voice request, which carries the detection's verdict a
+ *   status callback may lack), and the final callback's `CallDuration`, which becomes the
+ *   call's `duration_sec` (`CarrierCalls`). The call is ours by `?call_id=` (the callbacks of
+ *   calls we place), or else by its `CallSid` (a number's console status callback URL, which
+ *   hears incoming calls). A `CallSid` we do not know (a call to a number nobody here owns, a
+ *   call of another application on the account) is acknowledged and logged, never refused:
+ *   Twilio would log an error for each one.
  * - `POST /carrier/twilio/sms`: an incoming SMS, stored once per `MessageSid` (a retried
  *   delivery stores nothing more), listed by `GET /v1/messages`, and announced once to the
  *   organization's event webhooks (`message.received`).
@@ -27,6 +33,7 @@ import * as TwilioWebhooks from "@voice-agent/carrier-twilio/TwilioWebhooks"
 import * as TwiML from "@voice-agent/carrier-twilio/TwiML"
 import { isE164 } from "@voice-agent/core/PhoneNumber"
 import { CallEvents } from "@voice-agent/core/ports/CallEvents"
+import { CarrierCalls } from "@voice-agent/core/ports/CarrierCalls"
 import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
 import { InboundCalls } from "@voice-agent/core/ports/InboundCalls"
 import { MessageRepository } from "@voice-agent/core/ports/MessageRepository"
@@ -119,17 +126,27 @@ const voice = (settings: TwilioWebhookSettings) =>
         const mediaUrl = yield* Deferred.await(yield* MediaEndpoint)
         const now = yield* Clock.currentTimeMillis
         const callId = query.get("call_id")
+        const carrierCalls = yield* CarrierCalls
         if (callId === null) {
-          const accepted = yield* (yield* InboundCalls).accept({ from: request.From, to: request.To })
-          return Option.match(accepted, {
-            onNone: () => twiml(TwiML.reject),
-            onSome: (call) => twiml(TwiML.connectStream({ url: call.mediaUrl, parameters: { token: call.mediaToken } }))
-          })
+          const answer = yield* (yield* InboundCalls).accept({ from: request.From, to: request.To })
+          switch (answer._tag) {
+            case "NotOurs":
+              return twiml(TwiML.reject)
+            case "Declined":
+              yield* carrierCalls.link(answer.callId, request.CallSid)
+              return twiml(TwiML.reject)
+            case "Accepted": {
+              const call = answer.call
+              yield* carrierCalls.link(call.callId, request.CallSid)
+              return twiml(TwiML.connectStream({ url: call.mediaUrl, parameters: { token: call.mediaToken } }))
+            }
+          }
         }
         // An id the database cannot even hold (NUL) is no call of ours.
         if (!storable(callId)) return twiml(TwiML.empty)
         const found = yield* (yield* ConversationRepository).callContext(callId)
         if (Option.isNone(found) || found.value.conversation.endedAt !== null) return twiml(TwiML.empty)
+        yield* carrierCalls.link(callId, request.CallSid)
         const event = TwilioWebhooks.answered(request, now)
         if (Option.isSome(event)) yield* (yield* CallEvents).publish(callId, event.value)
         const key = MediaToken.keyFrom(yield* (yield* ServerSecrets).cursorKey)
@@ -145,8 +162,21 @@ const status = (settings: TwilioWebhookSettings) =>
     TwilioWebhooks.decodeStatusCallback,
     (callback, query) =>
       Effect.gen(function*() {
-        const callId = query.get("call_id")
-        if (callId === null || !storable(callId)) return detail(400, "Expected the query parameter call_id")
+        const carrierCalls = yield* CarrierCalls
+        const given = query.get("call_id")
+        // Our own callback URLs are signed: an id in one that the database cannot hold is no call of ours.
+        if (given !== null && !storable(given)) return detail(400, "Malformed query parameter call_id")
+        const callId = given ?? Option.getOrNull(yield* carrierCalls.callIdOf(callback.CallSid))
+        if (callId === null) {
+          yield* Effect.logInfo(
+            `Twilio status callback for call ${callback.CallSid} (${callback.CallStatus}): not a call of ours, acknowledged`
+          )
+          return HttpServerResponse.empty({ status: 204 })
+        }
+        if (given !== null) yield* carrierCalls.link(callId, callback.CallSid)
+        // Recorded before `Ended` is published, so that the end of the call already finds it.
+        const duration = TwilioWebhooks.callDuration(callback)
+        if (Option.isSome(duration)) yield* carrierCalls.recordDuration(callId, duration.value)
         const event = TwilioWebhooks.callEvent(callback, yield* Clock.currentTimeMillis)
         if (Option.isSome(event) && event.value._tag !== "Answered") {
           yield* (yield* CallEvents).publish(callId, event.value)

@@ -4,10 +4,13 @@
  * §7) to a number an agent listens on is announced (`incoming-call`), claimed, assigned
  * (`assign-call` with its `pstn` call info) and answered; the agent's task collects the
  * simulated person's answers as `action-item-done` and the call ends with `bot-session-ended`.
- * A declined call is rejected (no conversation); of two listeners on a number, exactly one is
- * assigned each call, and each gets its turn.
+ * A declined call is still a call that reached the number: the admin API answers 201 with its
+ * call id, and it is listed as an inbound conversation never answered (`no-answer`, 0 s, no
+ * transcript, no recording), on both storage backends; of two listeners on a number, exactly one
+ * is assigned each call, and each gets its turn.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as TestDatabase from "@voice-agent/store-sql/testing/TestDatabase"
 import { Effect } from "effect"
 import * as Daemon from "../support/Daemon.ts"
 import * as Replay from "../support/guava-sdk/Agent.ts"
@@ -18,10 +21,18 @@ const number = "+12025550100"
 /** The caller at 0191 never hangs up (CONTRACT §6): the call ends when the agent hangs up. */
 const caller = "+12025550191"
 
+const backends = [
+  { name: "pglite", env: Effect.succeed({}) as Effect.Effect<Record<string, string>> },
+  {
+    name: "postgres",
+    env: Effect.map(TestDatabase.freshDatabaseUrl("voice_agent_remote_inbound"), (url) => ({ DATABASE_URL: url }))
+  }
+] as const
+
 /** A daemon, an organization owning `number`, its key, and the URL of its simulated inbound calls. */
-const setup = (name: string) =>
+const setup = (name: string, env: Record<string, string> = {}) =>
   Effect.gen(function*() {
-    const { adminPost, daemon, key, organizationId } = yield* Daemon.serveWithOrganization(name, number)
+    const { adminPost, daemon, key, organizationId } = yield* Daemon.serveWithOrganization(name, number, env)
     const sdk = new Replay.GuavaSdk({
       baseUrl: `${daemon.url}/`,
       apiKey: key,
@@ -120,68 +131,97 @@ describe("listen_phone (a replay of guava-sdk 0.35), on a daemon", () => {
     { timeout: 90_000 }
   )
 
-  it.live(
-    "decline-call rejects the call; of two listeners exactly one is assigned each call, in turn",
-    () =>
-      Effect.gen(function*() {
-        const { callIn, daemon, key, sdk } = yield* setup("inbound-decline")
-        const agent = yield* Effect.promise(() =>
-          Replay.Agent.create(sdk, { hooks: { onCallReceived: () => "decline" } })
-        )
-        const first = agent.listenPhone(number)
-        assert.strictEqual(yield* Effect.promise(() => first.waitStarted()), 0)
+  for (const backend of backends) {
+    it.live(
+      `${backend.name}: a declined call is recorded, never answered; of two listeners exactly one is assigned each call, in turn`,
+      () =>
+        Effect.gen(function*() {
+          const { callIn, daemon, key, sdk } = yield* setup("inbound-decline", yield* backend.env)
+          const agent = yield* Effect.promise(() =>
+            Replay.Agent.create(sdk, { hooks: { onCallReceived: () => "decline" } })
+          )
+          const first = agent.listenPhone(number)
+          assert.strictEqual(yield* Effect.promise(() => first.waitStarted()), 0)
 
-        // Declined: the simulated call is refused (nobody answers it) and no conversation is recorded.
-        const declined = yield* callIn
-        assert.strictEqual(declined.status, 400, JSON.stringify(declined.body))
-        assert.strictEqual(first.declined.length, 1)
-        assert.deepStrictEqual(first.claimed, first.declined)
-        assert.deepStrictEqual(yield* conversations(daemon.url, key), [])
-        const rejected = `Inbound call ${first.declined[0]} from ${caller} to ${number} rejected`
-        assert.isTrue(daemon.stdout.some((line) => line.includes(rejected)), daemon.stdout.join("\n"))
-
-        // A second listener: both hear of every call and both claim it, but only one is assigned it.
-        const second = agent.listenPhone(number)
-        assert.strictEqual(yield* Effect.promise(() => second.waitStarted()), 1)
-        const rounds = 4
-        for (let i = 0; i < rounds; i++) {
-          assert.strictEqual((yield* callIn).status, 400)
-        }
-        const assignedTo = (listener: Replay.InboundListener) =>
-          listener.messages.flatMap((m) => m.message_type === "assign-call" ? [m.call_id] : [])
-        assert.deepStrictEqual(assignedTo(first), first.declined)
-        assert.deepStrictEqual(assignedTo(second), second.declined)
-        const [one, two] = [first.declined.slice(1), second.declined]
-        assert.strictEqual(one.length + two.length, rounds)
-        assert.isEmpty(one.filter((id) => two.includes(id)), "a call assigned twice")
-        assert.isAtLeast(one.length, 1, "the first listener never got a call")
-        assert.isAtLeast(two.length, 1, "the second listener never got a call")
-        assert.strictEqual(second.claimed.length, rounds)
-        assert.strictEqual(first.claimed.length, rounds + 1)
-
-        // And with both accepting, exactly one of them takes the call.
-        const accepting = yield* Effect.promise(() =>
-          Replay.Agent.create(sdk, {
-            hooks: {
-              onCallStart: (call) => call.setTask("bye", { checklist: [new Replay.Say("Sorry, we are closed.")] }),
-              onTaskComplete: { bye: (call) => call.hangup() },
-              onCallReceived: () => "accept"
+          // Declined: nobody answers the simulated call, but it reached the number: 201 with its
+          // call id, and an inbound conversation that ended unanswered.
+          const declined = yield* callIn
+          assert.strictEqual(declined.status, 201, JSON.stringify(declined.body))
+          const declinedId = (declined.body as { call_id: string }).call_id
+          assert.deepStrictEqual(first.declined, [declinedId])
+          assert.deepStrictEqual(first.claimed, first.declined)
+          const [record, ...others] = yield* conversations(daemon.url, key)
+          assert.deepStrictEqual(others, [])
+          assert.deepStrictEqual(
+            { ...record, id: undefined, ts: undefined },
+            {
+              id: undefined,
+              ts: undefined,
+              call_id: declinedId,
+              direction: "inbound",
+              from_number: caller,
+              to_number: number,
+              duration_sec: 0,
+              campaign_id: null,
+              termination_reason: "no-answer"
             }
+          )
+          assert.deepStrictEqual(yield* Daemon.callTraces(daemon.url, key, declinedId), {
+            transcript: [],
+            recordings: [404, 404, 404]
           })
-        )
-        yield* Effect.promise(() => Promise.all([first.stop(), second.stop()]))
-        const listeners = [accepting.listenPhone(number), accepting.listenPhone(number)]
-        yield* Effect.promise(() => Promise.all(listeners.map((listener) => listener.waitStarted())))
-        const answered = yield* callIn
-        assert.strictEqual(answered.status, 201, JSON.stringify(answered.body))
-        const callId = (answered.body as { call_id: string }).call_id
-        assert.deepStrictEqual(listeners.map((l) => l.answered.length).sort((a, b) => a - b), [0, 1])
-        const call = accepting.calls[0]!
-        assert.strictEqual(call.id, callId)
-        yield* Effect.promise(() => call.result(30_000))
-        assert.strictEqual(call.terminationReason, "bot-hangup")
-        assert.strictEqual(accepting.calls.length, 1)
-      }).pipe(Effect.scoped),
-    { timeout: 90_000 }
-  )
+          const logged = `Inbound call ${declinedId} from ${caller} to ${number} declined`
+          assert.isTrue(daemon.stdout.some((line) => line.includes(logged)), daemon.stdout.join("\n"))
+
+          // A second listener: both hear of every call and both claim it, but only one is assigned it.
+          const second = agent.listenPhone(number)
+          assert.strictEqual(yield* Effect.promise(() => second.waitStarted()), 1)
+          const rounds = 4
+          for (let i = 0; i < rounds; i++) {
+            assert.strictEqual((yield* callIn).status, 201)
+          }
+          const listed = yield* conversations(daemon.url, key)
+          assert.strictEqual(listed.length, rounds + 1)
+          assert.deepStrictEqual(
+            listed.map((c) => [c["termination_reason"], c["duration_sec"]]),
+            listed.map(() => ["no-answer", 0])
+          )
+          const assignedTo = (listener: Replay.InboundListener) =>
+            listener.messages.flatMap((m) => m.message_type === "assign-call" ? [m.call_id] : [])
+          assert.deepStrictEqual(assignedTo(first), first.declined)
+          assert.deepStrictEqual(assignedTo(second), second.declined)
+          const [one, two] = [first.declined.slice(1), second.declined]
+          assert.strictEqual(one.length + two.length, rounds)
+          assert.isEmpty(one.filter((id) => two.includes(id)), "a call assigned twice")
+          assert.isAtLeast(one.length, 1, "the first listener never got a call")
+          assert.isAtLeast(two.length, 1, "the second listener never got a call")
+          assert.strictEqual(second.claimed.length, rounds)
+          assert.strictEqual(first.claimed.length, rounds + 1)
+
+          // And with both accepting, exactly one of them takes the call.
+          const accepting = yield* Effect.promise(() =>
+            Replay.Agent.create(sdk, {
+              hooks: {
+                onCallStart: (call) => call.setTask("bye", { checklist: [new Replay.Say("Sorry, we are closed.")] }),
+                onTaskComplete: { bye: (call) => call.hangup() },
+                onCallReceived: () => "accept"
+              }
+            })
+          )
+          yield* Effect.promise(() => Promise.all([first.stop(), second.stop()]))
+          const listeners = [accepting.listenPhone(number), accepting.listenPhone(number)]
+          yield* Effect.promise(() => Promise.all(listeners.map((listener) => listener.waitStarted())))
+          const answered = yield* callIn
+          assert.strictEqual(answered.status, 201, JSON.stringify(answered.body))
+          const callId = (answered.body as { call_id: string }).call_id
+          assert.deepStrictEqual(listeners.map((l) => l.answered.length).sort((a, b) => a - b), [0, 1])
+          const call = accepting.calls[0]!
+          assert.strictEqual(call.id, callId)
+          yield* Effect.promise(() => call.result(30_000))
+          assert.strictEqual(call.terminationReason, "bot-hangup")
+          assert.strictEqual(accepting.calls.length, 1)
+        }).pipe(Effect.scoped),
+      { timeout: 90_000 }
+    )
+  }
 })

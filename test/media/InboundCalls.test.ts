@@ -1,8 +1,8 @@
 /**
  * Inbound calls in the engine, on the embedded store: who owns the dialed number, the offer to
- * remote agents (CallControllers), the `inbound` conversation, and how each way a call can end
- * closes it (the agent's verdict, the carrier's end without a verdict, a call that outlives its
- * limit and is hung up).
+ * remote agents (CallControllers: a declined call is recorded, never answered), the `inbound`
+ * conversation, and how each way a call can end closes it (the agent's verdict, the carrier's
+ * end without a verdict, a call that outlives its limit and is hung up).
  */
 import { assert, describe, it } from "@effect/vitest"
 import type { AgentOutcome } from "@voice-agent/core/ports/Agent"
@@ -11,6 +11,7 @@ import { CallControllers } from "@voice-agent/core/ports/CallControllers"
 import { CallEvents } from "@voice-agent/core/ports/CallEvents"
 import { Carrier } from "@voice-agent/core/ports/Carrier"
 import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
+import type { InboundAnswer } from "@voice-agent/core/ports/InboundCalls"
 import { InboundCalls } from "@voice-agent/core/ports/InboundCalls"
 import { PhoneNumberRepository } from "@voice-agent/core/ports/PhoneNumberRepository"
 import { ServerSecrets } from "@voice-agent/core/ports/ServerSecrets"
@@ -41,6 +42,12 @@ const settings: InboundCallsModule.InboundSettings = {
   sweepEveryMs: 200
 }
 
+/** The accepted call of an answer (the test fails on any other). */
+const acceptedOf = (answer: InboundAnswer) => {
+  if (answer._tag !== "Accepted") return assert.fail(`not accepted: ${answer._tag}`)
+  return answer.call
+}
+
 const world = MemoryDialer.makeWorld()
 const stack = InboundCallsModule.layer(settings).pipe(
   Layer.provideMerge(Layer.mergeAll(
@@ -57,7 +64,7 @@ const acceptedCall = Effect.gen(function*() {
   const number = Fixtures.randomE164()
   yield* (yield* PhoneNumberRepository).add(org.id, { phoneNumber: number, smsEnabled: false })
   const accepted = yield* (yield* InboundCalls).accept({ from: "+13035550123", to: number })
-  return { org, number, accepted: Option.getOrThrow(accepted) }
+  return { org, number, accepted: acceptedOf(accepted) }
 })
 
 /** The conversation once it has ended (polled: its follower ends it in the background). */
@@ -81,12 +88,13 @@ describe("InboundCalls", () => {
     it.effect("a call to a number nobody owns, or with a number that is not E.164, is not accepted", () =>
       Effect.gen(function*() {
         const inbound = yield* InboundCalls
-        assert.isTrue(Option.isNone(yield* inbound.accept({ from: "+13035550123", to: Fixtures.randomE164() })))
+        const notOurs = { _tag: "NotOurs" }
+        assert.deepStrictEqual(yield* inbound.accept({ from: "+13035550123", to: Fixtures.randomE164() }), notOurs)
         const org = yield* Fixtures.organization()
         const number = Fixtures.randomE164()
         yield* (yield* PhoneNumberRepository).add(org.id, { phoneNumber: number, smsEnabled: false })
-        assert.isTrue(Option.isNone(yield* inbound.accept({ from: "anonymous", to: number })))
-        assert.isTrue(Option.isNone(yield* inbound.accept({ from: "+13035550123", to: "12025550100" })))
+        assert.deepStrictEqual(yield* inbound.accept({ from: "anonymous", to: number }), notOurs)
+        assert.deepStrictEqual(yield* inbound.accept({ from: "+13035550123", to: "12025550100" }), notOurs)
         const page = yield* (yield* ConversationRepository).list({ organizationId: org.id, limit: 10 })
         assert.deepStrictEqual(page.conversations, [])
       }))
@@ -125,7 +133,7 @@ describe("InboundCalls", () => {
           events: null,
           now: yield* Clock.currentTimeMillis
         })
-        const accepted = Option.getOrThrow(yield* (yield* InboundCalls).accept({ from: "+13035550123", to: number }))
+        const accepted = acceptedOf(yield* (yield* InboundCalls).accept({ from: "+13035550123", to: number }))
         const types = Effect.map(
           webhooks.listDeliveries({ organizationId: org.id, endpointId: endpoint.id, limit: 10 }),
           (page) => page.deliveries.map((d) => d.eventType).reverse()
@@ -141,7 +149,7 @@ describe("InboundCalls", () => {
         assert.deepStrictEqual(both, ["call.started", "call.ended"])
       }))
 
-    it.effect("offers the call to remote agents: declined, it is rejected with no conversation; taken or none, accepted with the offered call id", () =>
+    it.effect("offers the call to remote agents: declined, it is recorded ended and never answered; taken or none, accepted with the offered call id", () =>
       Effect.gen(function*() {
         const org = yield* Fixtures.organization()
         const answers = new Map<string, OfferAnswer>()
@@ -159,26 +167,58 @@ describe("InboundCalls", () => {
             })
           )
         )
+        const conversationsRepository = yield* ConversationRepository
         const conversations = Effect.map(
-          (yield* ConversationRepository).list({ organizationId: org.id, limit: 10 }),
+          conversationsRepository.list({ organizationId: org.id, limit: 10 }),
           (page) => page.conversations
         )
 
+        const webhooks = yield* WebhookRepository
+        const { endpoint } = yield* webhooks.createEndpoint({
+          organizationId: org.id,
+          url: "http://127.0.0.1:9/hooks",
+          events: null,
+          now: yield* Clock.currentTimeMillis
+        })
         const declinedNumber = Fixtures.randomE164()
         yield* (yield* PhoneNumberRepository).add(org.id, { phoneNumber: declinedNumber, smsEnabled: false })
         answers.set(declinedNumber, "declined")
-        assert.isTrue(Option.isNone(yield* inbound.accept({ from: "+13035550123", to: declinedNumber })))
-        assert.deepStrictEqual(
-          offers.map(({ callId: _, ...offer }) => offer),
-          [{ _tag: "Inbound", organizationId: org.id, from: "+13035550123", to: declinedNumber }]
-        )
-        assert.deepStrictEqual(yield* conversations, [])
+        const declined = yield* inbound.accept({ from: "+13035550123", to: declinedNumber })
+        assert.strictEqual(declined._tag, "Declined")
+        const declinedId = declined._tag === "Declined" ? declined.callId : ""
+        assert.deepStrictEqual(declined, { _tag: "Declined", callId: declinedId, organizationId: org.id })
+        assert.deepStrictEqual(offers, [{
+          _tag: "Inbound",
+          callId: declinedId,
+          organizationId: org.id,
+          from: "+13035550123",
+          to: declinedNumber
+        }])
+        const [record, ...none] = yield* conversations
+        assert.deepStrictEqual(none, [])
+        assert.strictEqual(record!.callId, declinedId)
+        assert.strictEqual(record!.direction, "inbound")
+        assert.strictEqual(record!.fromNumber, "+13035550123")
+        assert.strictEqual(record!.toNumber, declinedNumber)
+        assert.isNull(record!.answeredAt)
+        assert.isNotNull(record!.endedAt)
+        assert.isAtLeast(record!.endedAt.getTime(), record!.startedAt.getTime())
+        assert.strictEqual(record!.durationSec, 0)
+        assert.strictEqual(record!.terminationReason, InboundCallsModule.declinedReason)
+        assert.deepStrictEqual(yield* conversationsRepository.transcript(record!.id), [])
+        // Like any call: one call.started, one call.ended (ended as recorded).
+        const deliveries = yield* webhooks.listDeliveries({
+          organizationId: org.id,
+          endpointId: endpoint.id,
+          limit: 10
+        })
+        assert.deepStrictEqual(deliveries.deliveries.map((d) => d.eventType).reverse(), ["call.started", "call.ended"])
 
         for (const answer of ["taken", "none"] as const) {
           const number = Fixtures.randomE164()
           yield* (yield* PhoneNumberRepository).add(org.id, { phoneNumber: number, smsEnabled: false })
           answers.set(number, answer)
-          const accepted = Option.getOrThrow(yield* inbound.accept({ from: "+13035550123", to: number }))
+          const accepted = acceptedOf(yield* inbound.accept({ from: "+13035550123", to: number }))
           const offer = offers.at(-1)!
           assert.deepStrictEqual(offer, {
             _tag: "Inbound",
@@ -187,12 +227,12 @@ describe("InboundCalls", () => {
             from: "+13035550123",
             to: number
           }, answer)
-          const found = yield* (yield* ConversationRepository).findByCallId(org.id, accepted.callId)
+          const found = yield* conversationsRepository.findByCallId(org.id, accepted.callId)
           assert.strictEqual(Option.getOrThrow(found).direction, "inbound", answer)
           yield* verdict(accepted.callId, "completed", "agent")
           yield* ended(org.id, accepted.callId)
         }
-        assert.strictEqual((yield* conversations).length, 2)
+        assert.strictEqual((yield* conversations).length, 3)
       }))
 
     it.effect("an inbound call no daemon follows any more is closed as bot-failure once older than any call", () =>

@@ -154,8 +154,8 @@ describe("cross-organization, the daemon's WebSockets and create-outbound", () =
 
         // An inbound call of A's is announced to A's listeners only, and only they may claim it:
         // B's listener (on B's own number) that names the call's id gets nothing, not even the
-        // caller's number; A's listener then claims it, and declines it.
-        yield* Effect.scoped(Effect.gen(function*() {
+        // caller's number; A's listener then claims it, and declines it (a call of A's, never answered).
+        const declinedId = yield* Effect.scoped(Effect.gen(function*() {
           const listener = (key: string, number: string) =>
             client(wsUrl(daemon.url, `/v2/listen-inbound?phone_number=${q(number)}`), {
               authorization: `Bearer ${key}`
@@ -193,8 +193,10 @@ describe("cross-organization, the daemon's WebSockets and create-outbound", () =
             to_number: aNumber
           })
           yield* la.send(message(2, { message_type: "decline-call", call_id: callId }))
-          const rejected = yield* Fiber.join(ringing)
-          assert.strictEqual(rejected.status, 400, JSON.stringify(rejected.body))
+          const declined = yield* Fiber.join(ringing)
+          assert.strictEqual(declined.status, 201, JSON.stringify(declined.body))
+          assert.deepStrictEqual(declined.body, { call_id: callId })
+          return callId as string
         }))
 
         // Discovery sockets: serve-campaign of A's campaign and listen-inbound of A's number with
@@ -242,7 +244,7 @@ describe("cross-organization, the daemon's WebSockets and create-outbound", () =
         assert.deepStrictEqual((yield* get(bKey, "/v2/campaigns")).body, [])
         const aCalls = ((yield* get(aKey, "/v1/conversations")).body as { conversations: Array<{ call_id: string }> })
           .conversations.map((c) => c.call_id).sort()
-        assert.deepStrictEqual(aCalls, [directId, inboundId].sort(), "A has its two calls and no other")
+        assert.deepStrictEqual(aCalls, [directId, inboundId, declinedId].sort(), "A has its three calls and no other")
         // No key or token reached the daemon's log.
         for (const secret of [aKey, bKey, "admin-cross-a-secret"]) {
           assert.isFalse(daemon.stdout.some((line) => line.includes(secret)), "a secret in the log")

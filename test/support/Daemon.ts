@@ -272,3 +272,21 @@ export const campaignWithContacts = (
     if (uploaded.status !== 200) return yield* Effect.die(`contacts not uploaded: ${JSON.stringify(uploaded.body)}`)
     return code
   })
+
+/**
+ * What a call left besides its record: its transcript (the JSON body) and the HTTP status of
+ * each recording channel, `agent`, `remote`, `mixed` (a call never answered: `[]` and three 404s).
+ *
+ * @category constructors
+ */
+export const callTraces = (url: string, key: string, callId: string) =>
+  Effect.gen(function*() {
+    const transcript = yield* request(`${url}/v1/conversations/${callId}/transcript`, bearer(key))
+    const recordings = yield* Effect.forEach(["agent", "remote", "mixed"], (channel) =>
+      Effect.promise(async () => {
+        const response = await fetch(`${url}/v1/conversations/${callId}/channels/${channel}/recording`, bearer(key))
+        await response.arrayBuffer()
+        return response.status
+      }))
+    return { transcript: transcript.body, recordings }
+  })

@@ -318,6 +318,35 @@ describe("callEvent", () => {
   })
 })
 
+describe("callDuration", () => {
+  it("is the captured completed callback's CallDuration (telephony.md §1.3: 49 s)", () => {
+    const value = decoded(
+      TwilioWebhooks.decodeStatusCallback(TwilioWebhooks.parseForm(Goldens.statusCallbackCompleted))
+    )
+    assert.deepStrictEqual(TwilioWebhooks.callDuration(value), Option.some(49))
+  })
+  it("is Twilio's figure for a completed call, 0 and 2 s included", () => {
+    for (const seconds of [0, 2, 14_400]) {
+      assert.deepStrictEqual(
+        TwilioWebhooks.callDuration(callback({ CallStatus: "completed", CallDuration: String(seconds) })),
+        Option.some(seconds)
+      )
+    }
+  })
+  it("is nothing for a call never answered, a callback without it, or a value that is not whole seconds", () => {
+    for (const status of ["busy", "no-answer", "failed", "canceled", "ringing", "in-progress"] as const) {
+      assert.isTrue(Option.isNone(TwilioWebhooks.callDuration(callback({ CallStatus: status, CallDuration: "0" }))))
+    }
+    assert.isTrue(Option.isNone(TwilioWebhooks.callDuration(callback({ CallStatus: "completed" }))))
+    for (const malformed of ["", "-1", "2.5", "1e3", " 7", "9999999999", "99999999"]) {
+      assert.isTrue(
+        Option.isNone(TwilioWebhooks.callDuration(callback({ CallStatus: "completed", CallDuration: malformed }))),
+        malformed
+      )
+    }
+  })
+})
+
 describe("answered", () => {
   it("is Answered for our answered outbound call, with AMD's verdict", () => {
     const request = decoded(TwilioWebhooks.decodeVoiceRequest(TwilioWebhooks.parseForm(Goldens.voiceRequestOutbound)))

@@ -26,6 +26,10 @@
  * | `busy`, `no-answer`, `failed` | `Ended` with that reason |
  * | `canceled` | `Ended` `local-hangup` |
  *
+ * The final callback (`completed`) also carries Twilio's `CallDuration`, which `callDuration`
+ * reads: the call's duration as Twilio bills and shows it, which the record takes over the
+ * engine's own measure (CarrierCalls).
+ *
  * `AnsweredBy` (answering machine detection): `machine_start`, `machine_end_beep`,
  * `machine_end_silence`, `machine_end_other` (any `machine…`) and `fax` are a `machine`;
  * `human`, `unknown` (AMD could not tell) and no `AnsweredBy` at all are a `human`.
@@ -323,6 +327,24 @@ export const callEvent = (callback: StatusCallback, now: number): Option.Option<
     case "failed":
       return Option.some({ _tag: "Ended", at, reason: callback.CallStatus })
   }
+}
+
+/** The most seconds a call can report: a year, well beyond Twilio's longest call (24 h). */
+const maxCallDurationSec = 366 * 24 * 3600
+
+/**
+ * The duration Twilio gives a call in its final status callback: `CallDuration`, whole seconds
+ * from the answer to the end, when the call `completed` (it was answered). None for any other
+ * status (a call never answered lasted nothing, whatever `CallDuration` says) or when
+ * `CallDuration` is not a whole number of seconds.
+ *
+ * @category decoding
+ */
+export const callDuration = (callback: StatusCallback): Option.Option<number> => {
+  if (callback.CallStatus !== "completed" || callback.CallDuration === undefined) return Option.none()
+  if (!/^\d{1,9}$/.test(callback.CallDuration)) return Option.none()
+  const seconds = Number(callback.CallDuration)
+  return seconds <= maxCallDurationSec ? Option.some(seconds) : Option.none()
 }
 
 /**

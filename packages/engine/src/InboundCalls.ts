@@ -2,11 +2,18 @@
  * Calls coming in to an organization's numbers (the `InboundCalls` port), from the carrier's
  * notice to the conversation's end. `accept` finds the organization that owns the dialed number,
  * offers the call to the remote agents listening on it (`CallControllers`, optional: without it
- * nobody listens; `declined` rejects the call, with no conversation; `taken` and `none` go on),
- * records the call as an `inbound` conversation (no campaign, no contact), answered at once, and
- * returns what the carrier needs to stream it to the media endpoint (the call id and its media
- * token): the simulated carrier then connects, Twilio is answered with TwiML that makes it
- * connect. The media session runs the number's agent there like on any call.
+ * nobody listens; `taken` and `none` go on), records the call as an `inbound` conversation (no
+ * campaign, no contact), answered at once, and returns what the carrier needs to stream it to
+ * the media endpoint (the call id and its media token): the simulated carrier then connects,
+ * Twilio is answered with TwiML that makes it connect. The media session runs the number's agent
+ * there like on any call.
+ *
+ * A call the agents decline (`declined`: the listener assigned the call declined it, or did
+ * not answer in time) reached the number all the same, so it is recorded like any call that did:
+ * an `inbound` conversation that rang from its arrival to the decline and ended unanswered,
+ * {@link declinedReason} with 0 s (no transcript, no recording), announced as `call.started` and
+ * `call.ended`. The carrier then rejects it (Twilio's `<Reject/>`, whose call Twilio reports
+ * `no-answer`).
  *
  * The end: each accepted call is followed in this process (like the dialer's attempts) through
  * `CallEvents`: the agent's verdict (`AgentEnded`, from whichever daemon the stream reached)
@@ -25,12 +32,13 @@
  * @since 0.1.0
  */
 import { terminationReasonFor } from "@voice-agent/core/ContactState"
+import type { ConversationRecord, TerminationReason } from "@voice-agent/core/Conversation"
 import { isE164 } from "@voice-agent/core/PhoneNumber"
 import { CallEvents } from "@voice-agent/core/ports/CallEvents"
 import type { CallEvent } from "@voice-agent/core/ports/CallEvents"
 import { Carrier } from "@voice-agent/core/ports/Carrier"
 import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
-import type { AcceptedCall } from "@voice-agent/core/ports/InboundCalls"
+import type { AcceptedCall, InboundAnswer } from "@voice-agent/core/ports/InboundCalls"
 import { InboundCalls } from "@voice-agent/core/ports/InboundCalls"
 import { PhoneNumberRepository } from "@voice-agent/core/ports/PhoneNumberRepository"
 import { ServerSecrets } from "@voice-agent/core/ports/ServerSecrets"
@@ -40,6 +48,14 @@ import { Clock, Duration, Effect, Layer, Option, Pull, Schedule, Stream } from "
 import { randomUUID } from "node:crypto"
 import { offerer } from "./internal/offerCall.ts"
 import * as MediaToken from "./MediaToken.ts"
+
+/**
+ * The termination reason of a call the remote agents declined: Twilio reports a call rejected
+ * with `<Reject/>` as `no-answer`, so the record says what the carrier's own log says.
+ *
+ * @category constructors
+ */
+export const declinedReason: TerminationReason = "no-answer"
 
 /**
  * @category models
@@ -188,30 +204,55 @@ export const make = (settings: InboundSettings) =>
       scope
     )
 
+    /** Records a declined call: rang from `arrivedAt` until now, never answered. */
+    const recordDeclined = (
+      call: Omit<ConversationRecord, "id" | "answeredAt" | "endedAt" | "durationSec" | "terminationReason">
+    ) =>
+      Effect.gen(function*() {
+        const conversation = yield* conversations.insert({
+          ...call,
+          answeredAt: null,
+          endedAt: null,
+          durationSec: null,
+          terminationReason: null
+        })
+        const endedAt = new Date(yield* Clock.currentTimeMillis)
+        yield* conversations.end(conversation.id, { answeredAt: null, endedAt, terminationReason: declinedReason })
+        yield* Webhook.emit([
+          Webhook.callStarted(conversation),
+          Webhook.callEnded({ ...conversation, endedAt, durationSec: 0, terminationReason: declinedReason })
+        ])
+      })
+
     return InboundCalls.of({
       accept: ({ from, to }) =>
         Effect.gen(function*() {
-          if (!isE164(from) || !isE164(to)) return Option.none()
+          if (!isE164(from) || !isE164(to)) return { _tag: "NotOurs" } satisfies InboundAnswer
           const owner = yield* numbers.findOwner(to)
-          if (Option.isNone(owner)) return Option.none()
+          if (Option.isNone(owner)) return { _tag: "NotOurs" } satisfies InboundAnswer
           const callId = randomUUID()
           const organizationId = owner.value.organizationId
-          if ((yield* offer({ _tag: "Inbound", callId, organizationId, from, to })) === "declined") {
-            yield* Effect.logInfo(
-              `Inbound call ${callId} from ${from} to ${to} rejected: the remote agents declined it`
-            )
-            return Option.none()
-          }
-          const now = yield* Clock.currentTimeMillis
-          const answeredAt = new Date(now)
-          const conversation = yield* conversations.insert({
+          const call = {
             callId,
             organizationId,
             campaignId: null,
             contactId: null,
-            direction: "inbound",
+            direction: "inbound" as const,
             fromNumber: from,
-            toNumber: to,
+            toNumber: to
+          }
+          const arrivedAt = new Date(yield* Clock.currentTimeMillis)
+          if ((yield* offer({ _tag: "Inbound", callId, organizationId, from, to })) === "declined") {
+            yield* recordDeclined({ ...call, startedAt: arrivedAt })
+            yield* Effect.logInfo(
+              `Inbound call ${callId} from ${from} to ${to} declined by the remote agents: ${declinedReason}`
+            )
+            return { _tag: "Declined", callId, organizationId } satisfies InboundAnswer
+          }
+          const now = yield* Clock.currentTimeMillis
+          const answeredAt = new Date(now)
+          const conversation = yield* conversations.insert({
+            ...call,
             startedAt: answeredAt,
             answeredAt,
             endedAt: null,
@@ -228,7 +269,7 @@ export const make = (settings: InboundSettings) =>
           }
           yield* Effect.forkIn(follow(accepted, answeredAt), scope)
           yield* Effect.logInfo(`Inbound call ${callId} from ${from} to ${to} accepted`)
-          return Option.some(accepted)
+          return { _tag: "Accepted", call: accepted } satisfies InboundAnswer
         }).pipe(Effect.provideService(WebhookRepository, webhooks), Effect.uninterruptible)
     })
   })

@@ -53,7 +53,8 @@ for (const backend of backends) {
             { id: 8, name: "open_inbound_calls" },
             { id: 9, name: "agents" },
             { id: 10, name: "media_streams" },
-            { id: 11, name: "webhook_attempts" }
+            { id: 11, name: "webhook_attempts" },
+            { id: 13, name: "carrier_calls" }
           ])
           assert.deepStrictEqual(yield* Migrations.run, [])
           assert.deepStrictEqual(yield* Migrations.run, [])

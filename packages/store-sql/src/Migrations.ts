@@ -24,6 +24,7 @@ import openInboundCalls from "./migrations/0008_open_inbound_calls.ts"
 import agents from "./migrations/0009_agents.ts"
 import mediaStreams from "./migrations/0010_media_streams.ts"
 import webhookAttempts from "./migrations/0011_webhook_attempts.ts"
+import carrierCalls from "./migrations/0013_carrier_calls.ts"
 
 /**
  * Every migration, by `<id>_<name>`.
@@ -41,7 +42,8 @@ export const migrations = {
   "0008_open_inbound_calls": openInboundCalls,
   "0009_agents": agents,
   "0010_media_streams": mediaStreams,
-  "0011_webhook_attempts": webhookAttempts
+  "0011_webhook_attempts": webhookAttempts,
+  "0013_carrier_calls": carrierCalls
 }
 
 /**

@@ -4,7 +4,9 @@
  *
  * Owns: the conversation row, the newest-first keyset list on `(started_at, id)`, the
  * numbering of transcript turns (`seq`, continuing after the stored ones), and the collected
- * field values (one row per key, replaced when recorded again; JSON values in `jsonb`).
+ * field values (one row per key, replaced when recorded again; JSON values in `jsonb`). An
+ * answered call's `duration_sec` is the carrier's figure when one was recorded
+ * (SqlCarrierCalls), else the engine's measure from the answer.
  *
  * @since 0.1.0
  */
@@ -153,7 +155,10 @@ export const make = Effect.gen(function*() {
         UPDATE conversations SET answered_at = ${answeredAt}, ended_at = ${endedAt},
                termination_reason = ${terminationReason},
                duration_sec = CASE WHEN ${answeredAt}::timestamptz IS NULL THEN 0
-                 ELSE greatest(0, floor(extract(epoch FROM (${endedAt}::timestamptz - ${answeredAt}::timestamptz))))::int
+                 ELSE coalesce(
+                   carrier_duration_sec,
+                   greatest(0, floor(extract(epoch FROM (${endedAt}::timestamptz - ${answeredAt}::timestamptz))))::int
+                 )
                END
         WHERE id = ${id} AND ended_at IS NULL
         RETURNING id`
@@ -166,7 +171,10 @@ export const make = Effect.gen(function*() {
       sql`
         UPDATE conversations SET ended_at = ${now}, termination_reason = 'bot-failure',
                duration_sec = CASE WHEN answered_at IS NULL THEN 0
-                 ELSE greatest(0, floor(extract(epoch FROM (${now}::timestamptz - answered_at))))::int
+                 ELSE coalesce(
+                   carrier_duration_sec,
+                   greatest(0, floor(extract(epoch FROM (${now}::timestamptz - answered_at))))::int
+                 )
                END
         WHERE direction = 'inbound' AND ended_at IS NULL AND started_at < ${startedBefore}
         RETURNING ${columns}`

@@ -78,7 +78,10 @@ const InspectionRow = Schema.Struct({
 const holds = (state: ContactDialState, worker: string, conversationId: string | null): boolean =>
   state.lease !== null && state.lease.worker === worker && state.lease.conversationId === conversationId
 
-/** Whole seconds from the answer to the end; 0 for a call never answered. */
+/**
+ * Whole seconds from the answer to the end; 0 for a call never answered. An answered call's
+ * record takes the carrier's own figure instead when one was recorded (SqlCarrierCalls).
+ */
 const durationSec = (answeredAt: number | null, endedAt: number): number =>
   answeredAt === null ? 0 : Math.max(0, Math.floor((endedAt - answeredAt) / 1000))
 
@@ -160,7 +163,9 @@ export const make = Effect.gen(function*() {
     execute: (c) =>
       sql`
         UPDATE conversations SET answered_at = ${c.answeredAt}, ended_at = ${c.endedAt},
-               duration_sec = ${c.durationSec}, termination_reason = ${c.terminationReason}
+               duration_sec = CASE WHEN ${c.answeredAt}::timestamptz IS NULL THEN ${c.durationSec}
+                 ELSE coalesce(carrier_duration_sec, ${c.durationSec}) END,
+               termination_reason = ${c.terminationReason}
         WHERE id = ${c.id} AND ended_at IS NULL
         RETURNING ${sql.literal(conversationColumns)}`
   })

@@ -8,6 +8,7 @@ import * as SqlAgentRepository from "./SqlAgentRepository.ts"
 import * as SqlApiKeyRepository from "./SqlApiKeyRepository.ts"
 import * as SqlCallEvents from "./SqlCallEvents.ts"
 import * as SqlCampaignRepository from "./SqlCampaignRepository.ts"
+import * as SqlCarrierCalls from "./SqlCarrierCalls.ts"
 import * as SqlContactRepository from "./SqlContactRepository.ts"
 import * as SqlConversationRepository from "./SqlConversationRepository.ts"
 import * as SqlDialerRepository from "./SqlDialerRepository.ts"
@@ -21,7 +22,8 @@ import * as SqlWebhookRepository from "./SqlWebhookRepository.ts"
 
 /**
  * The eleven repositories (the dialer's, the webhooks' and the agents' included), the
- * installation's secrets, and the dialer's call events and wake-ups. Requires a database layer
+ * installation's secrets, the dialer's call events and wake-ups, and what carriers say of calls
+ * under their own ids (CarrierCalls). Requires a database layer
  * (`Database.layerPostgres`, `Database.layerPglite`, `Database.layerFromConfig`): the SQL client
  * and, for `jsonb` parameters, the PostgreSQL client it is.
  *
@@ -39,6 +41,7 @@ export const layer = Layer.mergeAll(
   SqlServerSecrets.layer,
   SqlDialerRepository.layer,
   SqlCallEvents.layer,
+  SqlCarrierCalls.layer,
   SqlDialerWakeup.layer,
   SqlWebhookRepository.layer,
   SqlAgentRepository.layer

@@ -412,6 +412,43 @@ describe("TwilioFake calls", () => {
       assert.strictEqual((yield* rest("POST", `/Calls/${sid}.json`, { Status: "completed" })).json.status, "completed")
     }))
 
+  it.live("machine detection listens after the answer before the Url is requested; CallDuration counts it", () =>
+    Effect.gen(function*() {
+      const detectionMs = 400
+      const { dial, fake, ours } = yield* setup(
+        (form, wsBase) => connect(wsBase, form.get("CallSid")!, "close"),
+        { machineDetectionMs: detectionMs }
+      )
+      const sid = (yield* dial("+12025550102", { MachineDetection: "Enable" })).json.sid as string
+      const call = yield* fake.awaitCallDone(sid).pipe(Effect.timeout(Duration.seconds(10)))
+      assert.strictEqual(ours.received.find((r) => r.path === "/voice")?.form.get("AnsweredBy"), "human")
+      // The fake's own answer-to-hang-up time, the detection included (the stream opens only
+      // after it), in whole seconds rounded up.
+      const heldMs = call.endedAt! - call.answeredAt!
+      assert.isAtLeast(heldMs, detectionMs)
+      assert.strictEqual(call.duration, Math.ceil(heldMs / 1000))
+      const completed = statusCallbacks(ours, sid).at(-1)!
+      assert.strictEqual(completed.form.get("CallStatus"), "completed")
+      assert.strictEqual(completed.form.get("CallDuration"), String(call.duration))
+      assert.strictEqual(completed.form.get("Duration"), String(Math.ceil(call.duration! / 60)))
+    }))
+
+  it.live("held status callbacks wait until released, then go in order", () =>
+    Effect.gen(function*() {
+      const { dial, fake, ours } = yield* setup(() => "<Response/>")
+      const release = yield* fake.holdStatusCallbacks
+      const sid = (yield* dial("+12025550151")).json.sid as string
+      yield* fake.waitFor(() => fake.call(sid)?.status === "busy" || undefined)
+      assert.deepStrictEqual(statusCallbacks(ours, sid), [])
+      yield* release
+      yield* fake.awaitCallDone(sid).pipe(Effect.timeout(Duration.seconds(10)))
+      assert.deepStrictEqual(statusCallbacks(ours, sid).map((c) => c.form.get("CallStatus")), [
+        "initiated",
+        "ringing",
+        "busy"
+      ])
+    }))
+
   it.live("inline Twiml, and a person who hangs up early: `stop` from Twilio, then `completed`", () =>
     Effect.gen(function*() {
       const { dial, fake, ours } = yield* setup(() => "<Response/>")
@@ -495,6 +532,11 @@ describe("TwilioFake inbound", () => {
         const callbacks = statusCallbacks(ours, sid)
         assert.deepStrictEqual(callbacks.map((c) => c.form.get("CallStatus")), [status])
         assert.isTrue(callbacks[0]!.valid)
+        // The number's console URL, as configured: nothing of ours added to it.
+        const posted = fake.webhooks.filter((w) => w.kind === "call-status" && w.sid === sid)
+        assert.deepStrictEqual(posted.map((w) => w.url), [`${ours.base}/status`])
+        const answered = call.answeredAt === undefined ? 0 : Math.ceil((call.endedAt! - call.answeredAt) / 1000)
+        assert.strictEqual(callbacks[0]!.form.get("CallDuration"), String(answered), from)
       }
       assert.deepStrictEqual(fake.calls().map((c) => c.skipped), [[], [], ["Say"], []])
       const [stream] = ours.streams

@@ -22,7 +22,9 @@
  * REST answer arrives first), then `busy` after `ringMs`, `no-answer` after `noAnswerMs` (or the
  * request's `Timeout` if shorter), `failed` at once, or an answer after `ringMs` by a person or
  * an answering machine (`AnsweredBy` `human`, `machine_start` or, with `DetectMessageEnd`,
- * `machine_end_beep`, when `MachineDetection` was asked). An answered call fetches its TwiML
+ * `machine_end_beep`, when `MachineDetection` was asked; the detection listens for
+ * `timings.machineDetectionMs` after the answer, as Twilio's does for a few seconds, before the
+ * call's `Url` is requested). An answered call fetches its TwiML
  * (`Url` with `Method`, or the request's `Twiml`), signed, and runs it (see `Twiml.ts`):
  * `<Connect><Stream>` opens the Media Stream WebSocket to the stream's URL (its query string
  * dropped, as Twilio does) with `x-twilio-signature` computed over that `ws(s)://` URL, and
@@ -30,9 +32,10 @@
  * `connected`, `start` with the `<Parameter>`s as `customParameters`, 20 ms μ-law frames, marks
  * and `clear` answered as Twilio does). The call ends when the person hangs up, when a REST
  * hang-up comes (`stop`, then the stream closes), or when the TwiML runs out (our side closing
- * the stream moves on to the next verb); then `completed` with `CallDuration` (whole seconds
- * from the answer, rounded up). A document that cannot be fetched (`11200`) or parsed (`12100`)
- * ends the call, as Twilio's "application error" does.
+ * the stream moves on to the next verb); then `completed` with `CallDuration`: the fake's own
+ * time from the answer to the hang-up, answering machine detection included, in whole seconds
+ * rounded up (Twilio counts a completed call shorter than a second as 1 s). A document that cannot be fetched (`11200`) or parsed (`12100`) ends the call, as
+ * Twilio's "application error" does.
  *
  * Status callbacks go to the call's `StatusCallback` for the `StatusCallbackEvent`s asked
  * (`completed` only when none is), form-encoded (or as a query with `GET`), with the voice
@@ -40,11 +43,14 @@
  * callback sent), `Timestamp` (RFC 2822), `CallDuration` and `Duration` on the last one, and
  * `AnsweredBy` once answered with detection on. Each call's callbacks go one at a time, in
  * order. Every request the fake makes carries `X-Twilio-Signature` over the exact URL it
- * requests (§1.4).
+ * requests (§1.4). `holdStatusCallbacks` holds every status callback back until released (they
+ * then go in order), to deliver a call's end after our side has seen the call end by itself.
  *
  * Inbound: `incomingCall` runs an incoming call to one of the account's numbers (its voice URL,
  * `Direction` `inbound`, `CallStatus` `ringing`; `<Reject>` first ends it unanswered, `busy` or
- * `no-answer`); `incomingSms` posts the number's messaging webhook, once or twice (Twilio's
+ * `no-answer`). A number's `StatusCallback` (the console's "call status changes" URL) hears
+ * the end (`completed` event) of every call to that number, with no parameter of ours in its
+ * URL, as Twilio posts it; `incomingSms` posts the number's messaging webhook, once or twice (Twilio's
  * retry, same `MessageSid` and idempotency token).
  *
  * Observability: `requests` (the REST requests received), `webhooks` (every request the fake
@@ -107,6 +113,11 @@ export interface Timings {
   readonly ringMs: number
   /** Ringing before the fake gives up on an unanswered call (CONTRACT §6: about 3 s). */
   readonly noAnswerMs: number
+  /**
+   * With `MachineDetection`, how long the detection listens after the answer before the call's
+   * `Url` is requested (Twilio: a few seconds; default 0). The call's duration counts it.
+   */
+  readonly machineDetectionMs: number
   /** From a message's creation to `sent`, and from `sent` to `delivered`. */
   readonly messageStepMs: number
   /** How long the fake waits for our answer to a webhook (Twilio: 15 s). */
@@ -117,6 +128,7 @@ const defaultTimings: Timings = {
   queuedMs: 100,
   ringMs: simTimings.ringMs,
   noAnswerMs: simTimings.noAnswerMs,
+  machineDetectionMs: 0,
   messageStepMs: 100,
   webhookTimeoutMs: 15_000
 }
@@ -312,6 +324,11 @@ export interface TwilioFake {
   readonly awaitCall: (predicate?: (call: CallView) => boolean) => Effect.Effect<CallView>
   /** Waits until the call has ended and its last status callback was answered. */
   readonly awaitCallDone: (sid: string) => Effect.Effect<CallView>
+  /**
+   * Holds every status callback back (calls go on; their callbacks wait, in order) until the
+   * answered effect runs.
+   */
+  readonly holdStatusCallbacks: Effect.Effect<Effect.Effect<void>>
   /** The person on the call hangs up now (as if their script ended). */
   readonly remoteHangUp: (sid: string) => Effect.Effect<void>
   /**
@@ -484,6 +501,7 @@ export const make = (options: Options = {}): Effect.Effect<TwilioFake, never, Sc
     const messages = new Map<string, MessageState>()
     const numbers = new Map<string, NumberState>()
     let throttled = 0
+    let callbacksHeld: Deferred.Deferred<void> | undefined
 
     for (const number of options.numbers ?? []) {
       numbers.set(number.phoneNumber, { sid: newSid("PN"), dateCreated: now(), settings: number })
@@ -619,8 +637,10 @@ export const make = (options: Options = {}): Effect.Effect<TwilioFake, never, Sc
           }
         }
         const previous = call.lastCallback
+        const held = callbacksHeld
         return Effect.gen(function*() {
           if (previous !== undefined) yield* Fiber.await(previous)
+          if (held !== undefined && callback !== undefined) yield* Deferred.await(held)
           if (callback !== undefined) yield* webhook("call-status", call.sid, callback.url, callback.method, params)
           if (last) {
             call.done = true
@@ -860,6 +880,13 @@ export const make = (options: Options = {}): Effect.Effect<TwilioFake, never, Sc
             : "machine_end_beep"
         }
         yield* answer(call)
+        if (call.machineDetection !== undefined && timings.machineDetectionMs > 0) {
+          const detected = yield* Effect.raceFirst(
+            Effect.as(Effect.sleep(Duration.millis(timings.machineDetectionMs)), true),
+            Effect.as(Deferred.await(call.hangUp), false)
+          )
+          if (!detected) return yield* finish(call, "completed")
+        }
         yield* answered(
           call,
           url !== undefined
@@ -1392,6 +1419,14 @@ export const make = (options: Options = {}): Effect.Effect<TwilioFake, never, Sc
           changed()
         }),
       throttle: (count) => Effect.sync(() => void (throttled = count)),
+      holdStatusCallbacks: Effect.sync(() => {
+        const held = callbacksHeld ?? Deferred.makeUnsafe<void>()
+        callbacksHeld = held
+        return Effect.sync(() => {
+          if (callbacksHeld === held) callbacksHeld = undefined
+          Deferred.doneUnsafe(held, Effect.void)
+        })
+      }),
       waitFor,
       awaitCall: (predicate = () => true) => waitFor(() => [...calls.values()].map(callView).find(predicate)),
       awaitCallDone: (sid) => waitFor(() => calls.get(sid)?.done === true ? callView(calls.get(sid)!) : undefined),

@@ -43,8 +43,9 @@ export class ConversationRepository extends Context.Service<ConversationReposito
   readonly insert: (conversation: Omit<ConversationRecord, "id">) => Effect.Effect<ConversationRecord>
   /**
    * Ends a call that is still in progress (a call not placed by the dialer: an inbound one):
-   * its end instant, its `duration_sec` from `answeredAt` (0 when never answered) and its
-   * termination reason. Answers whether it was in progress; an ended call is left as it is.
+   * its end instant, its `duration_sec` (0 when never answered; otherwise the carrier's figure
+   * when `CarrierCalls` has one, else from `answeredAt`) and its termination reason. Answers
+   * whether it was in progress; an ended call is left as it is.
    */
   readonly end: (conversationId: string, end: {
     readonly answeredAt: Date | null

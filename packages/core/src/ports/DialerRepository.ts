@@ -116,8 +116,9 @@ export class DialerRepository extends Context.Service<DialerRepository, {
   }) => Effect.Effect<CallStart>
   /**
    * The end of a placed call, in one transaction: the conversation's answer and end times,
-   * duration and termination reason, and the contact's next state by `ContactState.applyOutcome`
-   * (only while the caller still holds the lease on this call).
+   * duration (of an answered call, the carrier's figure when `CarrierCalls` has one) and
+   * termination reason, and the contact's next state by `ContactState.applyOutcome` (only while
+   * the caller still holds the lease on this call).
    */
   readonly endCall: (end: CallEnd) => Effect.Effect<void>
   /**

@@ -283,7 +283,7 @@ export class AdminApi extends HttpApiGroup.make("admin")
     }).annotate(OpenApi.Summary, "Simulate an inbound call")
       .annotate(
         OpenApi.Description,
-        "The simulated carrier calls `to_number` from `from_number`; the call is answered by the number's agent and listed as inbound. 409 when the daemon runs another carrier."
+        "The simulated carrier calls `to_number` from `from_number`; the call is answered by the number's agent (or a remote agent listening on it) and listed as inbound. A call the listening remote agents decline is still created and listed: never answered, `termination_reason` `no-answer`, 0 s. 409 when the daemon runs another carrier."
       )
   )
   .middleware(AdminAuthorization)

@@ -184,11 +184,14 @@ export const AdminHandlersNoDeps = HttpApiBuilder.group(
             detail: "Simulated inbound calls need the simulated carrier (VOICE_AGENT_CARRIER=sim)"
           })
         }
-        const accepted = yield* inbound.value.accept({ from: payload.from_number, to: payload.to_number })
-        if (Option.isNone(accepted)) {
+        const answer = yield* inbound.value.accept({ from: payload.from_number, to: payload.to_number })
+        // The call reached the number whatever the agents decide: a declined one is recorded
+        // (never answered), and the simulated caller hears it rejected.
+        if (answer._tag === "Declined") return { call_id: answer.callId }
+        if (answer._tag === "NotOurs") {
           return yield* new BadRequest({ detail: `Phone number ${payload.to_number} cannot take calls` })
         }
-        const { callId, mediaToken, mediaUrl } = accepted.value
+        const { callId, mediaToken, mediaUrl } = answer.call
         yield* simulator.value.callIn({
           from: payload.from_number,
           to: payload.to_number,
