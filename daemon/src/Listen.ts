@@ -16,9 +16,9 @@
  *
  * Before the upgrade, in §5's check order: 401 (missing, unknown or revoked key; a ticket that
  * is not good for this call now), 422 in FastAPI's shape (a missing or unknown `channel`; the
- * API's own validation code), 404 (no such call, another organization's, or ended). A ticket is
- * used up only at the upgrade, after those checks: two upgrades with one ticket, on any
- * daemons, get one socket and one 401.
+ * API's own validation code), 404 (no such call, another organization's, or ended), 426 (not a
+ * WebSocket upgrade). A ticket is used up only at the upgrade, after those checks: two upgrades
+ * with one ticket, on any daemons, get one socket and one 401.
  *
  * A listener slower than the call loses the oldest audio (LiveCalls' sliding PubSub).
  *
@@ -62,6 +62,8 @@ const decodeQuery = Schema.decodeUnknownResult(Query)
 const FRAME_SAMPLES = 20 * CallTimeline.SAMPLES_PER_MS
 
 const failure = (status: number, detail: unknown) => HttpServerResponse.jsonUnsafe({ detail }, { status })
+
+const upgradeExpected = failure(426, "A WebSocket upgrade is expected")
 
 const unauthorized = (ticket: boolean) =>
   failure(401, ticket ? "Invalid, used or expired listen ticket" : "Invalid or missing API key")
@@ -131,6 +133,8 @@ export const endpoint = HttpRouter.add(
     if (Option.isNone(conversation) || conversation.value.endedAt !== null) {
       return failure(404, "Call not found or has ended")
     }
+    // Not an upgrade: refused before a ticket is used up.
+    if (!/^websocket$/i.test(request.headers["upgrade"] ?? "")) return upgradeExpected
     if (typeof ticket === "string" && !(yield* (yield* ListenTicketRepository).redeem({ ticket, callId, now }))) {
       return unauthorized(true)
     }
@@ -152,6 +156,6 @@ export const endpoint = HttpRouter.add(
     return HttpServerResponse.empty()
   }).pipe(
     Effect.scoped,
-    Effect.catch(() => Effect.succeed(HttpServerResponse.text("A WebSocket upgrade is expected", { status: 426 })))
+    Effect.catch(() => Effect.succeed(upgradeExpected))
   )
 )

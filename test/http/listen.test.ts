@@ -175,6 +175,7 @@ for (const backend of await TestDatabase.backends()) {
 
           const ticket = yield* ticketOf(org.key, call.callId)
           // A ticket is checked before the channel; a refusal after the check leaves it unused.
+          assertDetail(yield* api(null, "GET", path(ticket)), 426, "not an upgrade")
           refused(
             yield* connect(listenPath(call.callId, "channel=both&ticket=lt_garbage")),
             401,
