@@ -10,7 +10,6 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as MuLaw from "@voice-agent/media/MuLaw"
-import * as TestDatabase from "@voice-agent/store-sql/testing/TestDatabase"
 import { Effect, Option } from "effect"
 import WebSocket from "ws"
 import * as Daemon from "../support/Daemon.ts"
@@ -91,26 +90,11 @@ const assertAudioFromAnswer = (heard: Heard, label: string) => {
   assert.isAbove(loud, 10, `${label}: the call's speech, not silence`)
 }
 
-const postgres = (await TestDatabase.backends()).find((backend) => backend.name === "postgres")!
-
-const storages = [
-  {
-    name: "the embedded database",
-    skip: undefined,
-    storage: Effect.succeed({ args: ["--data-dir", ":memory:"], env: {} })
-  },
-  {
-    name: "PostgreSQL",
-    skip: postgres.skip,
-    storage: Effect.map(TestDatabase.freshDatabaseUrl("voice_agent_listen"), (url) => ({
-      args: [],
-      env: { DATABASE_URL: url }
-    }))
-  }
-] as const
-
 const answers = "+12025550101"
 const neverAnswers = "+12025550161"
+
+const storages = await Daemon.storages("voice_agent_listen")
+const postgres = storages[1]
 
 describe("live listen, on a daemon", () => {
   for (const { name, skip, storage } of storages) {
@@ -183,7 +167,7 @@ describe("live listen, on a daemon", () => {
       "a ticket from either daemon opens the call on the other, once; the daemon without its media sends stop",
       () =>
         Effect.gen(function*() {
-          const env = { DATABASE_URL: yield* TestDatabase.freshDatabaseUrl("voice_agent_listen") }
+          const { env } = yield* postgres.storage
           // The dialing daemon places the calls, and their media streams to it.
           const dialing = yield* Daemon.serve(["--port", "0"], env)
           const other = yield* Daemon.serve(["--port", "0", "--no-dialer"], env)
