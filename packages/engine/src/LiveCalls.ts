@@ -23,7 +23,7 @@
  * @since 0.1.0
  */
 import type * as CallTimeline from "@voice-agent/media/CallTimeline"
-import { Context, Effect, Layer, PubSub, Stream } from "effect"
+import { Context, Deferred, Effect, Layer, PubSub, Stream } from "effect"
 import type { Scope } from "effect"
 
 type Item =
@@ -69,9 +69,25 @@ interface Entry {
   readonly pubsub: PubSub.PubSub<Item>
   /** A session registered the call into this entry. */
   registered: boolean
+  /** Done when it did. */
+  readonly started: Deferred.Deferred<void>
   /** That session ended (the end marker is published). */
   ended: boolean
   listeners: number
+}
+
+const newEntry = (pubsub: PubSub.PubSub<Item>): Entry => ({
+  pubsub,
+  registered: false,
+  started: Deferred.makeUnsafe(),
+  ended: false,
+  listeners: 0
+})
+
+const markRegistered = (entry: Entry): Entry => {
+  entry.registered = true
+  Deferred.doneUnsafe(entry.started, Effect.void)
+  return entry
 }
 
 /**
@@ -89,7 +105,7 @@ export const make: Effect.Effect<LiveCalls["Service"]> = Effect.sync(() => {
         // Made while the PubSub was: take the entry that won, if another did.
         const winner = calls.get(callId)
         if (winner !== undefined && !winner.ended) return winner
-        const entry: Entry = { pubsub, registered: false, ended: false, listeners: 0 }
+        const entry = newEntry(pubsub)
         calls.set(callId, entry)
         return entry
       })
@@ -100,15 +116,12 @@ export const make: Effect.Effect<LiveCalls["Service"]> = Effect.sync(() => {
       Effect.flatMap(entryOf(callId), (found) =>
         found.registered
           // A second session of one call (refused upstream; kept apart here all the same).
-          ? Effect.map(PubSub.sliding<Item>(capacity), (pubsub): Entry => {
-            const entry: Entry = { pubsub, registered: true, ended: false, listeners: 0 }
+          ? Effect.map(PubSub.sliding<Item>(capacity), (pubsub) => {
+            const entry = markRegistered(newEntry(pubsub))
             calls.set(callId, entry)
             return entry
           })
-          : Effect.sync(() => {
-            found.registered = true
-            return found
-          })),
+          : Effect.sync(() => markRegistered(found))),
       (entry) =>
         Effect.suspend(() => {
           if (calls.get(callId) === entry) calls.delete(callId)
@@ -137,10 +150,10 @@ export const make: Effect.Effect<LiveCalls["Service"]> = Effect.sync(() => {
       const subscription = yield* PubSub.subscribe(entry.pubsub)
       // Ended between the look-up and the subscription: the end marker was published before.
       if (entry.ended) return Stream.empty
-      // The call ended with no session here: nothing will be published. With one, its end marker ends the stream.
-      const endedWithoutMedia = Effect.andThen(
-        ended,
-        Effect.suspend(() => entry.registered ? Effect.never : Effect.void)
+      // The call ended with no session here: nothing will be published. Once a session has
+      // registered, its end marker ends the stream, and `ended` is no longer waited for.
+      const endedWithoutMedia = Effect.raceFirst(ended, Deferred.await(entry.started)).pipe(
+        Effect.andThen(Effect.suspend(() => entry.registered ? Effect.never : Effect.void))
       )
       return Stream.fromEffectRepeat(PubSub.take(subscription)).pipe(
         Stream.takeWhile((item) => item._tag === "Segment"),
