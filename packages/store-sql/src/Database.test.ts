@@ -54,7 +54,8 @@ for (const backend of backends) {
             { id: 9, name: "agents" },
             { id: 10, name: "media_streams" },
             { id: 11, name: "webhook_attempts" },
-            { id: 13, name: "carrier_calls" }
+            { id: 13, name: "carrier_calls" },
+            { id: 14, name: "listen_tickets" }
           ])
           assert.deepStrictEqual(yield* Migrations.run, [])
           assert.deepStrictEqual(yield* Migrations.run, [])

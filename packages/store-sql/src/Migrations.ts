@@ -25,6 +25,7 @@ import agents from "./migrations/0009_agents.ts"
 import mediaStreams from "./migrations/0010_media_streams.ts"
 import webhookAttempts from "./migrations/0011_webhook_attempts.ts"
 import carrierCalls from "./migrations/0013_carrier_calls.ts"
+import listenTickets from "./migrations/0014_listen_tickets.ts"
 
 /**
  * Every migration, by `<id>_<name>`.
@@ -43,7 +44,8 @@ export const migrations = {
   "0009_agents": agents,
   "0010_media_streams": mediaStreams,
   "0011_webhook_attempts": webhookAttempts,
-  "0013_carrier_calls": carrierCalls
+  "0013_carrier_calls": carrierCalls,
+  "0014_listen_tickets": listenTickets
 }
 
 /**
