@@ -23,6 +23,12 @@
  *   are not `fsync`ed: a killed process loses nothing the kernel accepted, a power cut may
  *   lose more.
  *   Patching costs one 44-byte write a second per channel, next to fifty frame writes.
+ * - Lost calls: when such a call is recovered by a process that holds its files (the same
+ *   data directory, or a shared one), `finalizeLost` makes them whole: each channel extended
+ *   with zeros from its last whole sample to the call's length (the longest channel's, and at
+ *   least what the recovery asks: as far as the transcript goes), anything past it cut, and the
+ *   header rewritten to declare exactly that. Running it again changes nothing; a call with no
+ *   file here is left out; a file that cannot be finalized is logged and left as written.
  * - Write errors: a failed create, write or header patch (ENOSPC, EDQUOT, EFBIG: `NoSpace`;
  *   EACCES, EPERM, EROFS: `Denied`; anything else: `Io`) is the port's `RecordingWriteError`.
  *   After it the writer writes nothing more (later writes succeed and do nothing); when its
