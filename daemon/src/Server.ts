@@ -114,7 +114,7 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
     Layer.provide(Inbound.announce),
     Layer.provideMerge(http),
     // Live listen: the media sessions of this process publish, the listen route subscribes.
-    Layer.provide([Recordings.layer(options.dataDir), Media.agent, LiveCalls.layer]),
+    Layer.provide([Media.agent, LiveCalls.layer]),
     // Inbound calls (carriers' webhooks, the admin API's simulated ones) and the reference SDK's
     // create-outbound calls stream to the media endpoint.
     Layer.provideMerge(DirectCalls.layer),
@@ -126,6 +126,9 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
     Layer.provideMerge(Carrier.layerConfig.pipe(Layer.provide(Media.connector))),
     // The tasks remote agents set, for the simulated person (below both: the carrier reads them).
     Layer.provideMerge(RemoteTasks.layer),
+    // Recordings: written by the media sessions, read by the API, and finalized by the recovery
+    // of lost calls (the dialer's and the inbound sweep's).
+    Layer.provideMerge(Recordings.layer(options.dataDir)),
     Layer.provideMerge(DemoSeed.layer.pipe(Layer.provideMerge(storage))),
     Layer.provideMerge(ModelProxy.layer),
     Layer.provideMerge(ProviderConfig.layer),

@@ -175,7 +175,9 @@ CREATE TABLE public.recording_chunks (
 CREATE TABLE public.recordings (
     call_id text NOT NULL,
     channel text NOT NULL,
-    CONSTRAINT recordings_channel_check CHECK ((channel = ANY (ARRAY['agent'::text, 'remote'::text])))
+    final_samples bigint,
+    CONSTRAINT recordings_channel_check CHECK ((channel = ANY (ARRAY['agent'::text, 'remote'::text]))),
+    CONSTRAINT recordings_final_samples_check CHECK ((final_samples >= 0))
 );
 
 CREATE TABLE public.server_secrets (

@@ -18,7 +18,9 @@
  * - every finished call has its record and transcript: every conversation ended with a
  *   reason; through the HTTP API each answers with the reason SQL holds, and each answered call
  *   that ended normally has its transcript (an AGENT turn, and a HUMAN one for a conversation
- *   with the scripted person) and its `agent`, `remote` and `mixed` recordings;
+ *   with the scripted person) and its `agent`, `remote` and `mixed` recordings; a call
+ *   recovered from a killed daemon has what was recorded of it, its duration covering every
+ *   turn and every recording it serves (each less than a second shorter than the duration);
  * - every WAV readable by sox: every file under the recordings directory (those of killed
  *   daemons included) and every recording fetched through the API (`sox <file> -n` reads them
  *   whole);
@@ -153,6 +155,10 @@ export const soxRejects = (file: string): Effect.Effect<string | undefined> =>
     run("sox", [file, "-n"]),
     ({ code, stderr }) => code === 0 ? undefined : `sox cannot read ${file} (exit ${code}): ${stderr.trim()}`
   )
+
+/** Seconds of audio a canonical 8 kHz mono 16-bit WAV declares (its data chunk's size). */
+const wavSeconds = (bytes: Uint8Array): number =>
+  bytes.length < 44 ? 0 : new DataView(bytes.buffer, bytes.byteOffset).getUint32(40, true) / 16_000
 
 /** Every `.wav` under `dir`. */
 const wavFilesUnder = (dir: string): Array<string> =>
@@ -512,12 +518,22 @@ export const runKill = (options: Options): Effect.Effect<Report, never, Scope.Sc
           }
           if (!c.answered) return
           const transcript = yield* json(`${base}/v1/conversations/${c.callId}/transcript`, auth).pipe(Effect.orDie)
-          const turns = transcript.body as Array<{ speaker: string }>
+          const turns = transcript.body as Array<{ speaker: string; offset_ms: number }>
           if (transcript.status !== 200 || !Array.isArray(turns) || turns.length !== c.turns) {
             yield* violation(`transcript of call ${c.callId}: ${transcript.status}, ${c.turns} turn(s) in SQL`)
           }
+          // A lost call's duration covers what was recorded of it: every turn, every recording.
+          const lost = c.reason === "bot-failure"
+          const duration = record.duration_sec ?? 0
+          const pastTheEnd = lost && Array.isArray(turns) ? turns.filter((t) => t.offset_ms > duration * 1000) : []
+          if (pastTheEnd.length > 0) {
+            yield* violation(
+              `lost call ${c.callId} (${duration} s) has turns past its end: ${JSON.stringify(pastTheEnd)}`
+            )
+          }
           // A call that ended by its own end has all three; one cut by a kill has what was
-          // written before it (maybe nothing), and what there is must read.
+          // written before it (maybe nothing), and what there is must read, as long as its
+          // duration says (within a second: the duration is rounded up to whole seconds).
           for (const channel of ["agent", "remote", "mixed"] as const) {
             const wav = yield* http(`${base}/v1/conversations/${c.callId}/channels/${channel}/recording`, auth).pipe(
               Effect.orDie
@@ -533,6 +549,10 @@ export const runKill = (options: Options): Effect.Effect<Report, never, Scope.Sc
             const rejected = yield* soxRejects(file)
             if (rejected !== undefined) yield* violation(rejected)
             fs.rmSync(file)
+            const seconds = wavSeconds(wav.bytes)
+            if (lost && (seconds > duration || duration - seconds >= 1)) {
+              yield* violation(`recording ${channel} of lost call ${c.callId}: ${seconds} s, duration ${duration} s`)
+            }
           }
         }),
       { concurrency: 4, discard: true }

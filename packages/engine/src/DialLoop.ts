@@ -19,8 +19,9 @@ import type { Carrier } from "@voice-agent/core/ports/Carrier"
 import type { DialableCampaign } from "@voice-agent/core/ports/DialerRepository"
 import { DialerRepository } from "@voice-agent/core/ports/DialerRepository"
 import { DialerWakeup } from "@voice-agent/core/ports/DialerWakeup"
+import { RecordingStore } from "@voice-agent/core/ports/RecordingStore"
 import type { ServerSecrets } from "@voice-agent/core/ports/ServerSecrets"
-import { Clock, Duration, Effect, FiberSet, Layer, Queue, Ref, Schedule, Stream } from "effect"
+import { Clock, Duration, Effect, FiberSet, Layer, Option, Queue, Ref, Schedule, Stream } from "effect"
 import type { Scope } from "effect"
 import * as CallAttempt from "./CallAttempt.ts"
 import type { DialerSettings } from "./DialerSettings.ts"
@@ -47,7 +48,9 @@ export const nextDueAt = (campaigns: ReadonlyArray<DialableCampaign>, now: numbe
 
 /**
  * Runs the loop until the scope closes. With `CallControllers` in the context (optional), each
- * claim's call is first offered to the remote agents serving its campaign (CallAttempt).
+ * claim's call is first offered to the remote agents serving its campaign (CallAttempt). With a
+ * `RecordingStore` (optional: a `dial` process has none), the recovery of a lost call finalizes
+ * the recordings this process holds of it.
  *
  * @category constructors
  */
@@ -57,6 +60,11 @@ export const run = (
   Effect.gen(function*() {
     const repository = yield* DialerRepository
     const wakeup = yield* DialerWakeup
+    // Recordings kept outside the database (files) are finalized by the recovery of their lost
+    // calls when this process holds them; the database's are finalized by the recovery itself.
+    const finalizeRecordings = Option.getOrUndefined(
+      Option.map(yield* Effect.serviceOption(RecordingStore), (store) => store.finalizeLost)
+    )
     const { worker, leaseMs } = settings
     const stopping = yield* Ref.make(false)
     // Leases are renewed until the very end: forked first, this fiber is interrupted last, after
@@ -93,7 +101,7 @@ export const run = (
 
     const tick = Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
-      const recovered = yield* repository.recoverExpired({ now, limit: recoveryBatch })
+      const recovered = yield* repository.recoverExpired({ now, limit: recoveryBatch, finalizeRecordings })
       if (recovered > 0) yield* Effect.logInfo(`Recovered ${recovered} contact(s) whose dialer stopped`)
       const campaigns = yield* repository.dialableCampaigns(now)
       const open = campaigns.filter((campaign) => isOpenAt(campaign.schedule, now)).map((campaign) => campaign.id)

@@ -27,7 +27,9 @@
  *
  * A process that dies with inbound calls in progress leaves their conversations open (the
  * carrier drops such calls when their media streams close) until a sweep of any daemon, every
- * `sweepEveryMs`, ends them as `bot-failure` once they are older than any call can last.
+ * `sweepEveryMs`, ends them as `bot-failure` once they are older than any call can last,
+ * keeping what was recorded of them (with a `RecordingStore` in the context, optional, the
+ * recordings this process holds are finalized too; docs/DIALER.md, "Lost calls").
  *
  * @since 0.1.0
  */
@@ -41,6 +43,7 @@ import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepo
 import type { AcceptedCall, InboundAnswer } from "@voice-agent/core/ports/InboundCalls"
 import { InboundCalls } from "@voice-agent/core/ports/InboundCalls"
 import { PhoneNumberRepository } from "@voice-agent/core/ports/PhoneNumberRepository"
+import { RecordingStore } from "@voice-agent/core/ports/RecordingStore"
 import { ServerSecrets } from "@voice-agent/core/ports/ServerSecrets"
 import { WebhookRepository } from "@voice-agent/core/ports/WebhookRepository"
 import * as Webhook from "@voice-agent/core/Webhook"
@@ -114,6 +117,11 @@ export const make = (settings: InboundSettings) =>
     const key = MediaToken.keyFrom(yield* (yield* ServerSecrets).cursorKey)
     const offer = yield* offerer
     const scope = yield* Effect.scope
+    // Recordings kept outside the database (files) are finalized by the sweep when this process
+    // holds them; the database's are finalized by the sweep's statement itself.
+    const finalizeRecordings = Option.getOrUndefined(
+      Option.map(yield* Effect.serviceOption(RecordingStore), (store) => store.finalizeLost)
+    )
 
     /** The agent's verdict among the call's recorded events; fails while there is none. */
     const recordedVerdict = (callId: string) =>
@@ -190,7 +198,8 @@ export const make = (settings: InboundSettings) =>
       const now = yield* Clock.currentTimeMillis
       const closed = yield* conversations.closeAbandonedInbound({
         startedBefore: new Date(now - settings.maxCallMs - settings.verdictGraceMs - settings.sweepEveryMs),
-        now: new Date(now)
+        now: new Date(now),
+        finalizeRecordings
       })
       if (closed.length === 0) return
       yield* Webhook.emit(closed.map(Webhook.callEnded))

@@ -404,6 +404,62 @@ describe("FileRecordingStore", () => {
       60_000
     )
 
+    it.effect.skipIf(!hasSox)(
+      "finalizeLost makes a killed process's files whole: every channel as long as the longest and the transcript, sox reads it all",
+      () =>
+        Effect.gen(function*() {
+          const { root, store } = yield* tempStore()
+          const child = yield* runChild(["kill", root, "lost"], { killOn: "ready" })
+          assert.strictEqual(child.signal, "SIGKILL", child.stderr)
+          const file = (channel: "agent" | "remote") => nodePath.join(root, "lost", `${channel}.wav`)
+          const stored = {
+            agent: (nodeFs.statSync(file("agent")).size - 44) >> 1,
+            remote: (nodeFs.statSync(file("remote")).size - 44) >> 1
+          }
+          const longest = Math.max(stored.agent, stored.remote)
+
+          // every channel at the longest one's length (the transcript reaches less far)
+          const lengths = yield* store.finalizeLost([
+            { callId: "lost", atLeastSamples: RATE },
+            { callId: "never-recorded", atLeastSamples: RATE },
+            { callId: "../escape", atLeastSamples: RATE }
+          ])
+          assert.deepStrictEqual([...lengths], [["lost", longest]])
+          const whole = (channel: "agent" | "remote", samples: number) => {
+            const expected = new Int16Array(samples)
+            expected.set(tone(channelHz[channel], 0, Math.min(stored[channel], samples)))
+            return expected
+          }
+          for (const channel of ["agent", "remote"] as const) {
+            const { declared, samples } = soxRead(file(channel))
+            assert.strictEqual(declared, longest, channel)
+            assert.deepStrictEqual(samples, whole(channel, longest), channel)
+            assert.strictEqual(nodeFs.statSync(file(channel)).size, 44 + 2 * longest, channel)
+            assert.deepStrictEqual(assertWav(yield* collect(yield* store.read("lost", channel)), longest), samples)
+          }
+          const mixed = yield* collect(yield* store.read("lost", "mixed"))
+          assert.deepStrictEqual(
+            assertWav(mixed, longest),
+            Mixer.mix(whole("agent", longest), whole("remote", longest))
+          )
+
+          // a transcript that goes further: silence up to it; and again, nothing changes
+          const further = longest + RATE / 2
+          for (let round = 0; round < 2; round++) {
+            assert.deepStrictEqual([...yield* store.finalizeLost([{ callId: "lost", atLeastSamples: further }])], [[
+              "lost",
+              further
+            ]])
+            for (const channel of ["agent", "remote"] as const) {
+              const { declared, samples } = soxRead(file(channel))
+              assert.strictEqual(declared, further, channel)
+              assert.deepStrictEqual(samples, whole(channel, further), channel)
+            }
+          }
+        }),
+      60_000
+    )
+
     it.effect.skipIf(!hasSox || !hasPrlimit)(
       "a write refused for lack of room (a file-size limit) is a RecordingWriteError that ends the recording cleanly",
       () =>

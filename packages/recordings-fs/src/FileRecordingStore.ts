@@ -23,6 +23,12 @@
  *   are not `fsync`ed: a killed process loses nothing the kernel accepted, a power cut may
  *   lose more.
  *   Patching costs one 44-byte write a second per channel, next to fifty frame writes.
+ * - Lost calls: when such a call is recovered by a process that holds its files (the same
+ *   data directory, or a shared one), `finalizeLost` makes them whole: each channel extended
+ *   with zeros from its last whole sample to the call's length (the longest channel's, and at
+ *   least what the recovery asks: as far as the transcript goes), anything past it cut, and the
+ *   header rewritten to declare exactly that. Running it again changes nothing; a call with no
+ *   file here is left out; a file that cannot be finalized is logged and left as written.
  * - Write errors: a failed create, write or header patch (ENOSPC, EDQUOT, EFBIG: `NoSpace`;
  *   EACCES, EPERM, EROFS: `Denied`; anything else: `Io`) is the port's `RecordingWriteError`.
  *   After it the writer writes nothing more (later writes succeed and do nothing); when its
@@ -70,10 +76,15 @@ import * as NodePath from "@effect/platform-node/NodePath"
 import type { RecordingChannel } from "@voice-agent/core/Conversation"
 import { RecordingNotFound } from "@voice-agent/core/Errors"
 import { RecordingStore, RecordingWriteError } from "@voice-agent/core/ports/RecordingStore"
-import type { RecordingRead, RecordingWriteFailure, RecordingWriter } from "@voice-agent/core/ports/RecordingStore"
+import type {
+  LostRecording,
+  RecordingRead,
+  RecordingWriteFailure,
+  RecordingWriter
+} from "@voice-agent/core/ports/RecordingStore"
 import * as Mixer from "@voice-agent/media/Mixer"
 import * as Wav from "@voice-agent/media/Wav"
-import { Data, Effect, Exit, FileSystem, Layer, Option, Path, Result, Scope, Semaphore, Stream } from "effect"
+import { Cause, Data, Effect, Exit, FileSystem, Layer, Option, Path, Result, Scope, Semaphore, Stream } from "effect"
 import type { PlatformError } from "effect/PlatformError"
 
 /**
@@ -113,7 +124,10 @@ const HEADER_PROBE_BYTES = 4096
 interface Side {
   readonly path: string
   readonly dataOffset: number
+  /** Samples the header declares (what reads serve). */
   readonly samples: number
+  /** Whole samples in the file after the header (more than declared after a crash). */
+  readonly storedSamples: number
 }
 
 const isNotFound = (error: PlatformError): boolean => error.reason._tag === "NotFound"
@@ -192,7 +206,9 @@ export const make = Effect.fnUntraced(function*(rootDir: string, options: Option
       const size = Number((yield* handle.stat).size)
       const head = yield* readAt(handle, 0, Math.min(size, HEADER_PROBE_BYTES))
       // a writer opens the file, then writes the header: in between, the channel is empty
-      if (head.length < Wav.HEADER_BYTES) return Option.some({ path: file, dataOffset: Wav.HEADER_BYTES, samples: 0 })
+      if (head.length < Wav.HEADER_BYTES) {
+        return Option.some({ path: file, dataOffset: Wav.HEADER_BYTES, samples: 0, storedSamples: 0 })
+      }
       const parsed = Wav.parseHeader(head)
       if (Result.isFailure(parsed)) return yield* Effect.die(parsed.failure)
       const h = parsed.success
@@ -201,7 +217,12 @@ export const make = Effect.fnUntraced(function*(rootDir: string, options: Option
       ) {
         return yield* Effect.die(new Error(`${file} is not 16-bit PCM mono at 8000 Hz`))
       }
-      return Option.some({ path: file, dataOffset: h.dataOffset, samples: Wav.readableDataBytes(h, size) >> 1 })
+      return Option.some({
+        path: file,
+        dataOffset: h.dataOffset,
+        samples: Wav.readableDataBytes(h, size) >> 1,
+        storedSamples: Math.max(0, size - h.dataOffset) >> 1
+      })
     }).pipe(
       Effect.scoped,
       Effect.catchIf(isNotFound, () => Effect.succeed(Option.none())),
@@ -280,7 +301,60 @@ export const make = Effect.fnUntraced(function*(rootDir: string, options: Option
     return { size, bytes } satisfies RecordingRead
   })
 
+  /**
+   * Makes a channel file exactly `samples` long: zeros after its last whole sample, anything
+   * past the end cut, and the header declaring it.
+   */
+  const finalizeSide = (side: Side, samples: number) =>
+    Effect.gen(function*() {
+      if (side.dataOffset !== Wav.HEADER_BYTES) {
+        return yield* Effect.die(new Error(`${side.path} does not have the store's 44-byte header`))
+      }
+      const file = yield* fs.open(side.path, { flag: "r+" })
+      const end = Wav.HEADER_BYTES + 2 * samples
+      let position = Wav.HEADER_BYTES + 2 * Math.min(side.storedSamples, samples)
+      yield* file.seek(BigInt(position), "start")
+      while (position < end) {
+        const length = Math.min(chunkBytes, end - position)
+        yield* file.writeAll(new Uint8Array(length))
+        position += length
+      }
+      yield* file.truncate(end)
+      yield* file.seek(0n, "start")
+      yield* file.writeAll(Wav.header(2 * samples))
+    }).pipe(Effect.scoped)
+
+  /** A lost call's channel files, finalized at one length; none when it has no file here. */
+  const finalizeCall = (call: LostRecording): Effect.Effect<Option.Option<number>> =>
+    Effect.gen(function*() {
+      if (!isSafeCallId(call.callId)) return Option.none()
+      const found = yield* Effect.forEach(["agent", "remote"] as const, (c) => inspect(channelPath(call.callId, c)))
+      const sides = found.flatMap(Option.toArray)
+      if (sides.length === 0) return Option.none()
+      const samples = Math.max(Math.floor(call.atLeastSamples), ...sides.map((side) => side.storedSamples))
+      yield* Effect.forEach(sides, (side) => finalizeSide(side, samples), { discard: true })
+      return Option.some(samples)
+    }).pipe(
+      // one damaged file must not hold up the recovery of every other lost call
+      Effect.catchCause((cause) =>
+        Cause.hasInterruptsOnly(cause)
+          ? Effect.interrupt
+          : Effect.as(
+            Effect.logWarning(`The recordings of lost call ${call.callId} were left as written`, cause),
+            Option.none()
+          )
+      )
+    )
+
   return RecordingStore.of({
+    finalizeLost: Effect.fn("RecordingStore.finalizeLost")(function*(calls: ReadonlyArray<LostRecording>) {
+      const lengths = new Map<string, number>()
+      for (const call of calls) {
+        const samples = yield* finalizeCall(call)
+        if (Option.isSome(samples)) lengths.set(call.callId, samples.value)
+      }
+      return lengths
+    }),
     openWriter: Effect.fn("RecordingStore.openWriter")(function*(callId: string, channel: "agent" | "remote") {
       if (!isSafeCallId(callId)) return yield* Effect.die(new InvalidCallId({ callId }))
       const file = channelPath(callId, channel)

@@ -54,6 +54,7 @@ for (const backend of backends) {
             { id: 9, name: "agents" },
             { id: 10, name: "media_streams" },
             { id: 11, name: "webhook_attempts" },
+            { id: 12, name: "lost_call_recordings" },
             { id: 13, name: "carrier_calls" },
             { id: 14, name: "listen_tickets" }
           ])

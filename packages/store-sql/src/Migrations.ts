@@ -24,6 +24,7 @@ import openInboundCalls from "./migrations/0008_open_inbound_calls.ts"
 import agents from "./migrations/0009_agents.ts"
 import mediaStreams from "./migrations/0010_media_streams.ts"
 import webhookAttempts from "./migrations/0011_webhook_attempts.ts"
+import lostCallRecordings from "./migrations/0012_lost_call_recordings.ts"
 import carrierCalls from "./migrations/0013_carrier_calls.ts"
 import listenTickets from "./migrations/0014_listen_tickets.ts"
 
@@ -44,6 +45,7 @@ export const migrations = {
   "0009_agents": agents,
   "0010_media_streams": mediaStreams,
   "0011_webhook_attempts": webhookAttempts,
+  "0012_lost_call_recordings": lostCallRecordings,
   "0013_carrier_calls": carrierCalls,
   "0014_listen_tickets": listenTickets
 }

@@ -412,6 +412,10 @@ for (const backend of await TestDatabase.backends()) {
               VALUES (${`call-${inCall!}`}, ${org.id}, ${campaign.id}, ${inCall!}::bigint, 'outbound', ${campaign
               .originPhoneNumbers[0]!}, ${number}, ${minutes(-3)}, ${minutes(-2)})
               RETURNING id::text AS "id"`
+            // What the call left: a turn 45.5 s after the answer (its duration is what was recorded).
+            yield* sql`
+              INSERT INTO transcript_turns (conversation_id, seq, speaker, text, offset_ms)
+              VALUES (${conversation!.id}, 1, 'HUMAN', 'Yes.', 45500)`
             // Expired one minute ago, with a call; expiring exactly now (expired), claimed only.
             yield* sql`
               UPDATE contacts SET dialing_worker = 'dead-worker', dialing_lease_expires_at = ${minutes(-1)},
@@ -425,7 +429,7 @@ for (const backend of await TestDatabase.backends()) {
             const closed = yield* sql<{ endedAt: Date; durationSec: number; terminationReason: string }>`
               SELECT ended_at AS "endedAt", duration_sec AS "durationSec", termination_reason AS "terminationReason"
               FROM conversations WHERE id = ${conversation!.id}`
-            assert.deepStrictEqual(closed, [{ endedAt: now, durationSec: 120, terminationReason: "bot-failure" }])
+            assert.deepStrictEqual(closed, [{ endedAt: now, durationSec: 46, terminationReason: "bot-failure" }])
           }))
 
         it.effect("a lease is judged by the given instant: live until it expires", () =>

@@ -17,6 +17,7 @@ import type { ConversationRecord, TranscriptTurnRecord } from "@voice-agent/core
 import { Direction, Speaker, TerminationReason } from "@voice-agent/core/Conversation"
 import type { ConversationQuery } from "@voice-agent/core/ports/ConversationRepository"
 import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
+import type { FinalizeLost } from "@voice-agent/core/ports/RecordingStore"
 import { isUuid } from "@voice-agent/core/Uuid"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
@@ -24,6 +25,7 @@ import type { Statement } from "effect/sql"
 import { isStorableText } from "./internal/ids.ts"
 import { orDieInfrastructure } from "./internal/sqlErrors.ts"
 import { conversationColumns } from "./internal/webhookEvents.ts"
+import { closeLostStatement, lostCallEnds } from "./sql/lostCallEnds.ts"
 
 const conversationFields = {
   callId: Schema.String,
@@ -164,21 +166,19 @@ export const make = Effect.gen(function*() {
         RETURNING id`
   })
 
-  const closeAbandonedRows = SqlSchema.findAll({
-    Request: Schema.Struct({ startedBefore: Schema.Date, now: Schema.Date }),
-    Result: ConversationRow,
-    execute: ({ now, startedBefore }) =>
+  // Abandoned inbound calls end as lost campaign calls do (sql/lostCallEnds); SKIP LOCKED lets
+  // several daemons sweep at once, each closing the calls it locked.
+  const lockAbandoned = SqlSchema.findAll({
+    Request: Schema.Date,
+    Result: Schema.Struct({ id: Schema.String }),
+    execute: (startedBefore) =>
       sql`
-        UPDATE conversations SET ended_at = ${now}, termination_reason = 'bot-failure',
-               duration_sec = CASE WHEN answered_at IS NULL THEN 0
-                 ELSE coalesce(
-                   carrier_duration_sec,
-                   greatest(0, floor(extract(epoch FROM (${now}::timestamptz - answered_at))))::int
-                 )
-               END
+        SELECT id::text AS "id" FROM conversations
         WHERE direction = 'inbound' AND ended_at IS NULL AND started_at < ${startedBefore}
-        RETURNING ${columns}`
+        FOR NO KEY UPDATE SKIP LOCKED`
   })
+  const lostEnds = lostCallEnds(sql)
+  const decodeRows = Schema.decodeUnknownEffect(Schema.Array(ConversationRow))
 
   const findContext = SqlSchema.findOneOption({
     Request: Schema.String,
@@ -238,7 +238,19 @@ export const make = Effect.gen(function*() {
       orDieInfrastructure
     ),
     closeAbandonedInbound: Effect.fn("ConversationRepository.closeAbandonedInbound")(
-      (input: { readonly startedBefore: Date; readonly now: Date }) => closeAbandonedRows(input),
+      (input: {
+        readonly startedBefore: Date
+        readonly now: Date
+        readonly finalizeRecordings?: FinalizeLost | undefined
+      }) =>
+        sql.withTransaction(Effect.gen(function*() {
+          const abandoned = yield* lockAbandoned(input.startedBefore)
+          const ends = yield* lostEnds({
+            conversationIds: abandoned.map((row) => row.id),
+            finalizeRecordings: input.finalizeRecordings
+          })
+          return ends.length === 0 ? [] : yield* decodeRows(yield* closeLostStatement(sql, ends, input.now))
+        })),
       orDieInfrastructure
     ),
     appendTurns: Effect.fn("ConversationRepository.appendTurns")(

@@ -20,6 +20,12 @@
  *   frame goes in (or at close), so an interrupted write never shifts or loses audio.
  * - Crash safety: a daemon killed mid-call loses the chunk it was filling (under 2 s by
  *   default); everything inserted before reads as a valid, complete WAV.
+ * - Lost calls: when such a call is recovered, its channels are finalized at one length
+ *   (`finalizeLost`, sql/finalizeLostRecordings, which the recovery itself also runs in its
+ *   transaction): `recordings.final_samples`, the longest channel and at least as far as the
+ *   call's transcript goes. A channel's length is then that, not its chunks': the shorter one
+ *   (its last chunk died with the daemon) reads padded with silence, and audio stored later
+ *   (a writer that outlived the recovery) is not served.
  * - Write errors: any database failure (`SqlError`) is the port's `RecordingWriteError` with
  *   reason `Database` and the driver's error kind as its message (never the statement or the
  *   audio). After it the writer drops its buffer and ignores further writes; what was inserted
@@ -49,13 +55,14 @@
 import type { RecordingChannel } from "@voice-agent/core/Conversation"
 import { RecordingNotFound } from "@voice-agent/core/Errors"
 import { RecordingStore, RecordingWriteError } from "@voice-agent/core/ports/RecordingStore"
-import type { RecordingRead, RecordingWriter } from "@voice-agent/core/ports/RecordingStore"
+import type { LostRecording, RecordingRead, RecordingWriter } from "@voice-agent/core/ports/RecordingStore"
 import * as Mixer from "@voice-agent/media/Mixer"
 import * as Wav from "@voice-agent/media/Wav"
 import { Effect, Layer, Option, Semaphore, Stream } from "effect"
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql"
 import { isUniqueViolation, orDieInfrastructure } from "./internal/sqlErrors.ts"
+import { finalizeLostRecordings } from "./sql/finalizeLostRecordings.ts"
 
 /**
  * @category models
@@ -103,11 +110,14 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     }
   }
 
-  /** How many samples each opened channel of a call holds; absent channels are missing. */
+  /**
+   * How many samples each opened channel of a call holds (a lost call's: its finalized
+   * length); absent channels are missing.
+   */
   const lengths = (callId: string) =>
     sql<{ readonly channel: Channel; readonly samples: bigint }>`
       SELECT r.channel AS "channel",
-             coalesce((
+             coalesce(r.final_samples, (
                SELECT c.first_sample + octet_length(c.samples) / 2
                FROM recording_chunks c
                WHERE c.call_id = r.call_id AND c.channel = r.channel
@@ -293,7 +303,19 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     return wav(samples, range, (first, count) => sampleBytes(callId, channel, first, count))
   })
 
-  return RecordingStore.of({ openWriter, read })
+  const finalizeHere = finalizeLostRecordings(sql)
+  const finalizeLost = Effect.fn("RecordingStore.finalizeLost")((calls: ReadonlyArray<LostRecording>) =>
+    finalizeHere(calls).pipe(
+      Effect.catch((error) =>
+        Effect.as(
+          Effect.logWarning(`Could not finalize the recordings of ${calls.length} lost call(s): ${error.reason._tag}`),
+          new Map<string, number>()
+        )
+      )
+    )
+  )
+
+  return RecordingStore.of({ openWriter, read, finalizeLost })
 })
 
 /**

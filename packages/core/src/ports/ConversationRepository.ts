@@ -8,6 +8,7 @@ import type { Effect, Option } from "effect"
 import type { FieldValue } from "../AgentTask.ts"
 import type { ContactData } from "../Contact.ts"
 import type { ConversationRecord, Direction, TerminationReason, TranscriptTurnRecord } from "../Conversation.ts"
+import type { FinalizeLost } from "./RecordingStore.ts"
 
 /**
  * Filters and page of `GET /v1/conversations`, newest first.
@@ -54,11 +55,14 @@ export class ConversationRepository extends Context.Service<ConversationReposito
   }) => Effect.Effect<boolean>
   /**
    * Ends, as `bot-failure` at `now`, every inbound call started before `startedBefore` that has
-   * no end (its follower died with its daemon); answers the calls it ended.
+   * no end (its follower died with its daemon), keeping what was recorded of it as the
+   * dialer's recovery does (`DialerRepository.recoverExpired`, `finalizeRecordings` alike);
+   * answers the calls it ended.
    */
   readonly closeAbandonedInbound: (input: {
     readonly startedBefore: Date
     readonly now: Date
+    readonly finalizeRecordings?: FinalizeLost | undefined
   }) => Effect.Effect<ReadonlyArray<ConversationRecord>>
   /** Appends turns after the conversation's existing ones. */
   readonly appendTurns: (

@@ -17,6 +17,7 @@ import type { ContactData } from "../Contact.ts"
 import type { CallOutcome, ContactDialState, NotPlacedReason } from "../ContactState.ts"
 import type { DialingLoad } from "../Eligibility.ts"
 import type { E164 } from "../PhoneNumber.ts"
+import type { FinalizeLost } from "./RecordingStore.ts"
 
 /**
  * A campaign the dialer may dial as far as flags go (enabled, not deleted, its organization
@@ -140,9 +141,17 @@ export class DialerRepository extends Context.Service<DialerRepository, {
   }) => Effect.Effect<number>
   /**
    * Takes back up to `limit` contacts whose lease expired (ContactState.recover): the open
-   * conversation of each is closed with `bot-failure`. Answers how many.
+   * conversation of each is closed with `bot-failure`, keeping what was recorded of the call
+   * (its answer, recordings finalized, a duration covering them and its transcript; docs/DIALER.md).
+   * Recordings in the database are finalized by the recovery itself; `finalizeRecordings`
+   * (the recording store's `finalizeLost`) runs inside it for those kept elsewhere. Answers
+   * how many contacts were taken back.
    */
-  readonly recoverExpired: (input: { readonly now: number; readonly limit: number }) => Effect.Effect<number>
+  readonly recoverExpired: (input: {
+    readonly now: number
+    readonly limit: number
+    readonly finalizeRecordings?: FinalizeLost | undefined
+  }) => Effect.Effect<number>
   /** The contact's dialing state, DNC listing and the load on its caps; none when not found. */
   readonly inspect: (
     campaignId: string,

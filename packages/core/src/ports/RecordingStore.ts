@@ -13,6 +13,10 @@
  *
  * Reading stays free of infrastructure errors: a store that cannot read is a defect.
  *
+ * A call whose writers died with their process (its daemon killed mid-call) is finalized when
+ * its call is recovered as lost (`finalizeLost`): what was written becomes a complete
+ * recording, every channel as long as the call's recorded part (docs/MEDIA.md, "Lost calls").
+ *
  * @since 0.1.0
  */
 import { Context, Schema } from "effect"
@@ -74,6 +78,29 @@ export interface RecordingRead {
 }
 
 /**
+ * A call recovered as lost, as its recordings' finalization sees it.
+ *
+ * @category models
+ */
+export interface LostRecording {
+  readonly callId: string
+  /** Samples the recording must cover at least: its transcript reaches this far. */
+  readonly atLeastSamples: number
+}
+
+/**
+ * Finalizes the recordings of calls recovered as lost: each channel a store holds of such a
+ * call is made as long as the longest of them and at least `atLeastSamples`, silence filling
+ * what is missing, behind a header declaring exactly that. Answers that length in samples for
+ * every call the store holds something of (none for the others). Idempotent, and safe to run
+ * from several processes at once. Never fails: a recording it cannot finalize is logged and
+ * left as it was written (still readable up to its last header).
+ *
+ * @category models
+ */
+export type FinalizeLost = (calls: ReadonlyArray<LostRecording>) => Effect.Effect<ReadonlyMap<string, number>>
+
+/**
  * @category services
  */
 export class RecordingStore extends Context.Service<RecordingStore, {
@@ -90,4 +117,5 @@ export class RecordingStore extends Context.Service<RecordingStore, {
     channel: RecordingChannel,
     range?: { readonly start: number; readonly end: number }
   ) => Effect.Effect<RecordingRead, RecordingNotFound>
+  readonly finalizeLost: FinalizeLost
 }>()("@voice-agent/core/ports/RecordingStore") {}

@@ -265,6 +265,7 @@ export const repository = (world: World): DialerRepository["Service"] => {
         }
         return renewed
       }),
+    // The world keeps no call events, turns or recordings: a lost call ends unanswered, 0 s.
     recoverExpired: ({ now, limit }) =>
       Effect.sync(() => {
         let recovered = 0

@@ -4,10 +4,12 @@
  * current policy (a lease that carried a call ends it as `lost`: the attempt counts and the
  * conversation is closed with `bot-failure`; a mere claim is released with no attempt used).
  *
- * A short transaction of three statements: lock the expired leases (`FOR UPDATE OF c SKIP
- * LOCKED`, by `contacts_dialing_lease`), write the states ContactState computed
- * (writeContactStates, one statement for the batch), close their conversations
- * (closeLostConversations, one statement, and one more for their `call.ended` webhook events);
+ * A short transaction: lock the expired leases (`FOR UPDATE OF c SKIP LOCKED`, by
+ * `contacts_dialing_lease`), write the states ContactState computed (writeContactStates, one
+ * statement for the batch), close their conversations keeping what was recorded of each call
+ * (closeLostConversations: three statements, and one more for their `call.ended` webhook
+ * events; the caller's `finalizeRecordings`, for recordings kept outside the database, runs
+ * between them);
  * then, when a status moved (a lost call with no attempt left), one statement for the
  * `contact.status_changed` events (sql/enqueueWebhookEvents). `SKIP LOCKED` lets several daemons recover at once
  * without taking the same contact twice or waiting for each other, and passes over a contact
@@ -21,6 +23,7 @@
 import type { PgClient } from "@effect/sql-pg"
 import { ContactDataSchema } from "@voice-agent/core/Contact"
 import { recover } from "@voice-agent/core/ContactState"
+import type { FinalizeLost } from "@voice-agent/core/ports/RecordingStore"
 import { fromMillis } from "@voice-agent/core/Time"
 import { Effect, Schema } from "effect"
 import { SqlSchema } from "effect/sql"
@@ -71,7 +74,9 @@ export const recoverExpiredLeases = (sql: PgClient.PgClient) => {
   const close = closeLostConversations(sql)
   const enqueue = enqueueWebhookEvents(sql)
 
-  return (input: { readonly now: number; readonly limit: number }) =>
+  return (
+    input: { readonly now: number; readonly limit: number; readonly finalizeRecordings?: FinalizeLost | undefined }
+  ) =>
     input.limit <= 0 ? Effect.succeed(0) : sql.withTransaction(Effect.gen(function*() {
       const now = fromMillis(input.now)
       const expired = yield* lockExpired({ now, limit: input.limit })
@@ -81,7 +86,9 @@ export const recoverExpiredLeases = (sql: PgClient.PgClient) => {
       const conversationIds = expired.flatMap((row) =>
         row.leaseConversationId === null ? [] : [row.leaseConversationId]
       )
-      if (conversationIds.length > 0) yield* close({ conversationIds, now })
+      if (conversationIds.length > 0) {
+        yield* close({ conversationIds, now, finalizeRecordings: input.finalizeRecordings })
+      }
       yield* enqueue(expired.flatMap((row, i) => statusChanged(row, row.status, next[i]!.status)), now)
       return expired.length
     }))
