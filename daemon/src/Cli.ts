@@ -1,13 +1,21 @@
 /**
- * The `voice-agent` command line: `serve` (the daemon, CONTRACT §3) and the admin commands
- * (AdminCommands.ts, CONTRACT §4). Parsing, help and `--version` come from `effect/cli`.
+ * The `voice-agent` command line: `serve` (the daemon, CONTRACT §3), the admin commands
+ * (AdminCommands.ts, CONTRACT §4, against the database) and the campaign commands
+ * (CampaignCommands.ts, ContactCommands.ts, CallCommands.ts, CONTRACT §8, clients of a running
+ * daemon's HTTP API). Parsing, help and `--version` come from `effect/cli`.
+ *
+ * A usage error prints the command's help and the error on standard error (standard output
+ * stays for results, so `--json` output is never mixed with help) and exits 2 (bin.ts).
  *
  * @since 0.1.0
  */
-import { Effect, Layer, References } from "effect"
-import { Command, Flag } from "effect/cli"
+import { Console, Context, Effect, Layer, References } from "effect"
+import { CliOutput, Command, Flag, TerminalCapabilities } from "effect/cli"
 import packageJson from "../package.json" with { type: "json" }
 import { commands as adminCommands, dataDirFlag } from "./AdminCommands.ts"
+import * as CallCommands from "./CallCommands.ts"
+import * as CampaignCommands from "./CampaignCommands.ts"
+import * as ContactCommands from "./ContactCommands.ts"
 import * as Failures from "./Failures.ts"
 import * as Logging from "./Logging.ts"
 
@@ -53,8 +61,29 @@ const dial = Command.make(
  */
 export const root = Command.make("voice-agent").pipe(
   Command.withDescription("voice-agent: a self-hostable voice-agent engine"),
-  Command.withSubcommands([serve, dial, ...adminCommands])
+  Command.withSubcommands([
+    serve,
+    dial,
+    ...adminCommands,
+    CampaignCommands.command,
+    ContactCommands.command,
+    CallCommands.command
+  ])
 )
+
+/** effect/cli's presenter, with a usage error's help on standard error too. */
+const presenter: CliOutput.Presenter = {
+  present: (event) =>
+    event._tag !== "InvalidInvocation" ? CliOutput.defaultPresenter.present(event) : Effect.gen(function*() {
+      const context = yield* Effect.context()
+      const formatter = Context.getOrUndefined(context, CliOutput.Formatter) ??
+        CliOutput.defaultFormatter({
+          colors: Context.get(context, TerminalCapabilities.TerminalCapabilities).canColor
+        })
+      yield* Console.error(formatter.formatHelpDoc(event.helpDoc))
+      yield* Console.error(formatter.formatErrors(event.errors))
+    })
+}
 
 /**
  * Parses `args` (without the node and script paths) and runs the command. Logs go to standard
@@ -65,6 +94,7 @@ export const root = Command.make("voice-agent").pipe(
  */
 export const run = (args: ReadonlyArray<string>) =>
   Command.runWith(root, { version: packageJson.version })(args).pipe(
+    Effect.provide(CliOutput.layerPresenter(presenter)),
     Effect.provide(Layer.unwrap(
       Effect.gen(function*() {
         return yield* Logging.settings

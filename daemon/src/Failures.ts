@@ -3,13 +3,17 @@
  * setting, an unknown id), turned into one sentence that `effect/cli` prints on standard error
  * before the process exits 1. Anything else stays a reported failure with its cause.
  *
+ * Usage errors (a missing argument or flag, an unknown command or flag, a value of the wrong
+ * kind; CONTRACT §8) exit 2 instead: {@link isUsageFailure}.
+ *
  * @since 0.1.0
  */
 import { ApiKeyNotFound, OrganizationNotFound, PhoneNumberTaken } from "@voice-agent/core/Errors"
 import { DataDirLocked, DataDirUnavailable } from "@voice-agent/store-sql/DataDirLock"
-import { Config, ConfigProvider, Effect } from "effect"
+import { Cause, Config, ConfigProvider, Data, Effect, Option } from "effect"
 import { CliError } from "effect/cli"
 import { ServeError } from "effect/http/HttpServerError"
+import type { PlatformError } from "effect/PlatformError"
 
 /**
  * @category models
@@ -76,3 +80,52 @@ export const forUser = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
  * @category constructors
  */
 export const userError = (message: string) => new CliError.UserError({ userMessage: message, cause: message })
+
+/**
+ * A `CliError.UserError` (a failure whose sentence the user reads), as opposed to a defect.
+ *
+ * @category guards
+ */
+export const isUserError = (error: unknown): error is CliError.UserError => error instanceof CliError.UserError
+
+/**
+ * A usage error found by a command itself (a flag the parser cannot require, such as
+ * `--accept-terms`): exit 2, like the parser's own.
+ *
+ * @category errors
+ */
+export class UsageError extends Data.TaggedError("UsageError")<{ readonly message: string }> {}
+
+/**
+ * A `CliError.UserError` with `message` that exits 2.
+ *
+ * @category constructors
+ */
+export const usageError = (message: string) =>
+  new CliError.UserError({ userMessage: message, cause: new UsageError({ message }) })
+
+/**
+ * Whether a failed run failed on a usage error (exit 2): the parser's (shown with the command's
+ * help) or a {@link usageError}.
+ *
+ * @category guards
+ */
+export const isUsageFailure = (cause: Cause.Cause<unknown>): boolean =>
+  Option.match(Cause.findErrorOption(cause), {
+    onNone: () => false,
+    onSome: (error) =>
+      (CliError.isCliError(error) && error._tag === "ShowHelp") ||
+      (isUserError(error) && error.cause instanceof UsageError)
+  })
+
+/**
+ * What went wrong with a file, in a few words: "no such file", "permission denied", ...
+ *
+ * @category encoding
+ */
+export const fileProblem = (error: PlatformError): string => {
+  const reason = error.reason
+  if (reason._tag === "NotFound") return "no such file"
+  if (reason._tag === "PermissionDenied") return "permission denied"
+  return reason.description ?? reason.message
+}

@@ -11,7 +11,7 @@
 import * as TestDatabase from "@voice-agent/store-sql/testing/TestDatabase"
 import { Deferred, Effect, Option } from "effect"
 import { spawn } from "node:child_process"
-import type { ChildProcess } from "node:child_process"
+import type { ChildProcess, ChildProcessWithoutNullStreams } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -166,8 +166,32 @@ export interface CliResult {
  * @category constructors
  */
 export const cli = (args: ReadonlyArray<string>, env?: Record<string, string>): Effect.Effect<CliResult> =>
+  completion(() => spawn(process.execPath, [bin, ...args], { cwd: repoRoot, env: childEnv(env), stdio: "pipe" }))
+
+/**
+ * Runs `voice-agent <args>` to completion on a real pseudo-terminal (`script` from
+ * util-linux), `input` typed on it. Standard output and error both reach the terminal, whose
+ * output is answered as `stdout` (line ends as CRLF).
+ *
+ * @category constructors
+ */
+export const cliOnTerminal = (
+  args: ReadonlyArray<string>,
+  env?: Record<string, string>,
+  input = ""
+): Effect.Effect<CliResult> =>
+  completion(() => {
+    const quote = (arg: string) => `'${arg.replaceAll("'", "'\\''")}'`
+    const command = [process.execPath, bin, ...args].map(quote).join(" ")
+    const child = spawn("script", ["-qec", command, "/dev/null"], { cwd: repoRoot, env: childEnv(env), stdio: "pipe" })
+    // What the user types: the terminal holds it until the command reads a line.
+    child.stdin.write(input)
+    return child
+  })
+
+const completion = (start: () => ChildProcessWithoutNullStreams): Effect.Effect<CliResult> =>
   Effect.callback<CliResult>((resume) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: repoRoot, env: childEnv(env), stdio: "pipe" })
+    const child = start()
     let stdout = ""
     let stderr = ""
     child.stdout.on("data", (chunk) => (stdout += chunk))
