@@ -9,6 +9,7 @@
  * other work, no sockets. The figures compare versions of these functions on one machine; they
  * are not the share those functions take in a real call.
  */
+import * as SimVoice from "@voice-agent/carrier-sim/SimVoice"
 import * as CallTimeline from "@voice-agent/media/CallTimeline"
 import * as MuLaw from "@voice-agent/media/MuLaw"
 import * as SimSpeech from "@voice-agent/media/SimSpeech"
@@ -27,7 +28,7 @@ const payload = Buffer.from(codes).toString("base64")
 const batch = new Int16Array(1600).map((_, i) => Math.round(8000 * Math.sin(i / 5)))
 const batchBytes = Wav.encodeSamples(batch)
 const line = "Hi Jane, this is Alex calling from Acme about your appointment. Can I confirm your full name?"
-const speech = SimSpeech.encode(line)
+const speech = SimVoice.speak(line)
 
 const media: TwilioMediaStream.Media = {
   _tag: "Media",
@@ -90,7 +91,7 @@ const cases: ReadonlyArray<readonly [string, number, (i: number) => void]> = [
       }
     })()
   ],
-  ["SimSpeech.encode 93 characters (5.08 s)", 1 / 100, () => use(SimSpeech.encode(line))],
+  ["SimSpeech.encode 93 characters (5.08 s)", 1 / 100, () => use(SimVoice.speak(line))],
   [
     "SimSpeech.Decoder 5.08 s of speech in 20 ms frames",
     1 / 100,

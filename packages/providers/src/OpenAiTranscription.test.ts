@@ -1,5 +1,6 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { assert, describe, it } from "@effect/vitest"
+import * as SimVoice from "@voice-agent/carrier-sim/SimVoice"
 import type { PcmFrame, SpeechError, TranscribeOptions } from "@voice-agent/core/ports/SpeechToText"
 import * as SimSpeech from "@voice-agent/media/SimSpeech"
 import * as Wav from "@voice-agent/media/Wav"
@@ -34,7 +35,7 @@ const FIRST = "Alex Morgan"
 const SECOND = "March third twenty twenty seven"
 /** 500 ms of silence, FIRST, 1 s of silence, SECOND, 600 ms of silence. */
 const twoUtterances = () =>
-  join(silence(500), SimSpeech.encode(FIRST), silence(1000), SimSpeech.encode(SECOND), silence(600))
+  join(silence(500), SimVoice.speak(FIRST), silence(1000), SimVoice.speak(SECOND), silence(600))
 
 const clients: ReadonlyArray<readonly [string, Layer.Layer<HttpClient.HttpClient>]> = [
   ["undici", NodeHttpClient.layerUndici],
@@ -81,7 +82,7 @@ describe("segmenter", () => {
   })
 
   it("fills a gap inside an utterance with silence, and a long one ends it", () => {
-    const frames = framesOf(join(silence(400), SimSpeech.encode(SECOND)))
+    const frames = framesOf(join(silence(400), SimVoice.speak(SECOND)))
     // 100 ms of frames never delivered in the middle of the speech
     const withGap = [...frames.slice(0, 60), ...frames.slice(65)]
     const [utterance] = segment(withGap)
@@ -93,14 +94,14 @@ describe("segmenter", () => {
     )
 
     // two seconds missing: the detector's hangover passes in the gap
-    const late = framesOf(SimSpeech.encode(FIRST), 3000)
+    const late = framesOf(SimVoice.speak(FIRST), 3000)
     const split = segment([...frames.slice(0, 60), ...late])
     assert.deepStrictEqual(split.map(({ endMs, startMs }) => [startMs, endMs]), [[400, 1200], [3000, 3980]])
   })
 
   it("keeps the pre-roll across a short gap before the speech, and skips empty frames", () => {
     const quiet = framesOf(silence(300))
-    const speech = framesOf(join(SimSpeech.encode(FIRST), silence(500)), 340)
+    const speech = framesOf(join(SimVoice.speak(FIRST), silence(500)), 340)
     const [utterance] = segment([...quiet, { samples: new Int16Array(0), timestampMs: 300 }, ...speech])
     assert.deepStrictEqual([utterance!.startMs, utterance!.endMs], [340, 1320])
     // 160 ms of frames before the gap, the 40 ms gap as silence, the speech and its hangover
@@ -108,7 +109,7 @@ describe("segmenter", () => {
   })
 
   it("cuts speech longer than maxUtteranceMs", () => {
-    const long = SimSpeech.encode("a".repeat(40)) // 2.43 s
+    const long = SimVoice.speak("a".repeat(40)) // 2.43 s
     const utterances = segment(framesOf(join(silence(100), long, silence(500))), { maxUtteranceMs: 1000 })
     assert.deepStrictEqual(utterances.map(({ endMs, startMs }) => [startMs, endMs]), [
       [100, 1000],
@@ -120,7 +121,7 @@ describe("segmenter", () => {
   })
 
   it("ends an utterance with the audio", () => {
-    const utterances = segment(framesOf(join(silence(300), SimSpeech.encode(FIRST), silence(100))))
+    const utterances = segment(framesOf(join(silence(300), SimVoice.speak(FIRST), silence(100))))
     assert.deepStrictEqual(utterances.map(({ endMs, startMs }) => [startMs, endMs]), [[300, 1280]])
     assert.deepStrictEqual(segment(framesOf(silence(3000))), [])
   })
@@ -214,7 +215,7 @@ describe("transcribe", () => {
   it.live("leaves out a language without an ISO-639-1 code, the prompt without keywords, the key without one", () =>
     Effect.gen(function*() {
       const { fake, run } = yield* setup({ apiKey: undefined }, { apiKey: null })
-      const transcripts = yield* run(join(silence(200), SimSpeech.encode(FIRST), silence(500)), { language: "yue-HK" })
+      const transcripts = yield* run(join(silence(200), SimVoice.speak(FIRST), silence(500)), { language: "yue-HK" })
       assert.deepStrictEqual(transcripts.map((t) => t.text), [FIRST])
       assert.strictEqual(fake.transcriptions[0]!.authorization, undefined)
       assert.deepStrictEqual(fake.transcriptions[0]!.fields, { model: "whisper-1", response_format: "json" })
@@ -225,7 +226,7 @@ describe("transcribe", () => {
       const fake = yield* AudioFake.make({ apiKey: KEY })
       const stt = yield* OpenAiTranscription.make({ baseUrl: `${fake.url}/`, apiKey: Redacted.make(KEY) })
       const transcripts = yield* Stream.runCollect(
-        stt.transcribe(Stream.fromIterable(framesOf(join(SimSpeech.encode(FIRST), silence(500)))))
+        stt.transcribe(Stream.fromIterable(framesOf(join(SimVoice.speak(FIRST), silence(500)))))
       )
       assert.deepStrictEqual(transcripts.map((t) => t.text), [FIRST])
     }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
@@ -242,7 +243,7 @@ describe("transcribe", () => {
       const { fake, run } = yield* setup()
       // a loud tone: speech to the detector, nothing to the simulated-speech decoder
       const tone = Int16Array.from({ length: 8000 }, (_, i) => Math.round(8000 * Math.sin(i / 3)))
-      const transcripts = yield* run(join(tone, silence(600), SimSpeech.encode(FIRST), silence(600)))
+      const transcripts = yield* run(join(tone, silence(600), SimVoice.speak(FIRST), silence(600)))
       assert.deepStrictEqual(transcripts.map((t) => t.text), [FIRST])
       assert.strictEqual(fake.transcriptions.length, 2)
     }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
@@ -453,7 +454,7 @@ describe("the fake's wire format (without the adapter)", () => {
       const form = new FormData()
       form.append(
         "file",
-        new File([OpenAiTranscription.wavOf(SimSpeech.encode(FIRST))], "a.wav", { type: "audio/wav" })
+        new File([OpenAiTranscription.wavOf(SimVoice.speak(FIRST))], "a.wav", { type: "audio/wav" })
       )
       const noModel = yield* post(`${fake.url}/audio/transcriptions`, { headers, body: form })
       assert.deepStrictEqual(noModel, {
