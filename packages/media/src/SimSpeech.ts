@@ -25,74 +25,87 @@
  *   scaled to a peak of `VOICE_PEAK` (20000, −4.3 dBFS), starting at the utterance's first
  *   sample; flite's speech then sits around −20 dBFS RMS;
  * - the data band, 2.8 to 3.4 kHz: the text in 16-tone frequency-shift keying at amplitude
- *   `DATA_AMPLITUDE` (600: −38 dBFS RMS, about 18 dB under the speech and 7 dB above the
- *   energy voice-activity detector's stop threshold, so its pauses between words and sentences
- *   never end a turn). Each symbol is 25 ms (`SYMBOL_SAMPLES` = 200) of one tone carrying 4
+ *   `DATA_AMPLITUDE` (600: −38 dBFS RMS, 16 to 18 dB under flite's speech, pauses
+ *   included, and 7 dB above the energy voice-activity detector's stop threshold, so that the
+ *   voice's pauses between words and sentences never end a turn). Each symbol is 25 ms (`SYMBOL_SAMPLES` = 200) of one tone carrying 4
  *   bits; tone `b` makes exactly `70 + b` cycles per symbol (2800 Hz to 3400 Hz, 40 Hz
  *   apart), so the tones are orthogonal over a symbol window and the phase is continuous from
  *   one symbol to the next. It fades in over the first 5 ms, and its last tone rings on for
- *   `TAIL_SAMPLES` (5 ms) more, fading out: the samples the decoder's filter needs past the
- *   end marker, so that the decoder reads the end marker with the utterance's last sample.
+ *   `TAIL_SAMPLES` (7 ms) more, fading out over the last 5 ms.
  *
  * The band edges keep the data inside the telephone band (up to 3.4 kHz, where `Resample`'s
  * anti-aliasing filter is still flat), so the text survives a provider's 24 kHz round trip
- * too. The data carrier, in symbols:
+ * too. The speech keeps what carries most of its intelligibility (vowels' first two formants,
+ * most consonant cues); sibilants lose their top, as on an old telephone line. The data carrier, in symbols:
  *
  * | symbols | field                                                                         |
  * | ------- | ----------------------------------------------------------------------------- |
  * | 6       | preamble: tones 0, 15, 3, 12, 6, 9                                            |
  * | 3       | byte length L (12 bits, high nibble first; at most `MAX_BYTES` = 4095)       |
- * | 4       | filler length F (16 bits, high nibble first)                                  |
+ * | 3       | filler length F (12 bits, high nibble first; at most 4095: 102 s)            |
  * | 2       | CRC-8 (polynomial 0x07, initial 0) of L and F as four bytes                   |
  * | 2 L     | the UTF-8 bytes, high nibble first                                            |
  * | 4       | CRC-16/CCITT-FALSE of the four length bytes and the payload                   |
  * | F       | filler: tone `(7 i + 3) mod 16` for the i-th, as long as the speech needs     |
  * | 2       | end marker: tones 5, 10                                                       |
  *
- * F is the fewest symbols that make the data last as long as the speech: an utterance lasts
- * `max(speech, (21 + 2 L) × 25 ms + 5 ms)`, so that the decoder finds its end when the voice
- * has finished. The data alone speaks about 20 ASCII characters a second and flite about 15,
- * so most lines last as long as their speech: "Alex Morgan" 1.06 s (0.98 s as tones only,
- * before), the 93-character voicemail greeting 5.19 s (5.08 s).
+ * F is the fewest symbols, an even number (see `TAIL_SAMPLES`), that make the data last as long
+ * as the speech: an utterance lasts `max(speech, (20 + 2 L) × 25 ms)`, to the next 50 ms, plus
+ * 7 ms, so that the decoder finds its end when the voice has finished.
+ * The data alone says about 20 ASCII characters a second and flite about 15, so most lines
+ * last as long as their speech: the agent's "Hello Ann, this is an automated call. Do you have
+ * a moment?" 3.96 s (3.38 s as the tones this replaced), the person's "Alex Morgan" 1.1 s
+ * (0.98 s), the 93-character voicemail greeting 5.06 s (4.88 s).
  *
- * Every sample of an utterance is ±64 or more (the few quieter ones, where the voice and the
- * data cancel out or fade, are pushed out to ±64: about −54 dBFS, under μ-law's own noise),
- * so it stays 32 or more after μ-law. That is what makes the decoder indifferent to frame
- * boundaries and to silence inserted between or inside utterances (a player waiting for late
- * audio, a timeline filling a gap): the decoder drops every sample quieter than ±32 (digital
- * silence: μ-law 0xFF decodes to 0) and works on what is left, which is the utterance's
- * samples exactly. What no decoder survives is audio lost: a frame dropped or replaced by
- * silence in the middle of an utterance shifts the rest, the CRC fails, and the utterance
- * decodes to nothing (never to a wrong text), as a real recognizer would miss words it never
- * got. The simulated carrier and the timeline drop audio only when a reader falls too far
- * behind (CallTimeline's `late` and `refused`, an agent's full input queue), and count it.
+ * Silence. Every sample of an utterance is ±64 or more (the few quieter ones, where the voice
+ * and the data cancel out or fade, are pushed out to ±64: about −54 dBFS, under μ-law's own
+ * noise), so it stays 32 or more after μ-law. What the path does to a channel is insert
+ * silence: a player waiting for late audio, a timeline filling a gap between frames, a
+ * recognizer counting a jump in timestamps. It comes in whole milliseconds (timestamps are in
+ * ms, frames 20 ms long, utterances a whole number of ms), 8 samples or more: the decoder drops
+ * every run of 8 or more samples quieter than ±32 (digital silence: μ-law 0xFF decodes to 0)
+ * and keeps shorter ones, and works on what is left, which is the utterance's samples exactly.
+ * That makes it indifferent to frame boundaries and to silence inserted between or inside
+ * utterances, and it keeps the odd sample that a resampler's rounding brought under ±32 (a
+ * provider's 24 kHz round trip). What no decoder survives is audio lost: a frame dropped or
+ * replaced by silence in the middle of an utterance shifts the rest, the CRC fails, and the
+ * utterance decodes to nothing (never to a wrong text), as a real recognizer would miss words
+ * it never got. The simulated carrier and the timeline lose audio only when a reader falls too
+ * far behind (CallTimeline's `late` and `refused`, an agent's full input queue), and count it.
  *
  * Decoding. The kept samples go through a high-pass filter (Kaiser, −6 dB at 2650 Hz, 2500 to
  * 2800 Hz transition, 50 dB stopband: 79 taps, a delay of `FILTER_DELAY` = 39 samples), which
  * leaves the data band and removes the speech. On the filtered samples, a sliding DFT over
  * the last symbol window tracks the six preamble tones; every 4 samples, the share of the
  * window's energy in each of them is recorded, and a preamble is where six windows a symbol
- * apart each hold more than half of their energy in the expected tone. The alignment with the
- * highest sum of shares wins. From there, each symbol is the strongest of the 16 tones
- * (Goertzel) in its window. A candidate utterance is dropped when its header CRC fails, and
- * when its CRC-16, end marker or UTF-8 is wrong at the end: a corrupted utterance decodes to
- * nothing. The preamble search never stops, so several candidates may run at once (at most
- * 4); when one completes, the others overlapped it and are dropped. An utterance cut short and
- * followed by another is thus skipped, and the next one recovered. One second of silence drops
- * every candidate. Memory is bounded: a few kilobytes of windows, and at most 4 candidates of
- * at most 8 KB each.
+ * apart each hold more than half of their energy in the expected tone, the highest sum of
+ * shares within three quarters of a symbol. The shares hardly change over several samples
+ * about the true alignment, so the preamble's own waveform, correlated with the signal half a
+ * symbol each way, puts it on the very sample. From there, each symbol is the strongest of
+ * the 16 tones (Goertzel) in its window, and the window of the next one is put where that
+ * tone's waveform correlates best, a sample each way at most, so that the reading follows an
+ * utterance that lost a sample. A candidate utterance is dropped when its header CRC fails,
+ * and when its CRC-16, end marker or UTF-8 is wrong at the end: a corrupted utterance decodes
+ * to nothing. The preamble search never stops, so several candidates may run at once (at
+ * most 4); when one completes, the others overlapped it and are dropped. An utterance cut
+ * short and followed by another is thus skipped, and the next one recovered. One second of
+ * silence drops every candidate. Memory is bounded: a few kilobytes of windows and rings, and
+ * at most 4 candidates of at most 8 KB each.
  *
  * Offsets: an utterance's `start` and `end` count samples from the decoder's first input
  * (silence included), `start` at its first sample and `end` just past its last, silence
  * inserted inside included: to the sample in the property tests (μ-law, any cuts, gaps of
- * silence). `end` is counted from the end marker's last sample, the tail assumed whole:
- * silence inserted in the tail is not counted.
+ * silence), within 2 samples after a 24 kHz round trip. `end` is counted from the end
+ * marker's last sample, the tail assumed whole: silence inserted in the tail is not counted.
+ * The two sides of a call's `mixed` channel decode as well where they take turns; where both
+ * speak at once their data bands collide, and what was overlapped does not decode (never to a
+ * wrong text).
  *
- * Cost, measured on this 2-core machine (Node 24, other work loading both cores;
- * `test/bench/media-codecs.ts`): `encode` about 4 ms per second of speech (the low-pass
- * filter; callers cache utterances), decoding 1.2 ms per second of speech (the high-pass
- * filter's 79 taps per sample) and next to nothing for silence, which is dropped before any
- * arithmetic.
+ * Cost, in CPU time on this 2-core machine (Node 24, other work loading both cores;
+ * `test/bench/media-codecs.ts` for wall time): `encode` about 1.5 ms per second of speech (the
+ * low-pass filter, 59 multiplications a sample; callers cache utterances), decoding about
+ * 1.2 ms per second of speech (the high-pass filter, 40 a sample; the tones once a symbol)
+ * and next to nothing for silence, which is dropped before any arithmetic.
  *
  * @since 0.1.0
  */
@@ -160,15 +173,17 @@ const N = SYMBOL_SAMPLES
 const FIRST_BIN = DATA_BAND_HZ.low / (SAMPLE_RATE / N)
 const PREAMBLE = [0, 15, 3, 12, 6, 9] as const
 const END_MARKER = [5, 10] as const
-const HEADER_SYMBOLS = 9
+const HEADER_SYMBOLS = 8
 const CRC_SYMBOLS = 4
 /** Every symbol but the payload's and the filler's. */
 const FIXED_SYMBOLS = PREAMBLE.length + HEADER_SYMBOLS + CRC_SYMBOLS + END_MARKER.length
-const MAX_FILLER = 0xffff
+const MAX_FILLER = 0xfff
 const FADE_SAMPLES = 40
 const TRIM_MARGIN = 80
 
 const QUIET = 32
+/** Quiet samples in a row that are silence (dropped); fewer are the signal's (kept). */
+const SILENCE_RUN = 8
 const RESET_QUIET_RUN = SAMPLE_RATE
 const STEP = 4
 const PREAMBLE_SHARE = 0.5
@@ -197,13 +212,16 @@ const dataFilter = (() => {
 export const FILTER_DELAY = (dataFilter.length - 1) / 2
 
 /**
- * Samples the last tone rings on after the end marker (5 ms): as many as the decoder's filter
- * needs past the end marker's window to read it, so that it reads the end marker with the
- * utterance's last sample.
+ * Samples the last tone rings on after the end marker (7 ms): the ones the decoder's filter
+ * needs past the end marker's window (39), the one it looks ahead to align each symbol, and 16
+ * more for its alignment to catch up with samples lost on the way (a resampler can take a
+ * quiet sample below the decoder's threshold): it reads the end marker with one of the
+ * utterance's last 17 samples. With an even number of symbols, an utterance that starts on a
+ * 20 ms frame's first sample has 56 or 136 samples in its last frame: it is read in that frame.
  *
  * @category models
  */
-export const TAIL_SAMPLES = FILTER_DELAY + 1
+export const TAIL_SAMPLES = 56
 
 const crc8 = (bytes: ArrayLike<number>): number => {
   let crc = 0
@@ -268,7 +286,7 @@ const symbolsOf = (bytes: Uint8Array, filler: number): Array<number> => {
   const lengths = [length >> 8, length & 0xff, filler >> 8, filler & 0xff]
   const headerCheck = crc8(lengths)
   const symbols: Array<number> = [...PREAMBLE, length >> 8, (length >> 4) & 15, length & 15]
-  symbols.push(filler >> 12, (filler >> 8) & 15, (filler >> 4) & 15, filler & 15)
+  symbols.push(filler >> 8, (filler >> 4) & 15, filler & 15)
   symbols.push(headerCheck >> 4, headerCheck & 15)
   for (const byte of bytes) symbols.push(byte >> 4, byte & 15)
   const check = crc16([...lengths, ...bytes])
@@ -282,18 +300,21 @@ const symbolsOf = (bytes: Uint8Array, filler: number): Array<number> => {
  * Encodes a text as one utterance: `voice` (8 kHz PCM of a synthesizer saying it) in the
  * speech band, the text in the data band, with no silence before or after. Lone surrogates
  * become U+FFFD, as `TextEncoder` does. Deterministic: the same text and voice give the same
- * samples. Throws a `RangeError` for a text of more than `MAX_BYTES` UTF-8 bytes, or a voice
- * longer than the data can cover (27 minutes): preconditions.
+ * samples. A voice longer than the data can cover (the text's symbols and 4095 of filler,
+ * 102 s and more) is cut there. Throws a `RangeError` for a text of more than `MAX_BYTES`
+ * UTF-8 bytes (a precondition).
  *
  * @category encoding
  */
 export const encode = (text: string, voice: Int16Array): Int16Array => {
   const bytes = utf8Encoder.encode(text)
   if (bytes.length > MAX_BYTES) throw new RangeError(`SimSpeech.encode: ${bytes.length} bytes, more than ${MAX_BYTES}`)
-  const speech = speechOf(voice)
   const bare = (FIXED_SYMBOLS + 2 * bytes.length) * N + TAIL_SAMPLES
-  const filler = Math.max(0, Math.ceil((speech.length - bare) / N))
-  if (filler > MAX_FILLER) throw new RangeError(`SimSpeech.encode: ${speech.length} samples of voice, too long`)
+  const speech = speechOf(voice).subarray(0, bare + (MAX_FILLER - 1) * N)
+  const needed = Math.max(0, Math.ceil((speech.length - bare) / N))
+  // an even number of symbols (FIXED_SYMBOLS is even): an utterance that starts on a 20 ms
+  // frame's first sample ends 56 or 136 samples into its last frame, so that it is read there
+  const filler = needed + (needed % 2)
   const symbols = symbolsOf(bytes, filler)
 
   const total = symbols.length * N + TAIL_SAMPLES
@@ -335,7 +356,7 @@ interface Candidate {
   readonly start: number
   /** Index (among the samples kept) that ends the window of the preamble's last symbol. */
   readonly end: number
-  /** Index (among the samples kept) that ends the window of the next symbol to read. */
+  /** Index (among the samples kept) that ends the window of the next symbol to read, as far as known. */
   next: number
   /** The symbols read (the header's, then all but the filler's). */
   symbols: Uint8Array
@@ -359,8 +380,13 @@ const preambleWaveform = (() => {
   }
   return out
 })()
+/** Each tone's waveform over one symbol, as `encode` starts it (amplitude 1). */
+const toneWaveforms = Array.from(
+  { length: 16 },
+  (_, b) => Float64Array.from({ length: N }, (_, m) => sine[(toneBin(b) * m) % N]!)
+)
 /** How far the matched filter looks each side of where the preamble search put a preamble. */
-const ALIGN_SAMPLES = 6
+const ALIGN_SAMPLES = N / 2
 const STEPS_PER_SYMBOL = N / STEP
 const STEP_RING = (PREAMBLE.length - 1) * STEPS_PER_SYMBOL + 1
 const OFFSET_RING = 2048
@@ -381,8 +407,9 @@ export class Decoder {
     return this.consumed
   }
 
-  /** Quiet samples dropped since the last kept one. */
+  /** Quiet samples since the last loud one; the first `SILENCE_RUN` of them, held. */
   private quietRun = 0
+  private readonly held = new Int16Array(SILENCE_RUN)
 
   /** Samples kept; the filtered sample of kept sample `i` is read when `i + FILTER_DELAY` is kept. */
   private kept = 0
@@ -395,7 +422,7 @@ export class Decoder {
   private filtered = 0
   private readonly filteredRing = new Float64Array(OFFSET_RING)
   private readonly window = new Float64Array(N)
-  /** `window` in time order, oldest first (scratch of `strongestTone`). */
+  /** A symbol window in time order (scratch of `strongestTone`). */
   private readonly ordered = new Float64Array(N)
   private energy = 0
   private readonly re = new Float64Array(PREAMBLE.length)
@@ -406,6 +433,8 @@ export class Decoder {
   private readonly stepShare = new Float64Array(STEP_RING)
 
   private pending: { end: number; score: number; since: number } | undefined = undefined
+  /** Where the search put a preamble's end, until it can be aligned. */
+  private opening: number | undefined = undefined
   private candidates: Array<Candidate> = []
 
   /** Decodes the next samples; answers the utterances that ended in them, in order. */
@@ -415,8 +444,13 @@ export class Decoder {
       const sample = samples[i]!
       const at = this.consumed++
       if (sample > -QUIET && sample < QUIET) {
+        if (this.quietRun < SILENCE_RUN) this.held[this.quietRun] = sample
         this.quiet(1)
         continue
+      }
+      // a run of quiet samples too short to be silence is the signal's
+      if (this.quietRun > 0 && this.quietRun < SILENCE_RUN) {
+        for (let k = 0; k < this.quietRun; k++) this.keep(this.held[k]!, at - this.quietRun + k, out)
       }
       this.quietRun = 0
       this.keep(sample, at, out)
@@ -426,6 +460,7 @@ export class Decoder {
 
   /** Consumes `count` samples of silence without their data (a gap in the input's timestamps). */
   pushSilence(count: number): void {
+    for (let k = this.quietRun; k < Math.min(SILENCE_RUN, this.quietRun + count); k++) this.held[k] = 0
     if (count > 0) this.quiet(count)
     this.consumed += count
   }
@@ -443,6 +478,7 @@ export class Decoder {
     this.im.fill(0)
     this.stepTone.fill(-1)
     this.pending = undefined
+    this.opening = undefined
     this.candidates = []
   }
 
@@ -482,6 +518,11 @@ export class Decoder {
       im[p] = r * s + m * c
     }
     if (index % STEP === STEP - 1) this.step(index)
+    // a preamble found is aligned once the samples its alignment looks at are in
+    if (this.opening !== undefined && index >= this.opening + ALIGN_SAMPLES) {
+      this.open(this.opening)
+      this.opening = undefined
+    }
     if (this.candidates.length > 0) this.readSymbols(index, out)
   }
 
@@ -518,50 +559,80 @@ export class Decoder {
       else if (score > pending.score) this.pending = { end: index, score, since: pending.since }
     } else if (pending !== undefined) {
       this.pending = undefined
-      this.open(pending.end)
+      this.opening = pending.end
     }
   }
 
-  /** Reads the symbol of each candidate whose next symbol's window ends at filtered sample `index`. */
+  /**
+   * Reads the symbol of each candidate whose next symbol's window ended one filtered sample
+   * before `index`: the strongest tone there, and where the symbol really is, within a sample
+   * each way (the tone's own waveform correlated with the signal: a sharp peak, the tones
+   * being 2.8 to 3.4 kHz). So the reading follows an utterance that lost a sample on the way
+   * instead of drifting off it.
+   */
   private readSymbols(index: number, out: Array<Utterance>): void {
     for (let c = 0; c < this.candidates.length; c++) {
       const candidate = this.candidates[c]!
-      if (candidate.next > index) continue
-      if (candidate.next < index) {
+      if (candidate.next >= index) continue
+      if (candidate.next < index - 1) {
         // its preamble was found after its first symbol went by (a preamble cut short by silence)
         this.candidates.splice(c--, 1)
         continue
       }
-      const done = this.read(candidate, this.strongestTone())
+      const tone = this.strongestTone(candidate.next)
+      const end = candidate.next + this.drift(tone, candidate.next)
+      candidate.next = end
+      const done = this.read(candidate, tone)
       if (done === "reading") continue
       if (done === "failed") {
         this.candidates.splice(c--, 1)
         continue
       }
-      // filtered sample `index` is kept sample `index`'s: the end marker's last one
-      out.push({ text: done.text, start: candidate.start, end: this.offsets[index % OFFSET_RING]! + 1 + TAIL_SAMPLES })
+      // filtered sample `end` is kept sample `end`'s: the end marker's last one
+      out.push({ text: done.text, start: candidate.start, end: this.offsets[end % OFFSET_RING]! + 1 + TAIL_SAMPLES })
       this.candidates = []
       this.pending = undefined
+      this.opening = undefined
       return
     }
   }
 
+  /** Where `tone`'s symbol window ends, relative to `end`: −1, 0 or 1 sample. */
+  private drift(tone: number, end: number): number {
+    const template = toneWaveforms[tone]!
+    const ring = this.filteredRing
+    let best = 0
+    let bestSum = -Infinity
+    for (let lag = -1; lag <= 1; lag++) {
+      const first = end + lag - N + 1
+      let sum = 0
+      for (let m = 0; m < N; m++) sum += template[m]! * ring[(first + m) % OFFSET_RING]!
+      if (sum > bestSum) {
+        bestSum = sum
+        best = lag
+      }
+    }
+    return best
+  }
+
   /**
    * Starts a candidate whose preamble's last window ends near filtered sample `found`. The
-   * search's shares change little over a few samples about the true alignment (the tones are
-   * one bin apart, and the filter smooths their changes): the preamble's own waveform,
-   * correlated with the signal `ALIGN_SAMPLES` each side, puts it on the very sample (its six
-   * tones 2.8 to 3.4 kHz make a sharp peak), so that the end marker is read with the
-   * utterance's last sample.
+   * search's shares change little over many samples about the true alignment (the tones are
+   * one bin apart, and the filter smooths their changes), the more so when the preamble lost a
+   * sample on the way: the preamble's own waveform, correlated with the signal half a symbol
+   * each side (1200 × 201 products, once per utterance), puts it on the very sample. Its six
+   * tones, 2.8 to 3.4 kHz, make that correlation a sharp peak, every other lag 0.3 of it or
+   * less.
    */
   private open(found: number): void {
     let end = found
     let best = -Infinity
     for (let lag = -ALIGN_SAMPLES; lag <= ALIGN_SAMPLES; lag++) {
       const first = found + lag - preambleWaveform.length + 1
-      if (first < 0 || found + lag >= this.filtered || this.filtered - first > OFFSET_RING) continue
+      if (this.filtered - first > OFFSET_RING) continue
       let sum = 0
-      for (let n = 0; n < preambleWaveform.length; n++) {
+      // before the first filtered sample, silence
+      for (let n = Math.max(0, -first); n < preambleWaveform.length; n++) {
         sum += preambleWaveform[n]! * this.filteredRing[(first + n) % OFFSET_RING]!
       }
       if (sum > best) {
@@ -585,17 +656,16 @@ export class Decoder {
   }
 
   /**
-   * The strongest of the 16 tones in the current window (Goertzel). The window is first put in
-   * time order; then four tones run side by side, four independent recurrences the processor
+   * The strongest of the 16 tones in the symbol window ending at filtered sample `end`
+   * (Goertzel). The window is first copied out of the ring; then four tones run side by side, four independent recurrences the processor
    * overlaps (each one alone waits on its previous step). Each tone's arithmetic is the
    * textbook loop's, operation for operation, so the powers are the same doubles.
    */
-  private strongestTone(): number {
-    const window = this.window
+  private strongestTone(end: number): number {
+    const ring = this.filteredRing
     const x = this.ordered
-    const first = this.filtered % N
-    for (let n = first; n < N; n++) x[n - first] = window[n]!
-    for (let n = 0; n < first; n++) x[N - first + n] = window[n]!
+    const first = end - N + 1
+    for (let n = 0; n < N; n++) x[n] = ring[(first + n) % OFFSET_RING]!
     let best = 0
     let bestPower = -1
     for (let b = 0; b < 16; b += 4) {
@@ -661,8 +731,8 @@ export class Decoder {
     s[candidate.count++] = symbol
     if (candidate.count === HEADER_SYMBOLS && s.length === HEADER_SYMBOLS) {
       const length = (s[0]! << 8) | (s[1]! << 4) | s[2]!
-      const filler = (s[3]! << 12) | (s[4]! << 8) | (s[5]! << 4) | s[6]!
-      if (crc8([length >> 8, length & 0xff, filler >> 8, filler & 0xff]) !== ((s[7]! << 4) | s[8]!)) return "failed"
+      const filler = (s[3]! << 8) | (s[4]! << 4) | s[5]!
+      if (crc8([length >> 8, length & 0xff, filler >> 8, filler & 0xff]) !== ((s[6]! << 4) | s[7]!)) return "failed"
       const symbols = new Uint8Array(HEADER_SYMBOLS + 2 * length + CRC_SYMBOLS + END_MARKER.length)
       symbols.set(s)
       candidate.symbols = symbols
@@ -672,7 +742,7 @@ export class Decoder {
     if (candidate.count < s.length) return "reading"
     const length = (s[0]! << 8) | (s[1]! << 4) | s[2]!
     const bytes = new Uint8Array(4 + length)
-    bytes.set([s[0]!, (s[1]! << 4) | s[2]!, (s[3]! << 4) | s[4]!, (s[5]! << 4) | s[6]!])
+    bytes.set([s[0]!, (s[1]! << 4) | s[2]!, s[3]!, (s[4]! << 4) | s[5]!])
     for (let i = 0; i < length; i++) {
       bytes[4 + i] = (s[HEADER_SYMBOLS + 2 * i]! << 4) | s[HEADER_SYMBOLS + 2 * i + 1]!
     }

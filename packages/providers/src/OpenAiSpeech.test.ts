@@ -254,6 +254,8 @@ describe("synthesize failures", () => {
   it.live("a server that stalls mid-answer times out after the frames it sent", () =>
     Effect.gen(function*() {
       const { fake, tts } = yield* setup({ timeoutMs: 300 })
+      // the fake's speech made before the clock runs (flite takes tens of milliseconds, more on a busy machine)
+      SimVoice.speak(TEXT)
       fake.fail("speech", AudioFake.hang(9600))
       const frames: Array<Int16Array> = []
       const error = yield* Effect.flip(
