@@ -6,8 +6,8 @@
  *
  * Owns: running the program on a text and reading back its 8 kHz 16-bit PCM. The voice is
  * `kal` (cmu_us_kal, a US English male diphone voice recorded at 8 kHz, the telephone's own
- * rate, about 90 Hz of mean pitch); `pitchHz` moves its mean pitch (flite's
- * `int_f0_target_mean`), so that two parties on a call sound like two people.
+ * rate, about 90 Hz of mean pitch); `Options` move its pitch, so that two parties on a call
+ * sound like two people, and its pace.
  *
  * The program gets only what it needs, from a small WASI layer here rather than `node:wasi`
  * (still experimental in Node 24, and it would want a real directory): its arguments, a
@@ -15,11 +15,11 @@
  * `/out.wav`, kept in memory. It reads nothing: every other path is "no such file", every
  * read is the end of the file, and what it prints is dropped.
  *
- * Cost, measured on this 2-core machine (Node 24, other work loading both cores): compiling
- * the module once, 25 to 80 ms, on first use; then per text a fresh instance (the program is
- * a WASI command: it runs once and exits), 13 to 30 ms, and the synthesis, 5 to 20 ms for a
- * line of a few seconds. All of it is synchronous: callers cache what they say
- * (`SimVoice`). An instance's memory (17 MB) is garbage once the text is spoken.
+ * Cost, in CPU time on this 2-core machine (Node 24, other work loading both cores): compiling
+ * the module, about 70 ms, once, on first use; then per text a fresh instance (the program is a
+ * WASI command: it runs once and exits) and the synthesis, 28 to 36 ms for a line of 1 to 5 s.
+ * All of it is synchronous: callers cache what they say (`SimVoice`). An instance's memory
+ * (17 MB) is garbage once the text is spoken.
  *
  * @since 0.1.0
  */
@@ -177,15 +177,29 @@ const run = (args: ReadonlyArray<string>): Uint8Array => {
 }
 
 /**
- * Speaks `text` with the `kal` voice, at a mean pitch of `pitchHz` when given: 8 kHz 16-bit
- * PCM, with the voice's own short silences at both ends. Deterministic: the same text and
- * pitch give the same samples. Throws an `Error` if the program fails (a broken installation).
+ * How flite says a text: `pitchHz`, its mean pitch (flite's `int_f0_target_mean`; the voice's
+ * own when absent), and `stretch`, how long it takes (flite's `duration_stretch`: 1 is the
+ * voice's own pace, less is faster).
+ *
+ * @category models
+ */
+export interface Options {
+  readonly pitchHz?: number | undefined
+  readonly stretch?: number | undefined
+}
+
+/**
+ * Speaks `text` with the `kal` voice: 8 kHz 16-bit PCM, with the voice's own short silences at
+ * both ends. Deterministic: the same text and options give the same samples. Throws an `Error`
+ * if the program fails (a broken installation).
  *
  * @category constructors
  */
-export const synthesize = (text: string, pitchHz?: number): Int16Array => {
-  const pitch = pitchHz === undefined ? [] : ["--setf", `int_f0_target_mean=${pitchHz}`]
-  const file = run(["-voice", "kal", ...pitch, "-t", text, "-o", `/${OUT_NAME}`])
+export const synthesize = (text: string, options: Options = {}): Int16Array => {
+  const settings: Array<string> = []
+  if (options.pitchHz !== undefined) settings.push("--setf", `int_f0_target_mean=${options.pitchHz}`)
+  if (options.stretch !== undefined) settings.push("--setf", `duration_stretch=${options.stretch}`)
+  const file = run(["-voice", "kal", ...settings, "-t", text, "-o", `/${OUT_NAME}`])
   const header = Wav.parseHeader(file)
   if (Result.isFailure(header)) throw new Error(`flite wrote no WAV file: ${header.failure.reason}`)
   const { bitsPerSample, channels, dataOffset, dataSize, sampleRate } = header.success

@@ -65,6 +65,11 @@ export const synthesize = (text: string): Stream.Stream<Int16Array, SpeechError>
 export const make: TextToSpeech["Service"] = TextToSpeech.of({ synthesize: (text) => synthesize(text) })
 
 /**
+ * The simulated text-to-speech, flite made ready when the layer is built (`SimVoice.warmUp`).
+ *
  * @category layers
  */
-export const layer: Layer.Layer<TextToSpeech> = Layer.succeed(TextToSpeech, make)
+export const layer: Layer.Layer<TextToSpeech> = Layer.sync(TextToSpeech, () => {
+  SimVoice.warmUp()
+  return make
+})

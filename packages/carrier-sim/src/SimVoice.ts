@@ -3,19 +3,20 @@
  * one utterance of simulated speech, flite saying it (`Flite`) with the text in the data band
  * above the voice (`@voice-agent/media/SimSpeech`). A recording of a simulated call is two
  * people talking (CONTRACT §7 "Simulated speech"): the agent in flite's own voice (about 90 Hz
- * of mean pitch), the person in a higher one (`pitchHz`, 165 Hz).
+ * of mean pitch), the person in a higher one (165 Hz), both at a brisk pace (`voices`).
  *
  * Flite's cost grows faster than the text on long runs without a full stop (4095 letters "a",
  * spelled one by one, take it 55 s), so the voice says the text in runs of at most
  * `RUN_CHARACTERS` (250), cut at sentence ends where it can, at spaces otherwise, and only
- * its first `VOICED_CHARACTERS` (500, about 35 s of speech): a longer monologue goes on as
+ * its first `VOICED_CHARACTERS` (500, about 30 s of speech): a longer monologue goes on as
  * the data band alone, quiet, to its end. The text crosses the audio path whole either way.
  *
  * Utterances are cached by speaker and text, the most recently used kept up to
  * `CACHE_SAMPLES` (4 Mi samples: 8 MiB, about 8.7 minutes of speech), so a line said on many
  * calls (the person's answers, an agent's greeting) is synthesized once per process. A miss
- * costs the synthesis (`Flite`: 20 to 50 ms for a line of a few seconds, on the event loop)
- * and `SimSpeech.encode` (about 4 ms per second of speech); a hit, a copy.
+ * costs the synthesis (`Flite`: about 30 ms of CPU for a line of a few seconds, on the event
+ * loop; `warmUp` takes the module's compilation, about 70 ms more, out of the first call) and
+ * `SimSpeech.encode` (about 1.5 ms per second of speech); a hit, a copy.
  *
  * @since 0.1.0
  */
@@ -30,11 +31,16 @@ import * as Flite from "./Flite.ts"
 export type Speaker = "agent" | "person"
 
 /**
- * Each speaker's mean pitch, in Hz (none: the voice's own).
+ * How flite says each speaker's lines: the agent in the voice's own pitch, the person at
+ * 165 Hz; both a tenth faster than the voice's own pace (flite's `kal` is a slow talker, about
+ * 15 characters a second; so a call lasts about as long as with the tones this replaced).
  *
  * @category models
  */
-export const pitchHz: { readonly [speaker in Speaker]: number | undefined } = { agent: undefined, person: 165 }
+export const voices: { readonly [speaker in Speaker]: Flite.Options } = {
+  agent: { stretch: 0.9 },
+  person: { pitchHz: 165, stretch: 0.9 }
+}
 
 /**
  * How many samples of utterances the cache keeps.
@@ -85,10 +91,10 @@ export const runsOf = (text: string): ReadonlyArray<string> => {
 
 /** Flite saying `text` in runs, one after the other. */
 const voiceOf = (text: string, speaker: Speaker): Int16Array => {
-  const voices = runsOf(text).map((run) => Flite.synthesize(run, pitchHz[speaker]))
-  const out = new Int16Array(voices.reduce((total, voice) => total + voice.length, 0))
+  const rendered = runsOf(text).map((run) => Flite.synthesize(run, voices[speaker]))
+  const out = new Int16Array(rendered.reduce((total, voice) => total + voice.length, 0))
   let at = 0
-  for (const voice of voices) {
+  for (const voice of rendered) {
     out.set(voice, at)
     at += voice.length
   }
@@ -135,6 +141,20 @@ export const speak = (text: string, speaker: Speaker = "agent"): Int16Array => {
   }
   return utterance.slice()
 }
+
+/**
+ * Makes flite ready: compiles its module and runs it once (about 100 ms of CPU), so that the
+ * first line of the first call does not wait for it. Idempotent; the layers that speak call it
+ * when they are built.
+ *
+ * @category constructors
+ */
+export const warmUp = (): void => {
+  if (warm) return
+  warm = true
+  Flite.synthesize("Hello.")
+}
+let warm = false
 
 /**
  * The cache's counters since the process started.

@@ -25,7 +25,7 @@
  *   scaled to a peak of `VOICE_PEAK` (20000, −4.3 dBFS), starting at the utterance's first
  *   sample; flite's speech then sits around −20 dBFS RMS;
  * - the data band, 2.8 to 3.4 kHz: the text in 16-tone frequency-shift keying at amplitude
- *   `DATA_AMPLITUDE` (600: −38 dBFS RMS, 16 to 18 dB under flite's speech, pauses
+ *   `DATA_AMPLITUDE` (600: −38 dBFS RMS, 14 to 18 dB under flite's speech, pauses
  *   included, and 7 dB above the energy voice-activity detector's stop threshold, so that the
  *   voice's pauses between words and sentences never end a turn). Each symbol is 25 ms (`SYMBOL_SAMPLES` = 200) of one tone carrying 4
  *   bits; tone `b` makes exactly `70 + b` cycles per symbol (2800 Hz to 3400 Hz, 40 Hz
@@ -52,10 +52,11 @@
  * F is the fewest symbols, an even number (see `TAIL_SAMPLES`), that make the data last as long
  * as the speech: an utterance lasts `max(speech, (20 + 2 L) × 25 ms)`, to the next 50 ms, plus
  * 7 ms, so that the decoder finds its end when the voice has finished.
- * The data alone says about 20 ASCII characters a second and flite about 15, so most lines
- * last as long as their speech: the agent's "Hello Ann, this is an automated call. Do you have
- * a moment?" 3.96 s (3.38 s as the tones this replaced), the person's "Alex Morgan" 1.1 s
- * (0.98 s), the 93-character voicemail greeting 5.06 s (4.88 s).
+ * The data alone says about 20 ASCII characters a second, flite 15 to 18 at the pace
+ * carrier-sim gives it, so a line lasts as long as its data, 82 ms more than the tones this
+ * replaced: the agent's "Hello Ann, this is an automated call. Do you have a moment?" 3.46 s
+ * (3.38 s before), the person's "Alex Morgan" 1.06 s (0.98 s), the 93-character voicemail
+ * greeting 4.96 s (4.88 s); a scripted call 9 s (8 s).
  *
  * Silence. Every sample of an utterance is ±64 or more (the few quieter ones, where the voice
  * and the data cancel out or fade, are pushed out to ±64: about −54 dBFS, under μ-law's own
