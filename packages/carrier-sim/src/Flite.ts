@@ -167,13 +167,7 @@ const run = (args: ReadonlyArray<string>): Uint8Array => {
     code = error.code
   }
   if (code !== 0) throw new Error(`flite exited with status ${code}`)
-  const out = new Uint8Array(written.reduce((total, chunk) => total + chunk.length, 0))
-  let at = 0
-  for (const chunk of written) {
-    out.set(chunk, at)
-    at += chunk.length
-  }
-  return out
+  return Buffer.concat(written)
 }
 
 /**

@@ -1,43 +1,14 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as MuLaw from "@voice-agent/media/MuLaw"
-import { kaiserLowPass } from "@voice-agent/media/Resample"
 import * as SimSpeech from "@voice-agent/media/SimSpeech"
 import * as Vad from "@voice-agent/media/Vad"
 import { createHash } from "node:crypto"
+import { correlation, filtered, lowPass, rms } from "../../media/test/fixtures/signal.ts"
 import * as Flite from "./Flite.ts"
 import * as SimPerson from "./SimPerson.ts"
 import * as SimVoice from "./SimVoice.ts"
 
 const throughMuLaw = (samples: Int16Array) => MuLaw.decode(MuLaw.encode(samples))
-
-/** `signal` through a linear-phase FIR, centred (no delay). */
-const filtered = (signal: ArrayLike<number>, taps: Float64Array): Float64Array => {
-  const half = (taps.length - 1) / 2
-  return Float64Array.from({ length: signal.length }, (_, n) => {
-    let sum = 0
-    for (let k = 0; k < taps.length; k++) {
-      const m = n + half - k
-      if (m >= 0 && m < signal.length) sum += taps[k]! * signal[m]!
-    }
-    return sum
-  })
-}
-const rms = (signal: ArrayLike<number>) => {
-  let sum = 0
-  for (let i = 0; i < signal.length; i++) sum += signal[i]! ** 2
-  return Math.sqrt(sum / signal.length)
-}
-const correlation = (a: ArrayLike<number>, b: ArrayLike<number>) => {
-  let ab = 0
-  let aa = 0
-  let bb = 0
-  for (let i = 0; i < Math.min(a.length, b.length); i++) {
-    ab += a[i]! * b[i]!
-    aa += a[i]! ** 2
-    bb += b[i]! ** 2
-  }
-  return ab / Math.sqrt(aa * bb)
-}
 
 /** The median pitch of the loud 50 ms stretches of `signal`, by autocorrelation (60 to 400 Hz). */
 const pitchHz = (signal: Float64Array): number => {
@@ -83,9 +54,8 @@ describe("SimVoice", () => {
 
   it("is flite's voice below the data band: the agent's own, the person's higher", () => {
     const text = "Hello Ann, this is an automated call. Do you have a moment?"
-    const lowPass = kaiserLowPass(2450 / 8000, 200 / 8000, 60)
     const pitches = (["agent", "person"] as const).map((speaker) => {
-      const speech = filtered(throughMuLaw(SimVoice.speak(text, speaker)), lowPass)
+      const speech = filtered(throughMuLaw(SimVoice.speak(text, speaker)), lowPass(2450))
       const reference = SimSpeech.speechOf(Flite.synthesize(text, SimVoice.voices[speaker]))
       // the speech band is flite's rendering, μ-law aside
       assert.isAbove(correlation(speech, reference), 0.99)
@@ -143,7 +113,7 @@ describe("SimVoice", () => {
     first.fill(0)
     const second = SimVoice.speak("A line said twice.", "person")
     assert.notStrictEqual(second, first)
-    assert.deepStrictEqual(Array.from(new Set(second)).length > 100, true)
+    assert.isAbove(new Set(second).size, 100)
     const after = SimVoice.cacheStats()
     assert.deepStrictEqual([after.misses - before.misses, after.hits - before.hits], [1, 1])
     // another speaker is another line

@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import { createHash } from "node:crypto"
+import { correlation, filtered, highPass, lowPass, rms } from "../test/fixtures/signal.ts"
 import { voiceFor } from "../test/fixtures/voice.ts"
 import * as CallTimeline from "./CallTimeline.ts"
 import * as MuLaw from "./MuLaw.ts"
@@ -58,40 +59,6 @@ const only = (utterances: ReadonlyArray<SimSpeech.Utterance>): SimSpeech.Utteran
 
 const texts = fc.string({ unit: "binary", maxLength: 40 })
 
-/** `signal` through a linear-phase FIR, centred (no delay), as doubles. */
-const filtered = (signal: ArrayLike<number>, taps: Float64Array): Float64Array => {
-  const half = (taps.length - 1) / 2
-  return Float64Array.from({ length: signal.length }, (_, n) => {
-    let sum = 0
-    for (let k = 0; k < taps.length; k++) {
-      const m = n + half - k
-      if (m >= 0 && m < signal.length) sum += taps[k]! * signal[m]!
-    }
-    return sum
-  })
-}
-const highPass = (cutoffHz: number) => {
-  const taps = kaiserLowPass(cutoffHz / 8000, 200 / 8000, 60).map((tap) => -tap)
-  taps[(taps.length - 1) / 2]! += 1
-  return taps
-}
-const rms = (signal: ArrayLike<number>, from = 0, to = signal.length) => {
-  let sum = 0
-  for (let i = from; i < to; i++) sum += signal[i]! ** 2
-  return Math.sqrt(sum / (to - from))
-}
-const correlation = (a: ArrayLike<number>, b: ArrayLike<number>) => {
-  let ab = 0
-  let aa = 0
-  let bb = 0
-  for (let i = 0; i < Math.min(a.length, b.length); i++) {
-    ab += a[i]! * b[i]!
-    aa += a[i]! ** 2
-    bb += b[i]! ** 2
-  }
-  return ab / Math.sqrt(aa * bb)
-}
-
 describe("encode", () => {
   it("lasts as long as the speech, or (20 + 2 × bytes) symbols of 25 ms, in an even number of symbols, plus a 7 ms tail", () => {
     const tail = SimSpeech.TAIL_SAMPLES
@@ -114,7 +81,7 @@ describe("encode", () => {
     const utterance = utter(text)
     const speech = SimSpeech.speechOf(voice)
     // below 2.45 kHz, the utterance is the voice (trimmed, low-passed, scaled)
-    const low = filtered(utterance, kaiserLowPass(2450 / 8000, 200 / 8000, 60))
+    const low = filtered(utterance, lowPass(2450))
     assert.isAbove(correlation(low, speech), 0.999)
     // the voice had energy above 2.8 kHz (its buzz and noise); in the utterance, only the data is there
     assert.isAbove(rms(filtered(voice, highPass(2800))), 1000)

@@ -30,10 +30,10 @@ const framesOf = (samples: Int16Array, fromMs = 0): Array<PcmFrame> =>
     timestampMs: fromMs + i * 20
   }))
 
-// "Alex Morgan" lasts 1107 ms, "March third twenty twenty seven" 2107 ms (SimVoice, the agent's
-// voice); the last 7 ms of each, the data band's tail, are below the detector's stop level, so
-// the speech's last frame ends at 1100 and 2100 ms. After FIRST and 1 s of silence, SECOND
-// starts 7 ms into a frame: its first frame at speech level is the next one, at 2620 ms.
+// "Alex Morgan" lasts 1057 ms, "March third twenty twenty seven" 2057 ms (SimVoice, the agent's
+// voice): the speech's last frame, 17 ms of it, ends at 1060 and 2060 ms. After FIRST and 1 s of
+// silence, SECOND starts 3 ms before a frame ends: its first frame at speech level is the next
+// one, at 2560 ms.
 const FIRST = "Alex Morgan"
 const SECOND = "March third twenty twenty seven"
 /** 500 ms of silence, FIRST, 1 s of silence, SECOND, 600 ms of silence. */
@@ -69,18 +69,18 @@ describe("segmenter", () => {
 
   it("cuts two utterances at the speech's first and last frames, with the pre-roll and the hangover", () => {
     const utterances = segment(framesOf(twoUtterances()))
-    assert.deepStrictEqual(utterances.map(({ endMs, startMs }) => [startMs, endMs]), [[500, 1600], [2620, 4720]])
+    assert.deepStrictEqual(utterances.map(({ endMs, startMs }) => [startMs, endMs]), [[500, 1560], [2560, 4620]])
     // 200 ms before, 400 ms of hangover after
-    assert.deepStrictEqual(utterances.map((u) => u.samples.length / 8), [200 + 1100 + 400, 200 + 2100 + 400])
+    assert.deepStrictEqual(utterances.map((u) => u.samples.length / 8), [200 + 1060 + 400, 200 + 2060 + 400])
     assert.deepStrictEqual(SimSpeech.decode(utterances[0]!.samples).map((u) => u.text), [FIRST])
     assert.deepStrictEqual(SimSpeech.decode(utterances[1]!.samples).map((u) => u.text), [SECOND])
   })
 
   it("keeps the frames' time base", () => {
     const utterances = segment(framesOf(twoUtterances(), 61_000))
-    assert.deepStrictEqual(utterances.map(({ endMs, startMs }) => [startMs, endMs]), [[61_500, 62_600], [
-      63_620,
-      65_720
+    assert.deepStrictEqual(utterances.map(({ endMs, startMs }) => [startMs, endMs]), [[61_500, 62_560], [
+      63_560,
+      65_620
     ]])
   })
 
@@ -90,8 +90,8 @@ describe("segmenter", () => {
     const withGap = [...frames.slice(0, 60), ...frames.slice(65)]
     const [utterance] = segment(withGap)
     // the audio ends with the speech, in the middle of a frame
-    assert.deepStrictEqual([utterance!.startMs, utterance!.endMs], [400, 2507])
-    assert.strictEqual(utterance!.samples.length / 8, 200 + 2107)
+    assert.deepStrictEqual([utterance!.startMs, utterance!.endMs], [400, 2457])
+    assert.strictEqual(utterance!.samples.length / 8, 200 + 2057)
     assert.deepStrictEqual(
       [...utterance!.samples.subarray((1200 - 200) * 8, (1300 - 200) * 8)],
       Array.from({ length: 800 }, () => 0)
@@ -100,34 +100,33 @@ describe("segmenter", () => {
     // two seconds missing: the detector's hangover passes in the gap
     const late = framesOf(SimVoice.speak(FIRST), 3000)
     const split = segment([...frames.slice(0, 60), ...late])
-    assert.deepStrictEqual(split.map(({ endMs, startMs }) => [startMs, endMs]), [[400, 1200], [3000, 4107]])
+    assert.deepStrictEqual(split.map(({ endMs, startMs }) => [startMs, endMs]), [[400, 1200], [3000, 4057]])
   })
 
   it("keeps the pre-roll across a short gap before the speech, and skips empty frames", () => {
     const quiet = framesOf(silence(300))
     const speech = framesOf(join(SimVoice.speak(FIRST), silence(500)), 340)
     const [utterance] = segment([...quiet, { samples: new Int16Array(0), timestampMs: 300 }, ...speech])
-    assert.deepStrictEqual([utterance!.startMs, utterance!.endMs], [340, 1440])
+    assert.deepStrictEqual([utterance!.startMs, utterance!.endMs], [340, 1400])
     // 160 ms of frames before the gap, the 40 ms gap as silence, the speech and its hangover
-    assert.strictEqual(utterance!.samples.length / 8, 200 + 1100 + 400)
+    assert.strictEqual(utterance!.samples.length / 8, 200 + 1060 + 400)
   })
 
   it("cuts speech longer than maxUtteranceMs", () => {
-    const long = SimVoice.speak("a".repeat(40)) // 3.11 s
+    const long = SimVoice.speak("a".repeat(40)) // 2.56 s
     const utterances = segment(framesOf(join(silence(100), long, silence(500))), { maxUtteranceMs: 1000 })
     assert.deepStrictEqual(utterances.map(({ endMs, startMs }) => [startMs, endMs]), [
       [100, 1000],
       [1000, 2000],
-      [2000, 3000],
       // the end of the speech's last frame
-      [3000, 3200]
+      [2000, 2660]
     ])
     for (const u of utterances) assert.isAtMost(u.samples.length / 8, 1000)
   })
 
   it("ends an utterance with the audio", () => {
     const utterances = segment(framesOf(join(silence(300), SimVoice.speak(FIRST), silence(100))))
-    assert.deepStrictEqual(utterances.map(({ endMs, startMs }) => [startMs, endMs]), [[300, 1400]])
+    assert.deepStrictEqual(utterances.map(({ endMs, startMs }) => [startMs, endMs]), [[300, 1360]])
     assert.deepStrictEqual(segment(framesOf(silence(3000))), [])
   })
 
@@ -142,8 +141,8 @@ describe("segmenter", () => {
     assert.deepStrictEqual(utterances.map((u) => SimSpeech.decode(u.samples).map((d) => d.text)), [[FIRST], [SECOND]])
     // the speech's first and last frames: within a frame (at most 50 ms here) of the speech
     utterances.forEach(({ endMs, startMs }, i) => {
-      assert.closeTo(startMs, [500, 2620][i]!, 50)
-      assert.closeTo(endMs, [1600, 4720][i]!, 50)
+      assert.closeTo(startMs, [500, 2560][i]!, 50)
+      assert.closeTo(endMs, [1560, 4620][i]!, 50)
     })
   })
 })
@@ -173,8 +172,8 @@ describe("transcribe", () => {
         const { fake, run } = yield* setup()
         const transcripts = yield* run(twoUtterances())
         assert.deepStrictEqual(transcripts, [
-          { text: FIRST, startMs: 500, endMs: 1600, final: true },
-          { text: SECOND, startMs: 2620, endMs: 4720, final: true }
+          { text: FIRST, startMs: 500, endMs: 1560, final: true },
+          { text: SECOND, startMs: 2560, endMs: 4620, final: true }
         ])
         assert.strictEqual(fake.transcriptions.length, 2)
       }).pipe(Effect.provide(client)))
@@ -208,7 +207,7 @@ describe("transcribe", () => {
         dataOffset: 44,
         dataSize: file.bytes.length - 44
       })
-      assert.strictEqual(header.dataSize / 16, 200 + 1100 + 400)
+      assert.strictEqual(header.dataSize / 16, 200 + 1060 + 400)
       // an independent reader agrees: PCM, 8 kHz, 16-bit, mono, every sample there
       const wav = new WaveFile(file.bytes)
       const fmt = wav.fmt as { audioFormat: number; sampleRate: number; bitsPerSample: number; numChannels: number }
