@@ -9,6 +9,8 @@
  * other work, no sockets. The figures compare versions of these functions on one machine; they
  * are not the share those functions take in a real call.
  */
+import * as Flite from "@voice-agent/carrier-sim/Flite"
+import * as SimVoice from "@voice-agent/carrier-sim/SimVoice"
 import * as CallTimeline from "@voice-agent/media/CallTimeline"
 import * as MuLaw from "@voice-agent/media/MuLaw"
 import * as SimSpeech from "@voice-agent/media/SimSpeech"
@@ -27,7 +29,9 @@ const payload = Buffer.from(codes).toString("base64")
 const batch = new Int16Array(1600).map((_, i) => Math.round(8000 * Math.sin(i / 5)))
 const batchBytes = Wav.encodeSamples(batch)
 const line = "Hi Jane, this is Alex calling from Acme about your appointment. Can I confirm your full name?"
-const speech = SimSpeech.encode(line)
+const voice = Flite.synthesize(line)
+const speech = SimVoice.speak(line)
+const seconds = (speech.length / 8000).toFixed(2)
 
 const media: TwilioMediaStream.Media = {
   _tag: "Media",
@@ -90,9 +94,15 @@ const cases: ReadonlyArray<readonly [string, number, (i: number) => void]> = [
       }
     })()
   ],
-  ["SimSpeech.encode 93 characters (5.08 s)", 1 / 100, () => use(SimSpeech.encode(line))],
+  [`Flite.synthesize 93 characters (${seconds} s)`, 1 / 1000, () => use(Flite.synthesize(line))],
   [
-    "SimSpeech.Decoder 5.08 s of speech in 20 ms frames",
+    `SimSpeech.encode 93 characters over flite's voice (${seconds} s)`,
+    1 / 100,
+    () => use(SimSpeech.encode(line, voice))
+  ],
+  [`SimVoice.speak 93 characters, cached (${seconds} s)`, 1 / 100, () => use(SimVoice.speak(line))],
+  [
+    `SimSpeech.Decoder ${seconds} s of speech in 20 ms frames`,
     1 / 100,
     () => {
       const decoder = new SimSpeech.Decoder()

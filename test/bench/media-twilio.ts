@@ -17,10 +17,10 @@
  * Arguments and reports as `media-carrier.ts` (N, seconds, media URL, first line; over IPC each
  * stream's start, each call's `Answered`, and at the end CPU, memory, send lags, calls placed).
  */
+import * as SimVoice from "@voice-agent/carrier-sim/SimVoice"
 import * as MediaToken from "@voice-agent/engine/MediaToken"
 import * as MemoryDialer from "@voice-agent/engine/testing/MemoryDialer"
 import * as MuLaw from "@voice-agent/media/MuLaw"
-import * as SimSpeech from "@voice-agent/media/SimSpeech"
 import * as TwilioMediaStream from "@voice-agent/media/TwilioMediaStream"
 import { Effect } from "effect"
 import { performance } from "node:perf_hooks"
@@ -38,7 +38,7 @@ const deadline = now() + 1_000 + Number(secondsArg) * 1_000
 /** The person's reply as base64 μ-law frames of 20 ms; silence is one shared frame. */
 const silence = Buffer.alloc(160, 0xff).toString("base64")
 const replyFrames = (() => {
-  const pcm = SimSpeech.encode("Yes, I have a moment. Go ahead.")
+  const pcm = SimVoice.speak("Yes, I have a moment. Go ahead.")
   const frames: Array<string> = []
   for (let at = 0; at < pcm.length; at += 160) {
     const frame = new Int16Array(160)

@@ -14,6 +14,7 @@
  * ahead of playout and placed on the timeline at its playout time; after the person's first
  * utterance is recognized, its thanks; 3 s after the thanks has played, it closes the stream.
  */
+import * as SimVoice from "@voice-agent/carrier-sim/SimVoice"
 import * as MediaToken from "@voice-agent/engine/MediaToken"
 import * as CallTimeline from "@voice-agent/media/CallTimeline"
 import * as MuLaw from "@voice-agent/media/MuLaw"
@@ -36,8 +37,8 @@ const recordSamples = 1_000 * SAMPLES_PER_MS
 const batchSamples = 200 * SAMPLES_PER_MS
 const hangUpGraceMs = 3_000
 
-const greeting = SimSpeech.encode("Hello Ann, this is an automated call. Do you have a moment?")
-const thanks = SimSpeech.encode("Thank you for your time. Goodbye.")
+const greeting = SimVoice.speak("Hello Ann, this is an automated call. Do you have a moment?")
+const thanks = SimVoice.speak("Thank you for your time. Goodbye.")
 
 interface Recording {
   /** Undefined until the file is open; what is written before waits in `waiting`. */

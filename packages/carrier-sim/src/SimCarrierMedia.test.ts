@@ -20,6 +20,7 @@ import { TestClock } from "effect/testing"
 import * as SimCarrier from "./SimCarrier.ts"
 import * as SimMediaStream from "./SimMediaStream.ts"
 import * as SimPerson from "./SimPerson.ts"
+import * as SimVoice from "./SimVoice.ts"
 
 /** A frame the test server received, when, and decoded. */
 interface Received {
@@ -125,7 +126,7 @@ const sendMark = (connection: Connection, name: string) =>
  */
 const speak = (connection: Connection, text: string) =>
   Effect.gen(function*() {
-    const pcm = SimSpeech.encode(text)
+    const pcm = SimVoice.speak(text)
     const t0 = yield* Clock.currentTimeMillis
     for (let k = 0; k * 800 < pcm.length; k++) {
       const wait = t0 + 100 * k - 1_000 - (yield* Clock.currentTimeMillis)
@@ -158,8 +159,8 @@ const marksOf = (connection: Connection) =>
 
 const ended = (events: ReadonlyArray<CallEvent>) => events.find((e) => e._tag === "Ended")
 
-/** Milliseconds a text takes as simulated speech. */
-const speechMs = (text: string) => SimSpeech.encodedSamples(new TextEncoder().encode(text).length) / 8
+/** Milliseconds a text takes as simulated speech, said by `speaker`. */
+const speechMs = (text: string, speaker: SimVoice.Speaker = "agent") => SimVoice.speak(text, speaker).length / 8
 
 describe("SimCarrier with media", () => {
   it.effect("connects to the media URL at the answer and sends Twilio's connected and start, with the token", () =>
@@ -244,7 +245,7 @@ describe("SimCarrier with media", () => {
       // it ended, with the next frame
       const replyAt = Math.ceil((speechMs(question) + SimPerson.timings.replyMs) / 20) * 20
       assert.closeTo(said[0]!.startMs, replyAt, 0.5)
-      assert.closeTo(said[0]!.endMs, replyAt + speechMs(SimPerson.yesAnswer), 0.5)
+      assert.closeTo(said[0]!.endMs, replyAt + speechMs(SimPerson.yesAnswer, "person"), 0.5)
     }))
 
   it.effect("answers each question by what it asks", () =>
@@ -360,7 +361,7 @@ describe("SimCarrier with media", () => {
       const c = yield* connection
       yield* moveTo(20_000)
       const audio = personAudio(c)
-      const greetingMs = speechMs(SimPerson.voicemailGreeting)
+      const greetingMs = speechMs(SimPerson.voicemailGreeting, "person")
       const greeting = SimSpeech.decode(audio)
       assert.deepStrictEqual(greeting.map((u) => u.text), [SimPerson.voicemailGreeting])
       assert.closeTo(greeting[0]!.start, 0, 2)
@@ -444,12 +445,12 @@ describe("SimCarrier with media", () => {
       yield* place("call-1", "+12025550123")
       yield* moveTo(1_000)
       const c = yield* connection
-      const question = SimSpeech.encode("Do you have a moment?")
+      const question = SimVoice.speak("Do you have a moment?")
       yield* sendAudio(c, question)
       yield* moveTo(1_500)
       yield* send(c, TwilioMediaStream.clear(streamSidOf(c)))
       yield* moveTo(2_000)
-      yield* sendAudio(c, SimSpeech.encode("What is your name?"))
+      yield* sendAudio(c, SimVoice.speak("What is your name?"))
       yield* moveTo(8_000)
       assert.deepStrictEqual(personSaid(c).map((u) => u.text), ["Alex Morgan"])
     }))

@@ -2,8 +2,10 @@
  * Who picks up an answered call of the simulated carrier (CONTRACT §6), scripted and
  * deterministic: a person who talks with the agent, one who hangs up at once, one who never
  * does, or an answering machine. They hear the agent through `SimMediaStream` (simulated
- * speech decoded from the audio as it plays) and speak simulated speech (`SimSpeech.encode`),
- * so what they say truly crosses the audio path (CONTRACT §7 "Simulated speech").
+ * speech decoded from the audio as it plays) and speak simulated speech in the person's voice
+ * (`SimVoice.speak(text, "person")`: flite saying it, the text in a band above), so what they
+ * say truly crosses the audio path and a recording sounds like two people talking (CONTRACT
+ * §7 "Simulated speech").
  *
  * By outcome (`behave`), timed from the answer (`timings`):
  *
@@ -12,11 +14,11 @@
  *   agent contains "goodbye" (any case), hangs up `goodbyeMs` (300 ms) after it.
  * - `never-hangs-up`: answers questions the same way, and never hangs up (the agent ends the
  *   call by closing the stream).
- * - `early-hangup`: says {@link earlyHangupLine} at once ("Bye.", 0.6 s, over the agent's
+ * - `early-hangup`: says {@link earlyHangupLine} at once ("Bye.", 0.7 s, over the agent's
  *   greeting) and hangs up `SimOutcome.timings.earlyHangupMs` (1 s) after the answer, whatever
  *   is said.
  * - `voicemail`: the machine plays its greeting (`voicemailGreeting`, simulated speech, about
- *   4.9 s) at once, `beepGapMs` (300 ms) of silence, a 1 kHz beep of `beepMs` (500 ms), then
+ *   5.2 s) at once, `beepGapMs` (300 ms) of silence, a 1 kHz beep of `beepMs` (500 ms), then
  *   silence until our side closes the stream.
  *
  * Every one of them hangs up after `maxCallMs` (5 minutes) at the latest, so no call runs
@@ -32,11 +34,11 @@
  * @since 0.1.0
  */
 import type { FieldItem } from "@voice-agent/core/AgentTask"
-import * as SimSpeech from "@voice-agent/media/SimSpeech"
 import { Duration, Effect, Queue } from "effect"
 import type { Line } from "./SimMediaStream.ts"
 import type { SimOutcome } from "./SimOutcome.ts"
 import { timings as outcomeTimings } from "./SimOutcome.ts"
+import * as SimVoice from "./SimVoice.ts"
 
 /**
  * The scripted person's timings, in milliseconds.
@@ -243,12 +245,12 @@ export const isGoodbye = (utterance: string): boolean => /goodbye/i.test(utteran
 export const beep = (): Int16Array =>
   Int16Array.from(
     { length: timings.beepMs * 8 },
-    (_, n) => Math.round(8000 * Math.sin((2 * Math.PI * 1000 * n) / SimSpeech.SAMPLE_RATE))
+    (_, n) => Math.round(8000 * Math.sin((2 * Math.PI * 1000 * n) / 8000))
   )
 
 /** The machine's whole message: greeting, a short silence, beep. */
 const machineMessage = (): Int16Array => {
-  const greeting = SimSpeech.encode(voicemailGreeting)
+  const greeting = SimVoice.speak(voicemailGreeting, "person")
   const gap = timings.beepGapMs * 8
   const tone = beep()
   const out = new Int16Array(greeting.length + gap + tone.length)
@@ -265,7 +267,7 @@ const converse = (line: Line, hangsUp: boolean, briefing: Briefing): Effect.Effe
       if (hangsUp && isGoodbye(utterance)) return yield* Effect.sleep(Duration.millis(timings.goodbyeMs))
       if (isQuestion(utterance)) {
         yield* Effect.sleep(Duration.millis(timings.replyMs))
-        yield* line.say(SimSpeech.encode(briefedAnswerFor(utterance, briefing)))
+        yield* line.say(SimVoice.speak(briefedAnswerFor(utterance, briefing), "person"))
       }
     }
   })
@@ -278,7 +280,7 @@ const script = (outcome: AnsweredOutcome, line: Line, briefing: Briefing): Effec
       return converse(line, false, briefing)
     case "early-hangup":
       return Effect.andThen(
-        line.say(SimSpeech.encode(earlyHangupLine)),
+        line.say(SimVoice.speak(earlyHangupLine, "person")),
         Effect.sleep(Duration.millis(outcomeTimings.earlyHangupMs))
       )
     case "voicemail":

@@ -4,10 +4,10 @@ import { SpeechToText } from "@voice-agent/core/ports/SpeechToText"
 import type { PcmFrame } from "@voice-agent/core/ports/SpeechToText"
 import { TextToSpeech } from "@voice-agent/core/ports/TextToSpeech"
 import * as MuLaw from "@voice-agent/media/MuLaw"
-import * as SimSpeech from "@voice-agent/media/SimSpeech"
 import { Effect, Layer, Stream } from "effect"
 import * as SimSpeechToText from "./SimSpeechToText.ts"
 import * as SimTextToSpeech from "./SimTextToSpeech.ts"
+import * as SimVoice from "./SimVoice.ts"
 
 const FRAME = 160
 const silentFrames = (count: number) => Array.from({ length: count }, () => new Int16Array(FRAME))
@@ -36,7 +36,7 @@ describe("SimSpeechToText", () => {
       assert.deepStrictEqual(transcript, {
         text,
         startMs: 1200,
-        endMs: 1200 + SimSpeech.encodedSamples(text.length) / 8,
+        endMs: 1200 + SimVoice.speak(text).length / 8,
         final: true
       })
     }))
@@ -66,7 +66,7 @@ describe("SimSpeechToText", () => {
       assert.deepStrictEqual(result.map((t) => t.text), ["forty two", "next Tuesday at ten a m"])
       const second = result[1]!
       assert.strictEqual(second.startMs, 500 + 20 * speech.length + 3000)
-      assert.strictEqual(second.endMs - second.startMs, SimSpeech.encodedSamples(23) / 8)
+      assert.strictEqual(second.endMs - second.startMs, SimVoice.speak("next Tuesday at ten a m").length / 8)
     }))
 
   it.effect("recovers speech whose frames came with frames of silence inserted between them", () =>
@@ -80,8 +80,9 @@ describe("SimSpeechToText", () => {
   it.effect("hears nothing in silence or in damaged speech, and never fails", () =>
     Effect.gen(function*() {
       const speech = yield* spoken("yes")
-      // frames 10 to 12 hold the header's symbols 8 and 9 whole: make both the highest tone
-      const tone = (i: number) => Math.round(8000 * Math.sin((2 * Math.PI * 57 * i) / 200))
+      // frames 10 to 12 hold the header's symbols 2 and 3 whole (samples 1600 to 2000, the
+      // length's last nibble and the filler's first): make both the highest tone, loud
+      const tone = (i: number) => Math.round(8000 * Math.sin((2 * Math.PI * 85 * i) / 200))
       const damaged = speech.map((frame, f) => f >= 10 && f <= 12 ? frame.map((_, i) => tone(i + FRAME * f)) : frame)
       assert.deepStrictEqual(yield* transcripts(timed([...silentFrames(100), ...damaged], 0)), [])
       assert.deepStrictEqual(yield* transcripts([]), [])

@@ -14,7 +14,7 @@
  * never fails.
  *
  * Memory per stream is bounded (the decoder's, a few tens of kilobytes at most); the cost is
- * about 0.5 ms per second of speech and next to nothing for silence (SimSpeech's header).
+ * about 1.2 ms of CPU per second of speech and next to nothing for silence (SimSpeech's header).
  *
  * @since 0.1.0
  */

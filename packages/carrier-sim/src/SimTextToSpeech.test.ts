@@ -3,6 +3,7 @@ import { TextToSpeech } from "@voice-agent/core/ports/TextToSpeech"
 import * as SimSpeech from "@voice-agent/media/SimSpeech"
 import { Effect, Stream } from "effect"
 import * as SimTextToSpeech from "./SimTextToSpeech.ts"
+import * as SimVoice from "./SimVoice.ts"
 
 const concat = (frames: ReadonlyArray<Int16Array>): Int16Array => {
   const out = new Int16Array(frames.length * SimTextToSpeech.FRAME_SAMPLES)
@@ -15,7 +16,7 @@ describe("SimTextToSpeech", () => {
     Effect.gen(function*() {
       const text = "Hi Jane, this is Alex from Acme. Is now a good time?"
       const frames = yield* Stream.runCollect(SimTextToSpeech.synthesize(text))
-      const speech = SimSpeech.encode(text)
+      const speech = SimVoice.speak(text)
       assert.strictEqual(frames.length, Math.ceil(speech.length / 160))
       for (const frame of frames) assert.strictEqual(frame.length, 160)
       const samples = concat(frames)
@@ -41,7 +42,7 @@ describe("SimTextToSpeech", () => {
       assert.strictEqual(error.reason, "rejected")
       assert.isFalse(error.isRetryable)
       const longest = yield* Stream.runCollect(SimTextToSpeech.synthesize("a".repeat(SimSpeech.MAX_BYTES)))
-      assert.strictEqual(longest.length, Math.ceil(SimSpeech.encodedSamples(SimSpeech.MAX_BYTES) / 160))
+      assert.strictEqual(longest.length, Math.ceil(SimVoice.speak("a".repeat(SimSpeech.MAX_BYTES)).length / 160))
     }))
 
   it.effect("layer provides TextToSpeech", () =>

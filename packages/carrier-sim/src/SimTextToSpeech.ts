@@ -1,15 +1,17 @@
 /**
- * The simulated text-to-speech: the `TextToSpeech` port over `@voice-agent/media/SimSpeech`.
- * It speaks a text as one utterance of simulated speech, which `SimSpeechToText` turns back
- * into the same text on the other side of the audio path (CONTRACT §7 "Simulated speech").
+ * The simulated text-to-speech: the `TextToSpeech` port over `SimVoice`. It speaks a text in
+ * the agent's voice as one utterance of simulated speech (flite saying it, the text in a band
+ * above the voice), which `SimSpeechToText` turns back into the same text on the other side of
+ * the audio path (CONTRACT §7 "Simulated speech").
  *
  * Frames are 20 ms (160 samples) of 8 kHz 16-bit PCM, the last one padded with silence. The
- * utterance is encoded when the stream starts (0.3 ms per second of speech) and cut into frames
- * as they are pulled, half a second of them (25 frames) per chunk of the stream; the stream
- * does not pace itself (the caller plays them out). It lasts `SimSpeech.encodedSamples` of the
- * text's UTF-8 bytes, about 15 to 18 characters per second (`(17 + 2 × bytes) × 25 + 5` ms).
- * `options` are ignored: there is one voice. A text longer than `SimSpeech.MAX_BYTES` (4095)
- * UTF-8 bytes fails with a `SpeechError` `rejected` before any frame.
+ * utterance is made when the stream starts (`SimVoice.speak`: cached by text, 20 to 50 ms for
+ * a new line of a few seconds) and cut into frames as they are pulled, half a second of them
+ * (25 frames) per chunk of the stream; the stream does not pace itself (the caller plays them
+ * out). It lasts as long as flite takes to say the text, or as long as its data takes when
+ * that is longer (about 20 characters a second): 13 to 16 characters a second on most lines.
+ * `options` are ignored: the agent has one voice. A text longer than `SimSpeech.MAX_BYTES`
+ * (4095) UTF-8 bytes fails with a `SpeechError` `rejected` before any frame.
  *
  * @since 0.1.0
  */
@@ -17,6 +19,7 @@ import { SpeechError } from "@voice-agent/core/ports/SpeechToText"
 import { TextToSpeech } from "@voice-agent/core/ports/TextToSpeech"
 import * as SimSpeech from "@voice-agent/media/SimSpeech"
 import { Layer, Stream } from "effect"
+import * as SimVoice from "./SimVoice.ts"
 
 /**
  * Samples per frame: 20 ms at 8 kHz.
@@ -53,7 +56,7 @@ export const synthesize = (text: string): Stream.Stream<Int16Array, SpeechError>
           message: `simulated speech takes at most ${SimSpeech.MAX_BYTES} UTF-8 bytes, the text has ${bytes}`
         })
       )
-      : Stream.fromIterable(frames(SimSpeech.encode(text)), { chunkSize: FRAMES_PER_CHUNK })
+      : Stream.fromIterable(frames(SimVoice.speak(text, "agent")), { chunkSize: FRAMES_PER_CHUNK })
   })
 
 /**
@@ -62,6 +65,11 @@ export const synthesize = (text: string): Stream.Stream<Int16Array, SpeechError>
 export const make: TextToSpeech["Service"] = TextToSpeech.of({ synthesize: (text) => synthesize(text) })
 
 /**
+ * The simulated text-to-speech, flite made ready when the layer is built (`SimVoice.warmUp`).
+ *
  * @category layers
  */
-export const layer: Layer.Layer<TextToSpeech> = Layer.succeed(TextToSpeech, make)
+export const layer: Layer.Layer<TextToSpeech> = Layer.sync(TextToSpeech, () => {
+  SimVoice.warmUp()
+  return make
+})

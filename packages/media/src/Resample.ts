@@ -60,17 +60,16 @@ const besselI0 = (x: number): number => {
 }
 
 /**
- * The low-pass filter's taps for decimating `factor` times (odd length, symmetric, summing to
- * 1: a DC gain of exactly 1).
+ * A Kaiser-windowed sinc low-pass filter: `cutoff` (the −6 dB point) and `transition` (the
+ * width of the transition band) as fractions of the sample rate, `attenuationDb` in the
+ * stopband. Odd length (Kaiser's estimate), symmetric, summing to 1 (a DC gain of exactly 1):
+ * its delay is `(length − 1) / 2` samples. `SimSpeech` uses it for its bands too.
  *
  * @category math
  */
-export const lowPassTaps = (factor: number): Float64Array => {
-  const { attenuationDb, cutoff, transition } = design
+export const kaiserLowPass = (cutoff: number, transition: number, attenuationDb: number): Float64Array => {
   const beta = 0.1102 * (attenuationDb - 8.7)
-  // frequencies as fractions of the input rate
-  const fc = cutoff / factor
-  const width = (2 * Math.PI * transition) / factor
+  const width = 2 * Math.PI * transition
   const estimate = Math.ceil((attenuationDb - 8) / (2.285 * width)) + 1
   const length = estimate % 2 === 1 ? estimate : estimate + 1
   const half = (length - 1) / 2
@@ -79,7 +78,7 @@ export const lowPassTaps = (factor: number): Float64Array => {
   let sum = 0
   for (let i = 0; i < length; i++) {
     const t = i - half
-    const sinc = t === 0 ? 2 * fc : Math.sin(2 * Math.PI * fc * t) / (Math.PI * t)
+    const sinc = t === 0 ? 2 * cutoff : Math.sin(2 * Math.PI * cutoff * t) / (Math.PI * t)
     const ratio = t / half
     const window = besselI0(beta * Math.sqrt(1 - ratio * ratio)) / i0Beta
     taps[i] = sinc * window
@@ -88,6 +87,15 @@ export const lowPassTaps = (factor: number): Float64Array => {
   for (let i = 0; i < length; i++) taps[i] = taps[i]! / sum
   return taps
 }
+
+/**
+ * The low-pass filter's taps for decimating `factor` times (odd length, symmetric, summing to
+ * 1: a DC gain of exactly 1).
+ *
+ * @category math
+ */
+export const lowPassTaps = (factor: number): Float64Array =>
+  kaiserLowPass(design.cutoff / factor, design.transition / factor, design.attenuationDb)
 
 const toInt16 = (value: number): number => {
   const rounded = Math.round(value)

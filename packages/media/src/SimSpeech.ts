@@ -1,76 +1,117 @@
 /**
- * Simulated speech: a deterministic codec that turns UTF-8 text into speech-like 8 kHz 16-bit
- * PCM and back, so that what the simulated carrier's person and agents say truly crosses the
- * audio path (μ-law over a WebSocket, the call timeline, the recordings) and is recovered on
- * the other side (CONTRACT §7 "Simulated speech").
+ * Simulated speech: a deterministic codec that lays a text over a voice saying it, as 8 kHz
+ * 16-bit PCM, and recovers the text exactly from the audio on the other side. So what the
+ * simulated carrier's person and agents say truly crosses the audio path (μ-law over a
+ * WebSocket, the call timeline, the recordings), and a person who plays a recording hears
+ * people talking (CONTRACT §7 "Simulated speech").
  *
- * Owns: the waveform of one utterance (`encode`) and a streaming decoder that finds
- * utterances in a signal (`Decoder`, or `decode` for a whole buffer). Does not own framing,
- * μ-law, timestamps or I/O: callers cut the samples into frames and map sample offsets to
- * time.
+ * Owns: the waveform of one utterance (`encode`: a voice and the text's data carrier) and a
+ * streaming decoder that finds utterances in a signal (`Decoder`, or `decode` for a whole
+ * buffer). Does not own the voice: the caller renders the text with a speech synthesizer
+ * (carrier-sim's `SimVoice`, flite) and hands its samples in, since this package does no I/O.
+ * Nor framing, μ-law, timestamps or I/O: callers cut the samples into frames and map sample
+ * offsets to time.
  *
  * Samples are signed 16-bit linear PCM at 8000 Hz (`Int16Array`). Buffer ownership: `encode`
  * returns a fresh array; the decoder copies what it needs and never keeps or modifies its
  * input.
  *
- * Waveform. Multi-frequency shift keying: each symbol is 25 ms (`SYMBOL_SAMPLES` = 200) of one
- * of 16 tones carrying 4 bits. Tone `b` makes exactly `12 + 3b` cycles per symbol (480 Hz to
- * 2280 Hz, 120 Hz apart), so the tones are orthogonal over a symbol window and the phase is
- * continuous from one symbol to the next. The amplitude follows a syllable-rate envelope: a
- * 5 Hz raised cosine between 35 % and 100 % of 12000, so an energy voice-activity detector sees
- * speech all along (RMS about 6000, −15 dBFS). An utterance is, in symbols:
+ * The text is not recovered from the voice (that would take a speech recognizer): it travels
+ * in a narrow band above it. An utterance is the sum of:
  *
- * | symbols | field                                                                   |
- * | ------- | ----------------------------------------------------------------------- |
- * | 6       | preamble: tones 0, 15, 3, 12, 6, 9                                      |
- * | 3       | byte length L (12 bits, high nibble first; at most `MAX_BYTES` = 4095) |
- * | 2       | CRC-8 (polynomial 0x07, initial 0) of the length as two bytes           |
- * | 2 L     | the UTF-8 bytes, high nibble first                                      |
- * | 4       | CRC-16/CCITT-FALSE of the two length bytes and the payload              |
- * | 2       | end marker: tones 5, 10                                                 |
+ * - the speech band, below 2.45 kHz: the voice with its leading and trailing silence trimmed
+ *   (10 ms kept on each side of the first and last sample above 1 % of its peak), low-passed
+ *   (Kaiser-windowed sinc, −6 dB at 2450 Hz, 2300 to 2600 Hz transition, 70 dB stopband) and
+ *   scaled to a peak of `VOICE_PEAK` (20000, −4.3 dBFS), starting at the utterance's first
+ *   sample; flite's speech then sits around −20 dBFS RMS;
+ * - the data band, 2.8 to 3.4 kHz: the text in 16-tone frequency-shift keying at amplitude
+ *   `DATA_AMPLITUDE` (600: −38 dBFS RMS, 14 to 18 dB under flite's speech, pauses
+ *   included, and 7 dB above the energy voice-activity detector's stop threshold, so that the
+ *   voice's pauses between words and sentences never end a turn). Each symbol is 25 ms (`SYMBOL_SAMPLES` = 200) of one tone carrying 4
+ *   bits; tone `b` makes exactly `70 + b` cycles per symbol (2800 Hz to 3400 Hz, 40 Hz
+ *   apart), so the tones are orthogonal over a symbol window and the phase is continuous from
+ *   one symbol to the next. It fades in over the first 5 ms, and its last tone rings on for
+ *   `TAIL_SAMPLES` (7 ms) more, fading out over the last 5 ms.
  *
- * then 5 ms more of the last tone, fading out (it fades in over the first 5 ms too). That is
- * `(17 + 2 L) × 25 + 5` ms (`encodedSamples`). Measured on the simulated person's answers and
- * an agent's line (pinned by the tests): "Alex Morgan" 0.98 s (11.2 characters per second),
- * "March third twenty twenty seven" 1.98 s (15.7/s), a 93-character greeting 5.08 s (18.3/s).
- * At most 20 ASCII characters per second; fewer for other scripts (2 to 4 bytes a character).
+ * The band edges keep the data inside the telephone band (up to 3.4 kHz, where `Resample`'s
+ * anti-aliasing filter is still flat), so the text survives a provider's 24 kHz round trip
+ * too. The speech keeps what carries most of its intelligibility (vowels' first two formants,
+ * most consonant cues); sibilants lose their top, as on an old telephone line. The data carrier, in symbols:
  *
- * Decoding. Silence is not part of any utterance: the decoder drops every sample quieter than
- * ±32 (digital silence: μ-law 0xFF decodes to 0) and works on what is left. No sample of an
- * utterance is that quiet outside its fades: each tone is offset by half a sample step from its
- * zero crossings, so every sample is at least 1.6 % of the envelope, ±64 or more after μ-law.
- * That is what makes the decoder indifferent to frame boundaries and to silence inserted
- * between or inside utterances (a timeline filling the gap of a late frame): dropping the
- * inserted silence restores the utterance's samples exactly. The channel must be clean: noise
- * inserted inside an utterance breaks it (noise between utterances does not).
+ * | symbols | field                                                                         |
+ * | ------- | ----------------------------------------------------------------------------- |
+ * | 6       | preamble: tones 0, 15, 3, 12, 6, 9                                            |
+ * | 3       | byte length L (12 bits, high nibble first; at most `MAX_BYTES` = 4095)       |
+ * | 3       | filler length F (12 bits, high nibble first; at most 4095: 102 s)            |
+ * | 2       | CRC-8 (polynomial 0x07, initial 0) of L and F as four bytes                   |
+ * | 2 L     | the UTF-8 bytes, high nibble first                                            |
+ * | 4       | CRC-16/CCITT-FALSE of the four length bytes and the payload                   |
+ * | F       | filler: tone `(7 i + 3) mod 16` for the i-th, as long as the speech needs     |
+ * | 2       | end marker: tones 5, 10                                                       |
  *
- * A sliding DFT over the last symbol window of kept samples tracks the six preamble tones; every
- * 4 samples, the share of the window's energy in each of them is recorded, and a preamble is
- * where six windows a symbol apart each hold more than half of their energy in the expected
- * tone. The alignment with the highest sum of shares wins. From there, each symbol is the
- * strongest of the 16 tones (Goertzel) in its window. A candidate utterance is dropped when its
- * header CRC fails, and when its CRC-16, end marker or UTF-8 is wrong at the end: a corrupted
- * utterance decodes to nothing. The preamble search never stops, so several candidates may run
- * at once (at most 4); when one completes, the others overlapped it and are dropped. An
- * utterance cut short and followed by another is thus skipped, and the next one recovered. One
- * second of silence drops every candidate. Memory is bounded: a few kilobytes of windows, and
+ * F is the fewest symbols, an even number (see `TAIL_SAMPLES`), that make the data last as long
+ * as the speech: an utterance lasts `max(speech, (20 + 2 L) × 25 ms)`, to the next 50 ms, plus
+ * 7 ms, so that the decoder finds its end when the voice has finished.
+ * The data alone says about 20 ASCII characters a second, flite 15 to 18 at the pace
+ * carrier-sim gives it, so a line lasts as long as its data, 82 ms more than the tones this
+ * replaced: the agent's "Hello Ann, this is an automated call. Do you have a moment?" 3.46 s
+ * (3.38 s before), the person's "Alex Morgan" 1.06 s (0.98 s), the 93-character voicemail
+ * greeting 4.96 s (4.88 s); a scripted call 9 s (8 s).
+ *
+ * Silence. Every sample of an utterance is ±64 or more (the few quieter ones, where the voice
+ * and the data cancel out or fade, are pushed out to ±64: about −54 dBFS, under μ-law's own
+ * noise), so it stays 32 or more after μ-law. What the path does to a channel is insert
+ * silence: a player waiting for late audio, a timeline filling a gap between frames, a
+ * recognizer counting a jump in timestamps. It comes in whole milliseconds (timestamps are in
+ * ms, frames 20 ms long, utterances a whole number of ms), 8 samples or more: the decoder drops
+ * every run of 8 or more samples quieter than ±32 (digital silence: μ-law 0xFF decodes to 0)
+ * and keeps shorter ones, and works on what is left, which is the utterance's samples exactly.
+ * That makes it indifferent to frame boundaries and to silence inserted between or inside
+ * utterances, and it keeps the odd sample that a resampler's rounding brought under ±32 (a
+ * provider's 24 kHz round trip). What no decoder survives is audio lost: a frame dropped or
+ * replaced by silence in the middle of an utterance shifts the rest, the CRC fails, and the
+ * utterance decodes to nothing (never to a wrong text), as a real recognizer would miss words
+ * it never got. The simulated carrier and the timeline lose audio only when a reader falls too
+ * far behind (CallTimeline's `late` and `refused`, an agent's full input queue), and count it.
+ *
+ * Decoding. The kept samples go through a high-pass filter (Kaiser, −6 dB at 2650 Hz, 2500 to
+ * 2800 Hz transition, 50 dB stopband: 79 taps, a delay of `FILTER_DELAY` = 39 samples), which
+ * leaves the data band and removes the speech. On the filtered samples, a sliding DFT over
+ * the last symbol window tracks the six preamble tones; every 4 samples, the share of the
+ * window's energy in each of them is recorded, and a preamble is where six windows a symbol
+ * apart each hold more than half of their energy in the expected tone, the highest sum of
+ * shares within three quarters of a symbol. The shares hardly change over several samples
+ * about the true alignment, so the preamble's own waveform, correlated with the signal half a
+ * symbol each way, puts it on the very sample. From there, each symbol is the strongest of
+ * the 16 tones (Goertzel) in its window, and the window of the next one is put where that
+ * tone's waveform correlates best, a sample each way at most, so that the reading follows an
+ * utterance that lost a sample. A candidate utterance is dropped when its header CRC fails,
+ * and when its CRC-16, end marker or UTF-8 is wrong at the end: a corrupted utterance decodes
+ * to nothing. The preamble search never stops, so several candidates may run at once (at
+ * most 4); when one completes, the others overlapped it and are dropped. An utterance cut
+ * short and followed by another is thus skipped, and the next one recovered. One second of
+ * silence drops every candidate. Memory is bounded: a few kilobytes of windows and rings, and
  * at most 4 candidates of at most 8 KB each.
  *
  * Offsets: an utterance's `start` and `end` count samples from the decoder's first input
- * (silence included), `start` at its first sample and `end` just past its last, within 2
- * samples in the property tests (the 4-sample search step), silence inserted inside included.
- * Silence inserted in the fades is the exception: inside the first 5 ms it moves `start` after
- * it (the fade's first samples are as quiet as silence); `end` is known when the end marker
- * has been read, before the fade-out, so silence inserted there is not counted.
+ * (silence included), `start` at its first sample and `end` just past its last, silence
+ * inserted inside included: to the sample in the property tests (μ-law, any cuts, gaps of
+ * silence), within 2 samples after a 24 kHz round trip. `end` is counted from the end
+ * marker's last sample, the tail assumed whole: silence inserted in the tail is not counted.
+ * The two sides of a call's `mixed` channel decode as well where they take turns; where both
+ * speak at once their data bands collide, and what was overlapped does not decode (never to a
+ * wrong text).
  *
- * Cost, measured on this 2-core machine (Node 24, 20 ms frames, other work loading both cores;
- * `test/bench/media-codecs.ts`): encoding 0.05 ms per second of speech (a table of the
- * envelope, shared by all calls, at most 1 MiB), decoding 0.4 ms per second of speech and next
- * to nothing for silence, which is dropped before any arithmetic.
+ * Cost, in CPU time on this 2-core machine (Node 24, other work loading both cores;
+ * `test/bench/media-codecs.ts` for wall time): `encode` about 1.5 ms per second of speech (the
+ * low-pass filter, 59 multiplications a sample; callers cache utterances), decoding about
+ * 1.2 ms per second of speech (the high-pass filter, 40 a sample; the tones once a symbol)
+ * and next to nothing for silence, which is dropped before any arithmetic.
  *
  * @since 0.1.0
  */
 import { Result } from "effect"
+import { kaiserLowPass } from "./Resample.ts"
 
 /**
  * Samples per second.
@@ -93,29 +134,95 @@ export const SYMBOL_SAMPLES = 200
  */
 export const MAX_BYTES = 4095
 
+/**
+ * The voice's peak in an utterance.
+ *
+ * @category models
+ */
+export const VOICE_PEAK = 20000
+
+/**
+ * The data carrier's amplitude.
+ *
+ * @category models
+ */
+export const DATA_AMPLITUDE = 600
+
+/**
+ * The data band: the lowest and highest tone, in Hz. The speech is low-passed below
+ * `SPEECH_CUTOFF_HZ`.
+ *
+ * @category models
+ */
+export const DATA_BAND_HZ = { low: 2800, high: 3400 } as const
+
+/**
+ * Where the speech's low-pass filter is at −6 dB, in Hz.
+ *
+ * @category models
+ */
+export const SPEECH_CUTOFF_HZ = 2450
+
+/**
+ * The quietest an utterance's samples are (in magnitude) before μ-law.
+ *
+ * @category models
+ */
+export const MIN_MAGNITUDE = 64
+
 const N = SYMBOL_SAMPLES
+const FIRST_BIN = DATA_BAND_HZ.low / (SAMPLE_RATE / N)
 const PREAMBLE = [0, 15, 3, 12, 6, 9] as const
 const END_MARKER = [5, 10] as const
-const HEADER_SYMBOLS = 5
+const HEADER_SYMBOLS = 8
 const CRC_SYMBOLS = 4
-const AMPLITUDE = 12000
-const ENVELOPE_FLOOR = 0.35
-const SYLLABLE_SAMPLES = 1600
+/** Every symbol but the payload's and the filler's. */
+const FIXED_SYMBOLS = PREAMBLE.length + HEADER_SYMBOLS + CRC_SYMBOLS + END_MARKER.length
+const MAX_FILLER = 0xfff
 const FADE_SAMPLES = 40
+const TRIM_MARGIN = 80
 
 const QUIET = 32
+/** Quiet samples in a row that are silence (dropped); fewer are the signal's (kept). */
+const SILENCE_RUN = 8
 const RESET_QUIET_RUN = SAMPLE_RATE
-const MAX_FADE_DROPPED = 16
 const STEP = 4
 const PREAMBLE_SHARE = 0.5
 const MAX_CANDIDATES = 4
 
 /** Cycles per symbol window of each of the 16 tones. */
-const toneBin = (symbol: number): number => 12 + 3 * symbol
+const toneBin = (symbol: number): number => FIRST_BIN + symbol
 
-// Half a table step after each zero crossing: no sample of a tone is ever near zero
-// (at least 1.6 % of its amplitude, so at least ±64 after μ-law).
-const sine = Float64Array.from({ length: N }, (_, m) => Math.sin((2 * Math.PI * (m + 0.5)) / N))
+const sine = Float64Array.from({ length: N }, (_, m) => Math.sin((2 * Math.PI * m) / N))
+
+const speechFilter = kaiserLowPass(SPEECH_CUTOFF_HZ / SAMPLE_RATE, 300 / SAMPLE_RATE, 70)
+
+/** The decoder's high-pass filter: a unit impulse at its centre less a low-pass. */
+const dataFilter = (() => {
+  // 305 Hz of transition rather than 300: 79 taps, so that the tail is 40 samples (5 ms)
+  const taps = kaiserLowPass(2650 / SAMPLE_RATE, 305 / SAMPLE_RATE, 50).map((tap) => -tap)
+  taps[(taps.length - 1) / 2] = taps[(taps.length - 1) / 2]! + 1
+  return taps
+})()
+
+/**
+ * Samples between a kept sample and the filtered sample the decoder reads for it.
+ *
+ * @category models
+ */
+export const FILTER_DELAY = (dataFilter.length - 1) / 2
+
+/**
+ * Samples the last tone rings on after the end marker (7 ms): the ones the decoder's filter
+ * needs past the end marker's window (39), the one it looks ahead to align each symbol, and 16
+ * more for its alignment to catch up with samples lost on the way (a resampler can take a
+ * quiet sample below the decoder's threshold): it reads the end marker with one of the
+ * utterance's last 17 samples. With an even number of symbols, an utterance that starts on a
+ * 20 ms frame's first sample has 56 or 136 samples in its last frame: it is read in that frame.
+ *
+ * @category models
+ */
+export const TAIL_SAMPLES = 56
 
 const crc8 = (bytes: ArrayLike<number>): number => {
   let crc = 0
@@ -138,89 +245,94 @@ const crc16 = (bytes: ArrayLike<number>): number => {
 const utf8Encoder = new TextEncoder()
 const utf8Decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 
-/** The amplitude envelope at sample `t` of an utterance of `total` samples: syllables and fades. */
-const envelope = (t: number, total: number): number => {
-  const syllable = Math.sin((Math.PI * t) / SYLLABLE_SAMPLES)
-  const fade = Math.min(1, t / FADE_SAMPLES, (total - 1 - t) / FADE_SAMPLES)
-  return (ENVELOPE_FLOOR + (1 - ENVELOPE_FLOOR) * syllable * syllable) * fade
-}
-
-// `AMPLITUDE × envelope(t, total)` at every `t` where the fade is 1, which does not depend on
-// the utterance: cached, up to ENVELOPE_CACHE_SAMPLES (16.4 s, 1 MiB) and grown as longer
-// utterances come; later samples are computed as they go. The cached values are the very
-// doubles `envelope` gives (a product by a fade of 1 is exact), so every sample is the same
-// as without the cache, and `encode` costs a multiplication and a rounding per sample instead
-// of a sine, two divisions and a `Math.min`.
-const ENVELOPE_CACHE_SAMPLES = 1 << 17
-let envelopeCache = new Float64Array(0)
-
-const scaledEnvelopes = (samples: number): Float64Array => {
-  const wanted = Math.min(samples, ENVELOPE_CACHE_SAMPLES)
-  if (envelopeCache.length < wanted) {
-    const grown = new Float64Array(Math.min(ENVELOPE_CACHE_SAMPLES, Math.max(wanted, 2 * envelopeCache.length)))
-    grown.set(envelopeCache)
-    for (let t = envelopeCache.length; t < grown.length; t++) {
-      const syllable = Math.sin((Math.PI * t) / SYLLABLE_SAMPLES)
-      grown[t] = AMPLITUDE * (ENVELOPE_FLOOR + (1 - ENVELOPE_FLOOR) * syllable * syllable)
-    }
-    envelopeCache = grown
+/**
+ * The speech band of an utterance for `voice`: trimmed, low-passed and scaled as the module
+ * header says (empty for a silent voice). `encode` adds the data band to it.
+ *
+ * @category encoding
+ */
+export const speechOf = (voice: Int16Array): Float64Array => {
+  let peak = 0
+  for (let i = 0; i < voice.length; i++) peak = Math.max(peak, Math.abs(voice[i]!))
+  if (peak === 0) return new Float64Array(0)
+  const threshold = peak / 100
+  let first = 0
+  while (Math.abs(voice[first]!) < threshold) first++
+  let last = voice.length - 1
+  while (Math.abs(voice[last]!) < threshold) last--
+  const from = Math.max(0, first - TRIM_MARGIN)
+  const length = Math.min(voice.length, last + 1 + TRIM_MARGIN) - from
+  const half = (speechFilter.length - 1) / 2
+  // the trimmed voice with `half` zeros on each side, so that the filter centred on any of its
+  // samples (no delay) reads no bounds
+  const padded = new Float64Array(length + 2 * half)
+  for (let n = 0; n < length; n++) padded[n + half] = voice[from + n]!
+  const out = new Float64Array(length)
+  let filteredPeak = 0
+  for (let n = 0; n < length; n++) {
+    // the taps are symmetric: padded[n … n + 2 half] pairs up around its centre
+    let sum = speechFilter[half]! * padded[n + half]!
+    for (let k = 0; k < half; k++) sum += speechFilter[k]! * (padded[n + k]! + padded[n + 2 * half - k]!)
+    out[n] = sum
+    filteredPeak = Math.max(filteredPeak, Math.abs(sum))
   }
-  return envelopeCache
+  const scale = filteredPeak === 0 ? 0 : VOICE_PEAK / filteredPeak
+  for (let n = 0; n < length; n++) out[n] = out[n]! * scale
+  return out
 }
 
-/**
- * Number of samples `encode` produces for a text of `bytes` UTF-8 bytes.
- *
- * @category encoding
- */
-export const encodedSamples = (bytes: number): number =>
-  (PREAMBLE.length + HEADER_SYMBOLS + 2 * bytes + CRC_SYMBOLS + END_MARKER.length) * N + FADE_SAMPLES
-
-/**
- * Encodes a text as one utterance of simulated speech, with no silence before or after.
- * Lone surrogates become U+FFFD, as `TextEncoder` does. Throws a `RangeError` for a text of
- * more than `MAX_BYTES` UTF-8 bytes (a precondition: about 3.5 minutes of speech).
- *
- * @category encoding
- */
-export const encode = (text: string): Int16Array => {
-  const bytes = utf8Encoder.encode(text)
+/** The symbols of the data carrier of `bytes` with `filler` filler symbols. */
+const symbolsOf = (bytes: Uint8Array, filler: number): Array<number> => {
   const length = bytes.length
-  if (length > MAX_BYTES) throw new RangeError(`SimSpeech.encode: ${length} bytes, more than ${MAX_BYTES}`)
-  const lengthBytes = [length >> 8, length & 0xff]
-  const check = crc16([...lengthBytes, ...bytes])
-  const headerCheck = crc8(lengthBytes)
+  const lengths = [length >> 8, length & 0xff, filler >> 8, filler & 0xff]
+  const headerCheck = crc8(lengths)
   const symbols: Array<number> = [...PREAMBLE, length >> 8, (length >> 4) & 15, length & 15]
+  symbols.push(filler >> 8, (filler >> 4) & 15, filler & 15)
   symbols.push(headerCheck >> 4, headerCheck & 15)
   for (const byte of bytes) symbols.push(byte >> 4, byte & 15)
-  symbols.push(check >> 12, (check >> 8) & 15, (check >> 4) & 15, check & 15, ...END_MARKER)
+  const check = crc16([...lengths, ...bytes])
+  symbols.push(check >> 12, (check >> 8) & 15, (check >> 4) & 15, check & 15)
+  for (let i = 0; i < filler; i++) symbols.push((7 * i + 3) % 16)
+  symbols.push(...END_MARKER)
+  return symbols
+}
 
-  // the last tone rings on for the fade-out, so that the end marker's window is whole
-  const total = symbols.length * N + FADE_SAMPLES
+/**
+ * Encodes a text as one utterance: `voice` (8 kHz PCM of a synthesizer saying it) in the
+ * speech band, the text in the data band, with no silence before or after. Lone surrogates
+ * become U+FFFD, as `TextEncoder` does. Deterministic: the same text and voice give the same
+ * samples. A voice longer than the data can cover (the text's symbols and 4095 of filler,
+ * 102 s and more) is cut there. Throws a `RangeError` for a text of more than `MAX_BYTES`
+ * UTF-8 bytes (a precondition).
+ *
+ * @category encoding
+ */
+export const encode = (text: string, voice: Int16Array): Int16Array => {
+  const bytes = utf8Encoder.encode(text)
+  if (bytes.length > MAX_BYTES) throw new RangeError(`SimSpeech.encode: ${bytes.length} bytes, more than ${MAX_BYTES}`)
+  const bare = (FIXED_SYMBOLS + 2 * bytes.length) * N + TAIL_SAMPLES
+  const speech = speechOf(voice).subarray(0, bare + (MAX_FILLER - 1) * N)
+  const needed = Math.max(0, Math.ceil((speech.length - bare) / N))
+  // an even number of symbols (FIXED_SYMBOLS is even): an utterance that starts on a 20 ms
+  // frame's first sample ends 56 or 136 samples into its last frame, so that it is read there
+  const filler = needed + (needed % 2)
+  const symbols = symbolsOf(bytes, filler)
+
+  const total = symbols.length * N + TAIL_SAMPLES
   const out = new Int16Array(total)
-  const scaled = scaledEnvelopes(total)
-  // samples in [FADE_SAMPLES, unfaded) have a fade of 1 and a cached scaled envelope
-  const unfaded = Math.min(total - FADE_SAMPLES, scaled.length)
   for (let s = 0; s < symbols.length; s++) {
     const bin = toneBin(symbols[s]!)
     const start = s * N
-    const end = start + (s === symbols.length - 1 ? N + FADE_SAMPLES : N)
-    const fastStart = Math.min(end, Math.max(start, FADE_SAMPLES))
-    const fastEnd = Math.max(fastStart, Math.min(end, unfaded))
-    // (bin × (t − start)) mod N, one step of `bin` per sample
-    let phase = 0
-    for (let t = start; t < fastStart; t++) {
-      out[t] = Math.round(AMPLITUDE * envelope(t, total) * sine[phase]!)
-      phase += bin
-      if (phase >= N) phase -= N
-    }
-    for (let t = fastStart; t < fastEnd; t++) {
-      out[t] = Math.round(scaled[t]! * sine[phase]!)
-      phase += bin
-      if (phase >= N) phase -= N
-    }
-    for (let t = fastEnd; t < end; t++) {
-      out[t] = Math.round(AMPLITUDE * envelope(t, total) * sine[phase]!)
+    const end = s === symbols.length - 1 ? total : start + N
+    let phase = 0 // (bin × (t − start)) mod N
+    for (let t = start; t < end; t++) {
+      const fade = Math.min(1, t / FADE_SAMPLES, (total - 1 - t) / FADE_SAMPLES)
+      const value = Math.round((t < speech.length ? speech[t]! : 0) + DATA_AMPLITUDE * fade * sine[phase]!)
+      out[t] = value >= MIN_MAGNITUDE || value <= -MIN_MAGNITUDE
+        ? Math.max(-32768, Math.min(32767, value))
+        : value < 0
+        ? -MIN_MAGNITUDE
+        : MIN_MAGNITUDE
       phase += bin
       if (phase >= N) phase -= N
     }
@@ -245,19 +357,41 @@ interface Candidate {
   readonly start: number
   /** Index (among the samples kept) that ends the window of the preamble's last symbol. */
   readonly end: number
-  /** Index (among the samples kept) that ends the window of the next symbol to read. */
+  /** Index (among the samples kept) that ends the window of the next symbol to read, as far as known. */
   next: number
+  /** The symbols read (the header's, then all but the filler's). */
   symbols: Uint8Array
   count: number
+  /** Filler symbols still to let go. */
+  filler: number
 }
 
 const preambleBins = PREAMBLE.map(toneBin)
 const preambleCos = Float64Array.from(preambleBins, (k) => Math.cos((2 * Math.PI * k) / N))
 const preambleSin = Float64Array.from(preambleBins, (k) => Math.sin((2 * Math.PI * k) / N))
 const goertzelCoefficients = Float64Array.from({ length: 16 }, (_, b) => 2 * Math.cos((2 * Math.PI * toneBin(b)) / N))
+/** The preamble's waveform (amplitude 1, faded in as `encode` does), to align on it exactly. */
+const preambleWaveform = (() => {
+  const out = new Float64Array(PREAMBLE.length * N)
+  for (let s = 0; s < PREAMBLE.length; s++) {
+    const bin = toneBin(PREAMBLE[s]!)
+    for (let m = 0, phase = 0; m < N; m++, phase = (phase + bin) % N) {
+      out[s * N + m] = Math.min(1, (s * N + m) / FADE_SAMPLES) * sine[phase]!
+    }
+  }
+  return out
+})()
+/** Each tone's waveform over one symbol, as `encode` starts it (amplitude 1). */
+const toneWaveforms = Array.from(
+  { length: 16 },
+  (_, b) => Float64Array.from({ length: N }, (_, m) => sine[(toneBin(b) * m) % N]!)
+)
+/** How far the matched filter looks each side of where the preamble search put a preamble. */
+const ALIGN_SAMPLES = N / 2
 const STEPS_PER_SYMBOL = N / STEP
 const STEP_RING = (PREAMBLE.length - 1) * STEPS_PER_SYMBOL + 1
 const OFFSET_RING = 2048
+const TAPS = dataFilter.length
 
 /**
  * A streaming decoder: feed it the signal in pieces of any size (`push`, and `pushSilence`
@@ -274,26 +408,34 @@ export class Decoder {
     return this.consumed
   }
 
-  /** Quiet samples dropped since the last kept one. */
+  /** Quiet samples since the last loud one; the first `SILENCE_RUN` of them, held. */
   private quietRun = 0
+  private readonly held = new Int16Array(SILENCE_RUN)
 
-  // the last symbol window of kept samples, their input offsets, and a sliding DFT
+  /** Samples kept; the filtered sample of kept sample `i` is read when `i + FILTER_DELAY` is kept. */
   private kept = 0
+  /** The last `TAPS` kept samples, twice over (so that they are always contiguous). */
+  private readonly history = new Float64Array(2 * TAPS)
+  /** Input offsets of the kept samples, by index modulo `OFFSET_RING`. */
+  private readonly offsets = new Float64Array(OFFSET_RING)
+
+  // the filtered samples (the last `OFFSET_RING`), the last symbol window of them, and a sliding DFT
+  private filtered = 0
+  private readonly filteredRing = new Float64Array(OFFSET_RING)
   private readonly window = new Float64Array(N)
-  /** `window` in time order, oldest first (scratch of `strongestTone`). */
+  /** A symbol window in time order (scratch of `strongestTone`). */
   private readonly ordered = new Float64Array(N)
   private energy = 0
   private readonly re = new Float64Array(PREAMBLE.length)
   private readonly im = new Float64Array(PREAMBLE.length)
-  private readonly offsets = new Float64Array(OFFSET_RING)
-  /** 1 for a kept sample that came right after dropped ones (or first of all), else 0. */
-  private readonly afterQuiet = new Uint8Array(OFFSET_RING)
 
   // per search step: which preamble tone held most of the window's energy (-1: none), its share
   private readonly stepTone = new Int8Array(STEP_RING).fill(-1)
   private readonly stepShare = new Float64Array(STEP_RING)
 
   private pending: { end: number; score: number; since: number } | undefined = undefined
+  /** Where the search put a preamble's end, until it can be aligned. */
+  private opening: number | undefined = undefined
   private candidates: Array<Candidate> = []
 
   /** Decodes the next samples; answers the utterances that ended in them, in order. */
@@ -303,18 +445,23 @@ export class Decoder {
       const sample = samples[i]!
       const at = this.consumed++
       if (sample > -QUIET && sample < QUIET) {
+        if (this.quietRun < SILENCE_RUN) this.held[this.quietRun] = sample
         this.quiet(1)
         continue
       }
-      const afterQuiet = this.quietRun > 0 || this.kept === 0
+      // a run of quiet samples too short to be silence is the signal's
+      if (this.quietRun > 0 && this.quietRun < SILENCE_RUN) {
+        for (let k = 0; k < this.quietRun; k++) this.keep(this.held[k]!, at - this.quietRun + k, out)
+      }
       this.quietRun = 0
-      this.keep(sample, at, afterQuiet, out)
+      this.keep(sample, at, out)
     }
     return out
   }
 
   /** Consumes `count` samples of silence without their data (a gap in the input's timestamps). */
   pushSilence(count: number): void {
+    for (let k = this.quietRun; k < Math.min(SILENCE_RUN, this.quietRun + count); k++) this.held[k] = 0
     if (count > 0) this.quiet(count)
     this.consumed += count
   }
@@ -332,20 +479,35 @@ export class Decoder {
     this.im.fill(0)
     this.stepTone.fill(-1)
     this.pending = undefined
+    this.opening = undefined
     this.candidates = []
   }
 
-  private keep(sample: number, at: number, afterQuiet: boolean, out: Array<Utterance>): void {
+  private keep(sample: number, at: number, out: Array<Utterance>): void {
     const index = this.kept++
+    this.offsets[index % OFFSET_RING] = at
+    const slot = index % TAPS
+    const history = this.history
+    history[slot] = sample
+    history[slot + TAPS] = sample
+    if (index < FILTER_DELAY) return
+    // the taps are symmetric: history[slot + 1 … slot + TAPS] is oldest to newest
+    const base = slot + 1
+    let sum = dataFilter[FILTER_DELAY]! * history[base + FILTER_DELAY]!
+    for (let k = 0; k < FILTER_DELAY; k++) sum += dataFilter[k]! * (history[base + k]! + history[base + TAPS - 1 - k]!)
+    this.slide(Math.round(sum), out)
+  }
+
+  /** Moves the symbol window on by one filtered sample. */
+  private slide(value: number, out: Array<Utterance>): void {
+    const index = this.filtered++
+    this.filteredRing[index % OFFSET_RING] = value
     const slot = index % N
     const window = this.window
     const old = window[slot]!
-    window[slot] = sample
-    const ring = index % OFFSET_RING
-    this.offsets[ring] = at
-    this.afterQuiet[ring] = afterQuiet ? 1 : 0
-    this.energy += sample * sample - old * old
-    const delta = sample - old
+    window[slot] = value
+    this.energy += value * value - old * old
+    const delta = value - old
     const re = this.re
     const im = this.im
     for (let p = 0; p < PREAMBLE.length; p++) {
@@ -356,11 +518,17 @@ export class Decoder {
       re[p] = r * c - m * s
       im[p] = r * s + m * c
     }
-    if (index % STEP === STEP - 1) this.step(index, out)
+    if (index % STEP === STEP - 1) this.step(index)
+    // a preamble found is aligned once the samples its alignment looks at are in
+    if (this.opening !== undefined && index >= this.opening + ALIGN_SAMPLES) {
+      this.open(this.opening)
+      this.opening = undefined
+    }
+    if (this.candidates.length > 0) this.readSymbols(index, out)
   }
 
-  /** One search step at the window ending at kept sample `index`. */
-  private step(index: number, out: Array<Utterance>): void {
+  /** One step of the preamble search, at the window ending at filtered sample `index`. */
+  private step(index: number): void {
     const stepIndex = (index - (STEP - 1)) / STEP
     const scale = (this.energy * N) / 2
     let tone = -1
@@ -392,67 +560,113 @@ export class Decoder {
       else if (score > pending.score) this.pending = { end: index, score, since: pending.since }
     } else if (pending !== undefined) {
       this.pending = undefined
-      this.open(pending.end)
+      this.opening = pending.end
     }
+  }
 
+  /**
+   * Reads the symbol of each candidate whose next symbol's window ended one filtered sample
+   * before `index`: the strongest tone there, and where the symbol really is, within a sample
+   * each way (the tone's own waveform correlated with the signal: a sharp peak, the tones
+   * being 2.8 to 3.4 kHz). So the reading follows an utterance that lost a sample on the way
+   * instead of drifting off it.
+   */
+  private readSymbols(index: number, out: Array<Utterance>): void {
     for (let c = 0; c < this.candidates.length; c++) {
       const candidate = this.candidates[c]!
-      if (candidate.next > index) continue
-      if (candidate.next < index) {
+      if (candidate.next >= index) continue
+      if (candidate.next < index - 1) {
         // its preamble was found after its first symbol went by (a preamble cut short by silence)
         this.candidates.splice(c--, 1)
         continue
       }
-      const done = this.read(candidate, this.strongestTone())
+      const tone = this.strongestTone(candidate.next)
+      const end = candidate.next + this.drift(tone, candidate.next)
+      candidate.next = end
+      const done = this.read(candidate, tone)
       if (done === "reading") continue
       if (done === "failed") {
         this.candidates.splice(c--, 1)
         continue
       }
-      out.push({ text: done.text, start: candidate.start, end: this.offsets[index % OFFSET_RING]! + 1 + FADE_SAMPLES })
+      // filtered sample `end` is kept sample `end`'s: the end marker's last one
+      out.push({ text: done.text, start: candidate.start, end: this.offsets[end % OFFSET_RING]! + 1 + TAIL_SAMPLES })
       this.candidates = []
       this.pending = undefined
+      this.opening = undefined
       return
     }
   }
 
-  /** Starts a candidate whose preamble's last window ends at kept sample `end`. */
-  private open(end: number): void {
+  /** Where `tone`'s symbol window ends, relative to `end`: −1, 0 or 1 sample. */
+  private drift(tone: number, end: number): number {
+    const template = toneWaveforms[tone]!
+    const ring = this.filteredRing
+    let best = 0
+    let bestSum = -Infinity
+    for (let lag = -1; lag <= 1; lag++) {
+      const first = end + lag - N + 1
+      let sum = 0
+      for (let m = 0; m < N; m++) sum += template[m]! * ring[(first + m) % OFFSET_RING]!
+      if (sum > bestSum) {
+        bestSum = sum
+        best = lag
+      }
+    }
+    return best
+  }
+
+  /**
+   * Starts a candidate whose preamble's last window ends near filtered sample `found`. The
+   * search's shares change little over many samples about the true alignment (the tones are
+   * one bin apart, and the filter smooths their changes), the more so when the preamble lost a
+   * sample on the way: the preamble's own waveform, correlated with the signal half a symbol
+   * each side (1200 × 201 products, once per utterance), puts it on the very sample. Its six
+   * tones, 2.8 to 3.4 kHz, make that correlation a sharp peak, every other lag 0.3 of it or
+   * less.
+   */
+  private open(found: number): void {
+    let end = found
+    let best = -Infinity
+    for (let lag = -ALIGN_SAMPLES; lag <= ALIGN_SAMPLES; lag++) {
+      const first = found + lag - preambleWaveform.length + 1
+      if (this.filtered - first > OFFSET_RING) continue
+      let sum = 0
+      // before the first filtered sample, silence
+      for (let n = Math.max(0, -first); n < preambleWaveform.length; n++) {
+        sum += preambleWaveform[n]! * this.filteredRing[(first + n) % OFFSET_RING]!
+      }
+      if (sum > best) {
+        best = sum
+        end = found + lag
+      }
+    }
     // the same preamble found twice (its matches flickered at the edge of their range)
     if (this.candidates.some((candidate) => Math.abs(candidate.end - end) < N)) return
     if (this.candidates.length === MAX_CANDIDATES) this.candidates.shift()
-    // The preamble's first sample. When the sound began a few samples after it, the kept
-    // samples before are another sound's, and the preamble's were its fade-in, dropped as
-    // silence: count back from where the sound began.
     const first = end - PREAMBLE.length * N + 1
-    let start = first >= 0 ? this.offsets[first % OFFSET_RING]! : this.offsets[0]! + first
-    for (let index = Math.max(first + 1, 0); index <= first + MAX_FADE_DROPPED && index < this.kept; index++) {
-      if (this.afterQuiet[index % OFFSET_RING] === 1) {
-        start = this.offsets[index % OFFSET_RING]! - (index - first)
-        break
-      }
-    }
+    const start = first >= 0 ? this.offsets[first % OFFSET_RING]! : this.offsets[0]! + first
     this.candidates.push({
       start: Math.max(0, start),
       end,
       next: end + N,
       symbols: new Uint8Array(HEADER_SYMBOLS),
-      count: 0
+      count: 0,
+      filler: 0
     })
   }
 
   /**
-   * The strongest of the 16 tones in the current window (Goertzel). The window is first put in
-   * time order; then four tones run side by side, four independent recurrences the processor
+   * The strongest of the 16 tones in the symbol window ending at filtered sample `end`
+   * (Goertzel). The window is first copied out of the ring; then four tones run side by side, four independent recurrences the processor
    * overlaps (each one alone waits on its previous step). Each tone's arithmetic is the
    * textbook loop's, operation for operation, so the powers are the same doubles.
    */
-  private strongestTone(): number {
-    const window = this.window
+  private strongestTone(end: number): number {
+    const ring = this.filteredRing
     const x = this.ordered
-    const first = this.kept % N
-    for (let n = first; n < N; n++) x[n - first] = window[n]!
-    for (let n = 0; n < first; n++) x[N - first + n] = window[n]!
+    const first = end - N + 1
+    for (let n = 0; n < N; n++) x[n] = ring[(first + n) % OFFSET_RING]!
     let best = 0
     let bestPower = -1
     for (let b = 0; b < 16; b += 4) {
@@ -508,30 +722,36 @@ export class Decoder {
   }
 
   private read(candidate: Candidate, symbol: number): "reading" | "failed" | { readonly text: string } {
-    candidate.symbols[candidate.count++] = symbol
     candidate.next += N
     const s = candidate.symbols
-    if (candidate.count === HEADER_SYMBOLS) {
+    // the filler's symbols are let go, only counted
+    if (candidate.count === s.length - END_MARKER.length && candidate.filler > 0) {
+      candidate.filler--
+      return "reading"
+    }
+    s[candidate.count++] = symbol
+    if (candidate.count === HEADER_SYMBOLS && s.length === HEADER_SYMBOLS) {
       const length = (s[0]! << 8) | (s[1]! << 4) | s[2]!
-      if (crc8([length >> 8, length & 0xff]) !== ((s[3]! << 4) | s[4]!)) return "failed"
+      const filler = (s[3]! << 8) | (s[4]! << 4) | s[5]!
+      if (crc8([length >> 8, length & 0xff, filler >> 8, filler & 0xff]) !== ((s[6]! << 4) | s[7]!)) return "failed"
       const symbols = new Uint8Array(HEADER_SYMBOLS + 2 * length + CRC_SYMBOLS + END_MARKER.length)
       symbols.set(s)
       candidate.symbols = symbols
+      candidate.filler = filler
       return "reading"
     }
-    if (candidate.count < HEADER_SYMBOLS || candidate.count < s.length) return "reading"
+    if (candidate.count < s.length) return "reading"
     const length = (s[0]! << 8) | (s[1]! << 4) | s[2]!
-    const bytes = new Uint8Array(2 + length)
-    bytes[0] = length >> 8
-    bytes[1] = length & 0xff
+    const bytes = new Uint8Array(4 + length)
+    bytes.set([s[0]!, (s[1]! << 4) | s[2]!, s[3]!, (s[4]! << 4) | s[5]!])
     for (let i = 0; i < length; i++) {
-      bytes[2 + i] = (s[HEADER_SYMBOLS + 2 * i]! << 4) | s[HEADER_SYMBOLS + 2 * i + 1]!
+      bytes[4 + i] = (s[HEADER_SYMBOLS + 2 * i]! << 4) | s[HEADER_SYMBOLS + 2 * i + 1]!
     }
     const c = HEADER_SYMBOLS + 2 * length
     const check = (s[c]! << 12) | (s[c + 1]! << 8) | (s[c + 2]! << 4) | s[c + 3]!
     if (check !== crc16(bytes)) return "failed"
     if (s[c + 4] !== END_MARKER[0] || s[c + 5] !== END_MARKER[1]) return "failed"
-    const text = Result.try(() => utf8Decoder.decode(bytes.subarray(2)))
+    const text = Result.try(() => utf8Decoder.decode(bytes.subarray(4)))
     return Result.isSuccess(text) ? { text: text.success } : "failed"
   }
 }

@@ -6,9 +6,9 @@
 import * as NodeSocket from "@effect/platform-node/NodeSocket"
 import * as NodeWS from "@effect/platform-node/NodeWS"
 import { assert, describe, it } from "@effect/vitest"
+import * as SimVoice from "@voice-agent/carrier-sim/SimVoice"
 import type { PcmFrame, TranscribeOptions, Transcript } from "@voice-agent/core/ports/SpeechToText"
 import { SpeechError } from "@voice-agent/core/ports/SpeechToText"
-import * as SimSpeech from "@voice-agent/media/SimSpeech"
 import { Effect, Fiber, Redacted, Stream } from "effect"
 import type { Layer, Scope } from "effect"
 import type * as Socket from "effect/socket/Socket"
@@ -34,7 +34,7 @@ const audio = (parts: ReadonlyArray<Part>, fromMs: number) => {
   const spoken: Array<Spoken> = []
   let at = 0
   for (const part of parts) {
-    const piece = "say" in part ? SimSpeech.encode(part.say) : new Int16Array(part.silenceMs * 8)
+    const piece = "say" in part ? SimVoice.speak(part.say) : new Int16Array(part.silenceMs * 8)
     if ("say" in part) {
       spoken.push({ text: part.say, startMs: fromMs + at / 8, endMs: fromMs + (at + piece.length) / 8 })
     }

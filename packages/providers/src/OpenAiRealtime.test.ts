@@ -8,12 +8,12 @@
  */
 import * as NodeWS from "@effect/platform-node/NodeWS"
 import { assert, describe, it } from "@effect/vitest"
+import * as SimVoice from "@voice-agent/carrier-sim/SimVoice"
 import type { AgentCall, AgentEnd, CallInput, Playback } from "@voice-agent/core/ports/Agent"
 import type { ToolCall } from "@voice-agent/core/ports/ChatModel"
 import type { SessionEnd, SpeechSession, ToolResult } from "@voice-agent/core/ports/SpeechToSpeech"
 import { SpeechError } from "@voice-agent/core/ports/SpeechToText"
 import * as MuLaw from "@voice-agent/media/MuLaw"
-import * as SimSpeech from "@voice-agent/media/SimSpeech"
 import { Clock, Deferred, Effect, Fiber, Queue, Redacted, Stream } from "effect"
 import type { Cause, Scope } from "effect"
 import { createServer } from "node:net"
@@ -29,7 +29,7 @@ type Part = { readonly say: string } | { readonly silenceMs: number }
 /** The parts as μ-law 20 ms frames from `fromMs`. */
 const frames = (parts: ReadonlyArray<Part>, fromMs = 0): Array<CallInput> => {
   const pieces = parts.map((part) =>
-    "say" in part ? MuLaw.encode(SimSpeech.encode(part.say)) : new Uint8Array(part.silenceMs * 8).fill(MuLaw.SILENCE)
+    "say" in part ? MuLaw.encode(SimVoice.speak(part.say)) : new Uint8Array(part.silenceMs * 8).fill(MuLaw.SILENCE)
   )
   const total = pieces.reduce((sum, piece) => sum + piece.length, 0)
   const signal = new Uint8Array(Math.ceil(total / FRAME) * FRAME).fill(MuLaw.SILENCE)

@@ -1,5 +1,6 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { assert, describe, it } from "@effect/vitest"
+import * as SimVoice from "@voice-agent/carrier-sim/SimVoice"
 import type { PcmFrame, SpeechError, TranscribeOptions } from "@voice-agent/core/ports/SpeechToText"
 import * as SimSpeech from "@voice-agent/media/SimSpeech"
 import * as Wav from "@voice-agent/media/Wav"
@@ -29,12 +30,15 @@ const framesOf = (samples: Int16Array, fromMs = 0): Array<PcmFrame> =>
     timestampMs: fromMs + i * 20
   }))
 
-// "Alex Morgan" lasts 980 ms, "March third twenty twenty seven" 1980 ms (SimSpeech's header)
+// "Alex Morgan" lasts 1057 ms, "March third twenty twenty seven" 2057 ms (SimVoice, the agent's
+// voice): the speech's last frame, 17 ms of it, ends at 1060 and 2060 ms. After FIRST and 1 s of
+// silence, SECOND starts 3 ms before a frame ends: its first frame at speech level is the next
+// one, at 2560 ms.
 const FIRST = "Alex Morgan"
 const SECOND = "March third twenty twenty seven"
 /** 500 ms of silence, FIRST, 1 s of silence, SECOND, 600 ms of silence. */
 const twoUtterances = () =>
-  join(silence(500), SimSpeech.encode(FIRST), silence(1000), SimSpeech.encode(SECOND), silence(600))
+  join(silence(500), SimVoice.speak(FIRST), silence(1000), SimVoice.speak(SECOND), silence(600))
 
 const clients: ReadonlyArray<readonly [string, Layer.Layer<HttpClient.HttpClient>]> = [
   ["undici", NodeHttpClient.layerUndici],
@@ -65,63 +69,64 @@ describe("segmenter", () => {
 
   it("cuts two utterances at the speech's first and last frames, with the pre-roll and the hangover", () => {
     const utterances = segment(framesOf(twoUtterances()))
-    assert.deepStrictEqual(utterances.map(({ endMs, startMs }) => [startMs, endMs]), [[500, 1480], [2480, 4460]])
+    assert.deepStrictEqual(utterances.map(({ endMs, startMs }) => [startMs, endMs]), [[500, 1560], [2560, 4620]])
     // 200 ms before, 400 ms of hangover after
-    assert.deepStrictEqual(utterances.map((u) => u.samples.length / 8), [200 + 980 + 400, 200 + 1980 + 400])
+    assert.deepStrictEqual(utterances.map((u) => u.samples.length / 8), [200 + 1060 + 400, 200 + 2060 + 400])
     assert.deepStrictEqual(SimSpeech.decode(utterances[0]!.samples).map((u) => u.text), [FIRST])
     assert.deepStrictEqual(SimSpeech.decode(utterances[1]!.samples).map((u) => u.text), [SECOND])
   })
 
   it("keeps the frames' time base", () => {
     const utterances = segment(framesOf(twoUtterances(), 61_000))
-    assert.deepStrictEqual(utterances.map(({ endMs, startMs }) => [startMs, endMs]), [[61_500, 62_480], [
-      63_480,
-      65_460
+    assert.deepStrictEqual(utterances.map(({ endMs, startMs }) => [startMs, endMs]), [[61_500, 62_560], [
+      63_560,
+      65_620
     ]])
   })
 
   it("fills a gap inside an utterance with silence, and a long one ends it", () => {
-    const frames = framesOf(join(silence(400), SimSpeech.encode(SECOND)))
+    const frames = framesOf(join(silence(400), SimVoice.speak(SECOND)))
     // 100 ms of frames never delivered in the middle of the speech
     const withGap = [...frames.slice(0, 60), ...frames.slice(65)]
     const [utterance] = segment(withGap)
-    assert.deepStrictEqual([utterance!.startMs, utterance!.endMs], [400, 2380])
-    assert.strictEqual(utterance!.samples.length / 8, 200 + 1980)
+    // the audio ends with the speech, in the middle of a frame
+    assert.deepStrictEqual([utterance!.startMs, utterance!.endMs], [400, 2457])
+    assert.strictEqual(utterance!.samples.length / 8, 200 + 2057)
     assert.deepStrictEqual(
       [...utterance!.samples.subarray((1200 - 200) * 8, (1300 - 200) * 8)],
       Array.from({ length: 800 }, () => 0)
     )
 
     // two seconds missing: the detector's hangover passes in the gap
-    const late = framesOf(SimSpeech.encode(FIRST), 3000)
+    const late = framesOf(SimVoice.speak(FIRST), 3000)
     const split = segment([...frames.slice(0, 60), ...late])
-    assert.deepStrictEqual(split.map(({ endMs, startMs }) => [startMs, endMs]), [[400, 1200], [3000, 3980]])
+    assert.deepStrictEqual(split.map(({ endMs, startMs }) => [startMs, endMs]), [[400, 1200], [3000, 4057]])
   })
 
   it("keeps the pre-roll across a short gap before the speech, and skips empty frames", () => {
     const quiet = framesOf(silence(300))
-    const speech = framesOf(join(SimSpeech.encode(FIRST), silence(500)), 340)
+    const speech = framesOf(join(SimVoice.speak(FIRST), silence(500)), 340)
     const [utterance] = segment([...quiet, { samples: new Int16Array(0), timestampMs: 300 }, ...speech])
-    assert.deepStrictEqual([utterance!.startMs, utterance!.endMs], [340, 1320])
+    assert.deepStrictEqual([utterance!.startMs, utterance!.endMs], [340, 1400])
     // 160 ms of frames before the gap, the 40 ms gap as silence, the speech and its hangover
-    assert.strictEqual(utterance!.samples.length / 8, 200 + 980 + 400)
+    assert.strictEqual(utterance!.samples.length / 8, 200 + 1060 + 400)
   })
 
   it("cuts speech longer than maxUtteranceMs", () => {
-    const long = SimSpeech.encode("a".repeat(40)) // 2.43 s
+    const long = SimVoice.speak("a".repeat(40)) // 2.56 s
     const utterances = segment(framesOf(join(silence(100), long, silence(500))), { maxUtteranceMs: 1000 })
     assert.deepStrictEqual(utterances.map(({ endMs, startMs }) => [startMs, endMs]), [
       [100, 1000],
       [1000, 2000],
-      // the end of the frame the speech ends in
-      [2000, 2540]
+      // the end of the speech's last frame
+      [2000, 2660]
     ])
     for (const u of utterances) assert.isAtMost(u.samples.length / 8, 1000)
   })
 
   it("ends an utterance with the audio", () => {
-    const utterances = segment(framesOf(join(silence(300), SimSpeech.encode(FIRST), silence(100))))
-    assert.deepStrictEqual(utterances.map(({ endMs, startMs }) => [startMs, endMs]), [[300, 1280]])
+    const utterances = segment(framesOf(join(silence(300), SimVoice.speak(FIRST), silence(100))))
+    assert.deepStrictEqual(utterances.map(({ endMs, startMs }) => [startMs, endMs]), [[300, 1360]])
     assert.deepStrictEqual(segment(framesOf(silence(3000))), [])
   })
 
@@ -136,8 +141,8 @@ describe("segmenter", () => {
     assert.deepStrictEqual(utterances.map((u) => SimSpeech.decode(u.samples).map((d) => d.text)), [[FIRST], [SECOND]])
     // the speech's first and last frames: within a frame (at most 50 ms here) of the speech
     utterances.forEach(({ endMs, startMs }, i) => {
-      assert.closeTo(startMs, [500, 2480][i]!, 50)
-      assert.closeTo(endMs, [1480, 4460][i]!, 50)
+      assert.closeTo(startMs, [500, 2560][i]!, 50)
+      assert.closeTo(endMs, [1560, 4620][i]!, 50)
     })
   })
 })
@@ -167,8 +172,8 @@ describe("transcribe", () => {
         const { fake, run } = yield* setup()
         const transcripts = yield* run(twoUtterances())
         assert.deepStrictEqual(transcripts, [
-          { text: FIRST, startMs: 500, endMs: 1480, final: true },
-          { text: SECOND, startMs: 2480, endMs: 4460, final: true }
+          { text: FIRST, startMs: 500, endMs: 1560, final: true },
+          { text: SECOND, startMs: 2560, endMs: 4620, final: true }
         ])
         assert.strictEqual(fake.transcriptions.length, 2)
       }).pipe(Effect.provide(client)))
@@ -202,7 +207,7 @@ describe("transcribe", () => {
         dataOffset: 44,
         dataSize: file.bytes.length - 44
       })
-      assert.strictEqual(header.dataSize / 16, 200 + 980 + 400)
+      assert.strictEqual(header.dataSize / 16, 200 + 1060 + 400)
       // an independent reader agrees: PCM, 8 kHz, 16-bit, mono, every sample there
       const wav = new WaveFile(file.bytes)
       const fmt = wav.fmt as { audioFormat: number; sampleRate: number; bitsPerSample: number; numChannels: number }
@@ -214,7 +219,7 @@ describe("transcribe", () => {
   it.live("leaves out a language without an ISO-639-1 code, the prompt without keywords, the key without one", () =>
     Effect.gen(function*() {
       const { fake, run } = yield* setup({ apiKey: undefined }, { apiKey: null })
-      const transcripts = yield* run(join(silence(200), SimSpeech.encode(FIRST), silence(500)), { language: "yue-HK" })
+      const transcripts = yield* run(join(silence(200), SimVoice.speak(FIRST), silence(500)), { language: "yue-HK" })
       assert.deepStrictEqual(transcripts.map((t) => t.text), [FIRST])
       assert.strictEqual(fake.transcriptions[0]!.authorization, undefined)
       assert.deepStrictEqual(fake.transcriptions[0]!.fields, { model: "whisper-1", response_format: "json" })
@@ -225,7 +230,7 @@ describe("transcribe", () => {
       const fake = yield* AudioFake.make({ apiKey: KEY })
       const stt = yield* OpenAiTranscription.make({ baseUrl: `${fake.url}/`, apiKey: Redacted.make(KEY) })
       const transcripts = yield* Stream.runCollect(
-        stt.transcribe(Stream.fromIterable(framesOf(join(SimSpeech.encode(FIRST), silence(500)))))
+        stt.transcribe(Stream.fromIterable(framesOf(join(SimVoice.speak(FIRST), silence(500)))))
       )
       assert.deepStrictEqual(transcripts.map((t) => t.text), [FIRST])
     }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
@@ -242,7 +247,7 @@ describe("transcribe", () => {
       const { fake, run } = yield* setup()
       // a loud tone: speech to the detector, nothing to the simulated-speech decoder
       const tone = Int16Array.from({ length: 8000 }, (_, i) => Math.round(8000 * Math.sin(i / 3)))
-      const transcripts = yield* run(join(tone, silence(600), SimSpeech.encode(FIRST), silence(600)))
+      const transcripts = yield* run(join(tone, silence(600), SimVoice.speak(FIRST), silence(600)))
       assert.deepStrictEqual(transcripts.map((t) => t.text), [FIRST])
       assert.strictEqual(fake.transcriptions.length, 2)
     }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
@@ -453,7 +458,7 @@ describe("the fake's wire format (without the adapter)", () => {
       const form = new FormData()
       form.append(
         "file",
-        new File([OpenAiTranscription.wavOf(SimSpeech.encode(FIRST))], "a.wav", { type: "audio/wav" })
+        new File([OpenAiTranscription.wavOf(SimVoice.speak(FIRST))], "a.wav", { type: "audio/wav" })
       )
       const noModel = yield* post(`${fake.url}/audio/transcriptions`, { headers, body: form })
       assert.deepStrictEqual(noModel, {

@@ -23,7 +23,7 @@
  * instructions?}`: `input` at most 4096 characters, `voice` one of `voices`, `speed` 0.25 to 4,
  * `response_format` `pcm` (raw 16-bit little-endian mono at 24 kHz, no header) or `wav` (the
  * same with a WAV header); the fake cannot make mp3, opus, aac or flac and says so (400). The
- * audio is `SimSpeech.encode(input)` brought to 24 kHz by a windowed-sinc interpolator (zero
+ * audio is `SimVoice.speak(input)` brought to 24 kHz by a windowed-sinc interpolator (zero
  * phase: every third output sample is an input sample, the two between are interpolated with
  * a Kaiser window, β 8, 16 lobes a side), streamed with chunked transfer encoding in pieces of
  * `chunkBytes` bytes (cycled; odd sizes by default, so samples are split across pieces), each
@@ -40,6 +40,7 @@
  *
  * @since 0.1.0
  */
+import * as SimVoice from "@voice-agent/carrier-sim/SimVoice"
 import * as SimSpeech from "@voice-agent/media/SimSpeech"
 import * as Wav from "@voice-agent/media/Wav"
 import { Effect, Result } from "effect"
@@ -607,7 +608,7 @@ const listenOn = (options: Options) =>
       if (new TextEncoder().encode(input).length > SimSpeech.MAX_BYTES) {
         return answer(invalid(`The fake speaks at most ${SimSpeech.MAX_BYTES} UTF-8 bytes`, "input"))
       }
-      const samples = upsample3(SimSpeech.encode(input))
+      const samples = upsample3(SimVoice.speak(input))
       const pcm = Wav.encodeSamples(samples)
       const audio = format === "wav"
         ? Buffer.concat([Wav.header(pcm.length, { sampleRate: SPEECH_SAMPLE_RATE }), pcm])

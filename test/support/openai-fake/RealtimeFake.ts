@@ -34,7 +34,7 @@
  * call. A response is `response.created`; per spoken text an assistant message item
  * (`response.output_item.added`, `conversation.item.added`, `response.content_part.added`, the
  * transcript as `response.output_audio_transcript.delta`, the audio as
- * `response.output_audio.delta`s of `audioChunkMs`, base64 of `SimSpeech.encode(text)` in the
+ * `response.output_audio.delta`s of `audioChunkMs`, base64 of `SimVoice.speak(text)` in the
  * output format: μ-law, or 24 kHz PCM by repeating each sample three times; then the `.done`
  * events and `conversation.item.done`); per call a function call item
  * (`response.function_call_arguments.delta`/`done`); then `response.done` with the items as
@@ -57,6 +57,7 @@
  */
 import { WebSocketServer } from "@effect/platform-node/NodeWS"
 import type { WebSocket } from "@effect/platform-node/NodeWS"
+import * as SimVoice from "@voice-agent/carrier-sim/SimVoice"
 import * as MuLaw from "@voice-agent/media/MuLaw"
 import * as SimSpeech from "@voice-agent/media/SimSpeech"
 import { Effect } from "effect"
@@ -614,7 +615,7 @@ class Session implements Connection {
   // --- responses
 
   private outputAudio(text: string): Uint8Array {
-    const pcm = SimSpeech.encode(text)
+    const pcm = SimVoice.speak(text)
     if (this.audio.output.format.type !== "audio/pcm") return MuLaw.encode(pcm)
     const wide = new Int16Array(pcm.length * 3)
     for (let i = 0; i < wide.length; i++) wide[i] = pcm[Math.floor(i / 3)]!
