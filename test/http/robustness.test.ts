@@ -489,7 +489,8 @@ await eachBackend("robustness", (it) => {
       const org = yield* organization()
       for (
         const [method, path] of [
-          ["GET", "/"],
+          // GET / redirects a newcomer to the reference (openapi.test); other methods do not.
+          ["POST", "/"],
           ["GET", "/v3/campaigns"],
           ["GET", "/v2/campaign"],
           ["GET", "/v2/campaigns/x/y/z"],

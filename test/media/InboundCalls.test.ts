@@ -255,10 +255,13 @@ describe("InboundCalls", () => {
           durationSec: null,
           terminationReason: null
         })
+        // what its dead daemon wrote before dying: a turn 9.5 s into the call
+        yield* conversations.appendTurns(orphan.id, [{ speaker: "HUMAN", text: "Still there?", offsetMs: 9_500 }])
         const recent = yield* conversations.insert({ ...orphan, callId: `recent-${now}`, startedAt: new Date(now) })
         const closed = yield* ended(org.id, orphan.callId)
         assert.strictEqual(closed.terminationReason, "bot-failure")
-        assert.isAtLeast(closed.durationSec!, 10)
+        // the part recorded (docs/DIALER.md, "Lost calls"): up to its last turn, in whole seconds
+        assert.strictEqual(closed.durationSec, 10)
         const open = yield* conversations.findByCallId(org.id, recent.callId)
         assert.isNull(Option.getOrThrow(open).endedAt)
         yield* conversations.end(recent.id, {
