@@ -12,9 +12,10 @@
  *   finalizeLostRecordings, those kept elsewhere by the caller's `finalizeRecordings`) and at
  *   least up to its last transcript turn's offset, so that every turn lies within it. Each
  *   channel is finalized at that length, silence filling a channel that stopped short.
- * - `duration_sec`: the recorded part in whole seconds rounded up (0 for a call never
- *   answered), so the recordings are never longer than the duration and never more than a
- *   second shorter.
+ * - `duration_sec`: the carrier's own figure when it reported one (Twilio's `CallDuration`,
+ *   docs/TWILIO.md: the call went on at the carrier after the daemon died); otherwise the
+ *   recorded part in whole seconds rounded up (0 for a call never answered), so the recordings
+ *   are never longer than the duration and never more than a second shorter.
  *
  * Locking: the conversations' rows (`FOR NO KEY UPDATE`, those still open only), so two
  * closers never finalize one call with different evidence; then the rows of their recordings.
@@ -54,7 +55,8 @@ export const lostCallEnds = (sql: SqlClient.SqlClient) => {
       callId: Schema.String,
       startedAt: Schema.Date,
       answeredAt: Schema.NullOr(Schema.Date),
-      lastTurnMs: Schema.NullOr(Schema.Int)
+      lastTurnMs: Schema.NullOr(Schema.Int),
+      carrierDurationSec: Schema.NullOr(Schema.Int)
     }),
     execute: (ids) =>
       sql`
@@ -62,7 +64,8 @@ export const lostCallEnds = (sql: SqlClient.SqlClient) => {
                coalesce(v.answered_at, (
                  SELECT e.at FROM call_events e WHERE e.call_id = v.call_id AND e.kind = 'Answered'
                )) AS "answeredAt",
-               (SELECT max(t.offset_ms) FROM transcript_turns t WHERE t.conversation_id = v.id) AS "lastTurnMs"
+               (SELECT max(t.offset_ms) FROM transcript_turns t WHERE t.conversation_id = v.id) AS "lastTurnMs",
+               v.carrier_duration_sec AS "carrierDurationSec"
         FROM conversations v
         WHERE v.id = ANY(${ids}::uuid[]) AND v.ended_at IS NULL
         FOR NO KEY UPDATE OF v`
@@ -93,7 +96,9 @@ export const lostCallEnds = (sql: SqlClient.SqlClient) => {
         return {
           id: call.id,
           answeredAt,
-          durationSec: answeredAt === null ? 0 : Math.ceil(samples / (samplesPerMs * 1000))
+          durationSec: answeredAt === null
+            ? 0
+            : call.carrierDurationSec ?? Math.ceil(samples / (samplesPerMs * 1000))
         }
       })
     })
