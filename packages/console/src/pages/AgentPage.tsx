@@ -1,0 +1,202 @@
+/**
+ * One agent definition: edit it, attach it to campaigns (their outbound calls) and to numbers
+ * (their inbound calls), or delete it.
+ */
+import type { Agent } from "@voice-agent/core/AgentDefinition"
+import { Effect } from "effect"
+import { useState } from "preact/hooks"
+import { run } from "../api/Client.ts"
+import type { Failure } from "../api/Failure.ts"
+import { href, navigate } from "../Router.ts"
+import { Confirm } from "../ui/Confirm.tsx"
+import { toFailure, useResource } from "../ui/Resource.ts"
+import { FailureView, Show } from "../ui/States.tsx"
+import { AgentForm } from "./AgentForm.tsx"
+
+interface Attachments {
+  readonly campaigns: ReadonlyArray<{ readonly code: string; readonly name: string; readonly agentId: string | null }>
+  readonly numbers: ReadonlyArray<{ readonly number: string; readonly agentId: string | null }>
+}
+
+const loadAttachments = () =>
+  run((client) =>
+    Effect.all({
+      campaigns: client.campaigns.list().pipe(
+        Effect.flatMap((campaigns) =>
+          Effect.forEach(campaigns, (c) =>
+            client.agents.campaignAgent({ params: { campaign_code: c.campaign_code } }).pipe(
+              Effect.map((a) => ({ code: c.campaign_code, name: c.name, agentId: a.agent_id }))
+            ), { concurrency: 4 })
+        )
+      ),
+      numbers: client.messages.phoneNumbers().pipe(
+        Effect.flatMap((numbers) =>
+          Effect.forEach(numbers, (n) =>
+            client.agents.numberAgent({ params: { phone_number: n.phone_number } }).pipe(
+              Effect.map((a) => ({ number: n.phone_number, agentId: a.agent_id }))
+            ), { concurrency: 4 })
+        )
+      )
+    }, { concurrency: 2 })
+  )
+
+const Attach = ({ agent }: { readonly agent: Agent }) => {
+  const attachments = useResource<Attachments>(loadAttachments, [agent.id])
+  const [failure, setFailure] = useState<Failure | undefined>(undefined)
+  const [campaign, setCampaign] = useState("")
+  const [number, setNumber] = useState("")
+  const act = (call: Promise<unknown>) => {
+    setFailure(undefined)
+    call.then(attachments.reload, (e: unknown) => setFailure(toFailure(e)))
+  }
+  const toCampaign = (code: string, agentId: string | null) =>
+    act(
+      run((client) =>
+        client.agents.attachToCampaign({ params: { campaign_code: code }, payload: { agent_id: agentId } })
+      )
+    )
+  const toNumber = (phone: string, agentId: string | null) =>
+    act(
+      run((client) => client.agents.attachToNumber({ params: { phone_number: phone }, payload: { agent_id: agentId } }))
+    )
+  return (
+    <Show resource={attachments}>
+      {({ campaigns, numbers }) => {
+        const mine = campaigns.filter((c) => c.agentId === agent.id)
+        const myNumbers = numbers.filter((n) => n.agentId === agent.id)
+        return (
+          <div class="grid">
+            <div>
+              <h3>Campaigns (outbound calls)</h3>
+              <ul class="attached-campaigns">
+                {mine.length === 0 && <li class="muted">None</li>}
+                {mine.map((c) => (
+                  <li key={c.code}>
+                    <a href={href(["campaigns", c.code])}>{c.name}</a>{" "}
+                    <button type="button" class="link" onClick={() => toCampaign(c.code, null)}>Detach</button>
+                  </li>
+                ))}
+              </ul>
+              <form
+                class="row"
+                onSubmit={(e) => {
+                  e.preventDefault()
+                  if (campaign !== "") toCampaign(campaign, agent.id)
+                }}
+              >
+                <label>
+                  Campaign
+                  <select name="attach-campaign" value={campaign} onChange={(e) => setCampaign(e.currentTarget.value)}>
+                    <option value="">Choose…</option>
+                    {campaigns.filter((c) => c.agentId !== agent.id).map((c) => (
+                      <option key={c.code} value={c.code}>{c.name}</option>
+                    ))}
+                  </select>
+                </label>
+                <button type="submit" disabled={campaign === ""}>Attach to campaign</button>
+              </form>
+            </div>
+            <div>
+              <h3>Numbers (inbound calls)</h3>
+              <ul class="attached-numbers">
+                {myNumbers.length === 0 && <li class="muted">None</li>}
+                {myNumbers.map((n) => (
+                  <li key={n.number}>
+                    <span class="mono">{n.number}</span>{" "}
+                    <button type="button" class="link" onClick={() => toNumber(n.number, null)}>Detach</button>
+                  </li>
+                ))}
+              </ul>
+              <form
+                class="row"
+                onSubmit={(e) => {
+                  e.preventDefault()
+                  if (number !== "") toNumber(number, agent.id)
+                }}
+              >
+                <label>
+                  Number
+                  <select name="attach-number" value={number} onChange={(e) => setNumber(e.currentTarget.value)}>
+                    <option value="">Choose…</option>
+                    {numbers.filter((n) => n.agentId !== agent.id).map((n) => (
+                      <option key={n.number} value={n.number}>{n.number}</option>
+                    ))}
+                  </select>
+                </label>
+                <button type="submit" disabled={number === ""}>Attach to number</button>
+              </form>
+            </div>
+            {failure !== undefined && <FailureView failure={failure} />}
+          </div>
+        )
+      }}
+    </Show>
+  )
+}
+
+export const AgentPage = ({ agentId }: { readonly agentId: string }) => {
+  const isNew = agentId === "new"
+  const agent = useResource(
+    () => (isNew ? Promise.resolve(undefined) : run((client) => client.agents.get({ params: { agent_id: agentId } }))),
+    [agentId]
+  )
+  const [saved, setSaved] = useState(false)
+  const [confirming, setConfirming] = useState(false)
+  const [failure, setFailure] = useState<Failure | undefined>(undefined)
+  const remove = () => {
+    setConfirming(false)
+    run((client) => client.agents.delete({ params: { agent_id: agentId } })).then(
+      () => navigate(["agents"]),
+      (e: unknown) => setFailure(toFailure(e))
+    )
+  }
+  return (
+    <section aria-labelledby="agent-title">
+      <p>
+        <a href={href(["agents"])}>← Agents</a>
+      </p>
+      <Show resource={agent} loading="Loading the agent…">
+        {(a) => (
+          <>
+            <div class="spread">
+              <h1 id="agent-title">{a === undefined ? "New agent" : a.name}</h1>
+              {a !== undefined && (
+                <button type="button" class="danger" onClick={() => setConfirming(true)}>Delete</button>
+              )}
+            </div>
+            {saved && <p class="notice success" role="status">Saved</p>}
+            {failure !== undefined && <FailureView failure={failure} />}
+            {a !== undefined && (
+              <Confirm
+                open={confirming}
+                title={`Delete ${a.name}?`}
+                confirmLabel="Delete agent"
+                onConfirm={remove}
+                onCancel={() => setConfirming(false)}
+              >
+                <p>An agent attached to a campaign or a number cannot be deleted: detach it first.</p>
+              </Confirm>
+            )}
+            {a !== undefined && (
+              <div class="card">
+                <h2>Attached to</h2>
+                <Attach agent={a} />
+              </div>
+            )}
+            <div class="card">
+              <AgentForm
+                key={a?.updated_at ?? "new"}
+                agent={a}
+                onSaved={(result) => {
+                  setSaved(true)
+                  if (a === undefined) navigate(["agents", result.id])
+                  else agent.reload()
+                }}
+              />
+            </div>
+          </>
+        )}
+      </Show>
+    </section>
+  )
+}
