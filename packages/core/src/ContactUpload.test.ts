@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { MaxContactDataBytes } from "./Contact.ts"
-import { prepareUpload, serializedSize } from "./ContactUpload.ts"
+import { fitsDataLimit, prepareUpload, serializedSize } from "./ContactUpload.ts"
 
 describe("serializedSize", () => {
   it("counts UTF-8 bytes of the JSON text", () => {
@@ -14,6 +14,20 @@ describe("serializedSize", () => {
     let deep: unknown = {}
     for (let i = 0; i < 200_000; i++) deep = { d: deep }
     assert.strictEqual(serializedSize(deep), Number.POSITIVE_INFINITY)
+  })
+})
+
+describe("fitsDataLimit", () => {
+  it("agrees with serializedSize at the limit, for one-byte and three-byte characters", () => {
+    for (const char of ["a", "€", "😀"]) {
+      for (let length = 5_000; length < 17_000; length += 1 + Math.floor(length / 97)) {
+        const data = { x: char.repeat(length) }
+        assert.strictEqual(fitsDataLimit(data), serializedSize(data) <= MaxContactDataBytes, `${char} x ${length}`)
+      }
+    }
+    const cycle: Record<string, unknown> = {}
+    cycle.self = cycle
+    assert.isFalse(fitsDataLimit(cycle))
   })
 })
 

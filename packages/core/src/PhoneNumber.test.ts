@@ -173,6 +173,34 @@ describe("PhoneNumber", () => {
     })
   })
 
+  it("answers US formattings of a ten-digit number without parsing them exactly as the parser does", () => {
+    // As above: the leading space sends the same text through libphonenumber.
+    const answer = (input: string) => Result.getOrElse(PhoneNumber.normalize(input), () => "refused")
+    const digits = (n: number) => fc.array(fc.integer({ min: 0, max: 9 }), { minLength: n, maxLength: n })
+    const separator = fc.constantFrom("", " ", "-", ".")
+    const formatted = fc.tuple(
+      fc.constantFrom("", "1", "+1", "1 ", "+1 ", "1-", "+1-", "1.", "+1.", "+2", "11"),
+      fc.constantFrom(["", ""], ["(", ")"], ["(", ""], ["", ")"]),
+      digits(3),
+      separator,
+      digits(3),
+      separator,
+      digits(4)
+    ).map(([prefix, [open, close], area, first, exchange, second, line]) =>
+      `${prefix}${open}${area.join("")}${close}${first}${exchange.join("")}${second}${line.join("")}`
+    )
+    fc.assert(
+      fc.property(formatted, (input) => {
+        assert.strictEqual(answer(input), answer(` ${input}`), input)
+      }),
+      { numRuns: 5_000 }
+    )
+    for (const input of ["(202) 555-0123", "202.555.0123", "1 202 555 0123", "+1 (202) 555-0123", "(911) 555-0123"]) {
+      assert.strictEqual(answer(input), answer(` ${input}`), input)
+    }
+    assert.strictEqual(answer("(202) 555-0123"), "+12025550123")
+  })
+
   it("answers an E.164 +1 number without parsing it exactly as the parser does", () => {
     // A leading space sends the same number through libphonenumber (the input is trimmed there);
     // a refusal's sentence quotes the input, so the answers are compared as number or refusal.

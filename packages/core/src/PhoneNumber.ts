@@ -118,8 +118,14 @@ const parse = (input: string, defaultRegion: CountryCode): Result.Result<Parsed,
  *
  * @category decoding
  */
-export const normalize = (input: string, defaultRegion: CountryCode = "US"): Result.Result<E164, string> =>
-  isNanpE164(input) ? Result.succeed(input) : Result.map(parse(input, defaultRegion), (parsed) => parsed.e164)
+export const normalize = (input: string, defaultRegion: CountryCode = "US"): Result.Result<E164, string> => {
+  if (isNanpE164(input)) return Result.succeed(input)
+  if (defaultRegion === "US") {
+    const formatted = usFormatted.exec(input)
+    if (formatted !== null) return Result.succeed(`+1${formatted[1]}${formatted[2]}${formatted[3]}` as E164)
+  }
+  return Result.map(parse(input, defaultRegion), (parsed) => parsed.e164)
+}
 
 /**
  * A +1 number already in E.164 with the NANP structure, as uploads mostly carry them.
@@ -130,6 +136,15 @@ export const normalize = (input: string, defaultRegion: CountryCode = "US"): Res
  */
 const nanpE164 = /^\+1[2-9](?!11)\d{2}[2-9]\d{6}$/
 const isNanpE164 = (input: string): input is E164 => nanpE164.test(input)
+
+/**
+ * A NANP number in the ways people write it in the US (`(202) 555-0123`, `202-555-0123`,
+ * `202.555.0123`, `1 202 555 0123`, `+1 (202) 555-0123`), read without parsing: libphonenumber
+ * reads these, in region US, as +1 and the ten digits (checked against the parser on random
+ * formattings in the tests). Spreadsheet exports carry numbers this way, and the parser took
+ * four fifths of the time to check a 100,000-row contact file.
+ */
+const usFormatted = /^(?:\+?1[ .-]?)?\(?([2-9](?!11)\d{2})\)?[ .-]?([2-9]\d{2})[ .-]?(\d{4})$/
 
 /**
  * The check of "a valid, dialable US number" (delete contacts by phone number): any common
