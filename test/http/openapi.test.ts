@@ -70,6 +70,12 @@ const documented = {
   ],
   admin: [
     ["post", "/admin/v1/organizations"],
+    // The lists the web console's admin pages read.
+    ["get", "/admin/v1/organizations"],
+    ["get", "/admin/v1/organizations/{org_id}"],
+    ["get", "/admin/v1/organizations/{org_id}/api-keys"],
+    ["get", "/admin/v1/organizations/{org_id}/phone-numbers"],
+    ["get", "/admin/v1/organizations/{org_id}/dnc"],
     ["patch", "/admin/v1/organizations/{org_id}"],
     ["post", "/admin/v1/organizations/{org_id}/api-keys"],
     ["delete", "/admin/v1/organizations/{org_id}/api-keys/{key_id}"],

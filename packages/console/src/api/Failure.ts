@@ -3,6 +3,7 @@
  * server failing (5xx: try again), or the API refusing the request with its reason (4xx with
  * the API's `detail`, or the rejected rows of an upload).
  */
+import type { RejectedEntry } from "@voice-agent/core/Errors"
 import { UploadRejected } from "@voice-agent/http/api/ContactsApi"
 import {
   BadRequest,
@@ -15,16 +16,6 @@ import {
 import { BadGateway, NotImplemented } from "@voice-agent/http/api/ServerErrors"
 import { HTTPValidationError } from "@voice-agent/http/api/Validation"
 import type { Credential } from "./Session.ts"
-
-/**
- * One refused row of an upload, as the API names it.
- *
- * @category models
- */
-export interface RejectedEntry {
-  readonly phone_number: string
-  readonly reason: string
-}
 
 /**
  * @category models

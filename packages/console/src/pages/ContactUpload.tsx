@@ -1,9 +1,264 @@
 /**
- * Uploading a contacts file to a campaign: built on the shared contacts-file module (checked
- * before anything is sent, sent in the API's batches of 10,000). Comes with the module.
+ * Uploading a contacts file (.csv, .json, .jsonl, any size) to a campaign, as the terminal's
+ * `contacts upload` does it (core's ContactFile): the whole file is read and checked first, in a
+ * Web Worker, and nothing is sent while a row is refused (each named with the API's reason);
+ * then the contacts go in the API's batches of 10,000, one after another, each all or nothing.
+ * A batch the API refuses stops the upload and names its rows, and what was created before it.
  */
 import type { Campaign } from "@voice-agent/core/Campaign"
+import type { Batch, CheckedFile, RefusedRow } from "@voice-agent/core/ContactFile"
+import { BatchSize, refusedRows } from "@voice-agent/core/ContactFile"
+import type { RejectionReason } from "@voice-agent/core/Errors"
+import { useRef, useState } from "preact/hooks"
+import { run } from "../api/Client.ts"
+import { count } from "../Format.ts"
+import { toFailure } from "../ui/Resource.ts"
+import { FailureView } from "../ui/States.tsx"
+import type { CheckReply, CheckRequest } from "../upload/Messages.ts"
 
-export const ContactUpload = (_: { readonly campaign: Campaign }) => (
-  <p class="muted">Uploading contacts from a file is on its way.</p>
+type Stage =
+  | { readonly _tag: "Idle" }
+  | { readonly _tag: "Checking"; readonly bytes: number; readonly total: number; readonly rows: number }
+  | { readonly _tag: "Malformed"; readonly row: number | null; readonly message: string }
+  | { readonly _tag: "Refused"; readonly rows: ReadonlyArray<RefusedRow> }
+  | {
+    readonly _tag: "Sending"
+    readonly sent: number
+    readonly total: number
+    readonly batch: number
+    readonly batches: number
+  }
+  | { readonly _tag: "Done"; readonly created: number; readonly batches: number }
+  | {
+    readonly _tag: "BatchRefused"
+    readonly batch: number
+    readonly batches: number
+    readonly createdBefore: number
+    readonly rows: ReadonlyArray<RefusedRow>
+    readonly message: string
+  }
+
+const reasons: Record<RejectionReason, string> = {
+  invalid_phone_number: "not a valid phone number",
+  do_not_call: "on the Do-Not-Call list",
+  duplicate: "a duplicate",
+  data_too_large: "data over 16 KB"
+}
+
+const RefusedTable = ({ rows }: { readonly rows: ReadonlyArray<RefusedRow> }) => (
+  <div class="table-wrap">
+    <table class="refused">
+      <thead>
+        <tr>
+          <th class="num">Row</th>
+          <th>Number</th>
+          <th>Reason</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.slice(0, 1000).map((row) => (
+          <tr key={row.row}>
+            <td class="num">{row.row}</td>
+            <td class="mono">{row.phone_number}</td>
+            <td>
+              <code>{row.reason}</code>: {reasons[row.reason]}
+              {row.first_row !== undefined && ` (repeats row ${row.first_row})`}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+    {rows.length > 1000 && <p class="muted">And {count(rows.length - 1000)} more.</p>}
+  </div>
 )
+
+const checkFile = (request: CheckRequest, onProgress: (bytes: number, rows: number) => void) =>
+  new Promise<Exclude<CheckReply, { _tag: "Progress" }>>((resolve) => {
+    const worker = new Worker(new URL("../upload/CheckWorker.ts", import.meta.url), { type: "module" })
+    worker.onmessage = (event: MessageEvent<CheckReply>) => {
+      const reply = event.data
+      if (reply._tag === "Progress") return onProgress(reply.bytes, reply.rows)
+      worker.terminate()
+      resolve(reply)
+    }
+    worker.onerror = (event) => {
+      worker.terminate()
+      resolve({ _tag: "Malformed", row: null, message: `The file could not be checked: ${event.message}` })
+    }
+    worker.postMessage(request)
+  })
+
+const percent = (stage: Stage): number | undefined => {
+  switch (stage._tag) {
+    case "Checking":
+      return stage.total === 0 ? 100 : Math.floor((100 * stage.bytes) / stage.total)
+    case "Sending":
+      return Math.floor((100 * stage.sent) / Math.max(1, stage.total))
+    case "Done":
+      return 100
+    default:
+      return undefined
+  }
+}
+
+export const ContactUpload = ({ campaign }: { readonly campaign: Campaign }) => {
+  const [file, setFile] = useState<File | undefined>(undefined)
+  const [terms, setTerms] = useState(false)
+  const [allowDuplicates, setAllowDuplicates] = useState(false)
+  const [stage, setStage] = useState<Stage>({ _tag: "Idle" })
+  const [failure, setFailure] = useState<ReturnType<typeof toFailure> | undefined>(undefined)
+  const input = useRef<HTMLInputElement>(null)
+  const busy = stage._tag === "Checking" || stage._tag === "Sending"
+
+  const send = async (checked: CheckedFile) => {
+    const total = checked.accepted
+    let created = 0
+    for (const [index, batch] of checked.batches.entries()) {
+      setStage({ _tag: "Sending", sent: created, total, batch: index + 1, batches: checked.batches.length })
+      const outcome = await upload(batch)
+      if (outcome._tag === "Refused") {
+        setStage({
+          _tag: "BatchRefused",
+          batch: index + 1,
+          batches: checked.batches.length,
+          createdBefore: created,
+          rows: outcome.rows,
+          message: outcome.message
+        })
+        return
+      }
+      created += outcome.created
+    }
+    setStage({ _tag: "Done", created, batches: checked.batches.length })
+  }
+
+  const upload = (batch: Batch) =>
+    run((client) =>
+      client.contacts.upload({
+        params: { campaign_code: campaign.campaign_code },
+        query: { accepted_terms_of_service: "true", allow_duplicates: allowDuplicates },
+        payload: { contacts: batch.contacts }
+      })
+    ).then(
+      (answer) => ({ _tag: "Created" as const, created: answer.created }),
+      (error: unknown) => {
+        const failure = toFailure(error)
+        if (failure._tag === "Refused" && failure.rejected !== undefined) {
+          return { _tag: "Refused" as const, rows: refusedRows(batch, failure.rejected), message: failure.message }
+        }
+        throw error
+      }
+    )
+
+  const start = (event: Event) => {
+    event.preventDefault()
+    if (file === undefined) return
+    setFailure(undefined)
+    setStage({ _tag: "Checking", bytes: 0, total: file.size, rows: 0 })
+    void checkFile(
+      { file, allowDuplicates },
+      (bytes, rows) => setStage({ _tag: "Checking", bytes, total: file.size, rows })
+    ).then((reply) => {
+      if (reply._tag === "Malformed") return setStage({ _tag: "Malformed", row: reply.row, message: reply.message })
+      if (reply.file.refused.length > 0) return setStage({ _tag: "Refused", rows: reply.file.refused })
+      if (reply.file.accepted === 0) {
+        return setStage({ _tag: "Malformed", row: null, message: "The file holds no contact" })
+      }
+      return send(reply.file).catch((error: unknown) => {
+        setStage({ _tag: "Idle" })
+        setFailure(toFailure(error))
+      })
+    })
+  }
+
+  const value = percent(stage)
+  return (
+    <form class="stack upload" onSubmit={start} aria-label="Upload contacts">
+      <p class="muted">
+        A .csv file (a header row with a <code>phone_number</code>{" "}
+        column; every other column goes into the contact's data), or .json / .jsonl contacts as the API takes them.
+        Every row is checked before anything is sent; the contacts then go in batches of {count(BatchSize)}.
+      </p>
+      <div class="row">
+        <label>
+          File
+          <input
+            ref={input}
+            type="file"
+            name="file"
+            accept=".csv,.json,.jsonl,text/csv,application/json"
+            disabled={busy}
+            onChange={(e) => {
+              setFile(e.currentTarget.files?.[0])
+              setStage({ _tag: "Idle" })
+            }}
+          />
+        </label>
+        <label class="inline">
+          <input
+            type="checkbox"
+            name="allow_duplicates"
+            checked={allowDuplicates}
+            disabled={busy}
+            onChange={(e) => setAllowDuplicates(e.currentTarget.checked)}
+          />
+          Allow duplicate numbers
+        </label>
+        <label class="inline">
+          <input
+            type="checkbox"
+            name="accepted_terms_of_service"
+            checked={terms}
+            disabled={busy}
+            onChange={(e) => setTerms(e.currentTarget.checked)}
+          />
+          I accept the terms of service
+        </label>
+        <button type="submit" class="primary" disabled={busy || file === undefined || !terms}>Upload</button>
+      </div>
+      {value !== undefined && (
+        <div class="progress">
+          <progress max={100} value={value} aria-label="Upload progress" data-percent={value} />
+          <p class="muted" role="status" aria-live="polite">
+            {stage._tag === "Checking" && `Checking the file: ${count(stage.rows)} rows read (${value}%)`}
+            {stage._tag === "Sending" &&
+              `Sending batch ${stage.batch} of ${stage.batches}: ${count(stage.sent)} of ${
+                count(stage.total)
+              } contacts created (${value}%)`}
+            {stage._tag === "Done" &&
+              `${count(stage.created)} contacts created in ${stage.batches} batch${
+                stage.batches === 1 ? "" : "es"
+              } (100%)`}
+          </p>
+        </div>
+      )}
+      {stage._tag === "Malformed" && (
+        <p class="error" role="alert">
+          Nothing was sent: {stage.row === null ? "" : `row ${stage.row}: `}
+          {stage.message}
+        </p>
+      )}
+      {stage._tag === "Refused" && (
+        <div role="alert">
+          <p class="error">
+            Nothing was sent: {count(stage.rows.length)} row{stage.rows.length === 1 ? " is" : "s are"} refused. Fix
+            {" "}
+            {stage.rows.length === 1 ? "it" : "them"} (or allow duplicates), then upload again.
+          </p>
+          <RefusedTable rows={stage.rows} />
+        </div>
+      )}
+      {stage._tag === "BatchRefused" && (
+        <div role="alert">
+          <p class="error">
+            Batch {stage.batch} of {stage.batches} was refused ({stage.message}): the upload stopped. {stage.batch === 1
+              ? "No batch was created."
+              : `Batches 1 to ${stage.batch - 1} were created (${count(stage.createdBefore)} contacts).`}
+          </p>
+          <RefusedTable rows={stage.rows} />
+        </div>
+      )}
+      {failure !== undefined && <FailureView failure={failure} />}
+    </form>
+  )
+}
