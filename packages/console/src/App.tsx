@@ -32,7 +32,7 @@ const page = (route: Route): ComponentChildren => {
   switch (section) {
     case "campaigns":
       if (id === "new") return <NewCampaign />
-      return id === undefined ? <Campaigns /> : <CampaignPage code={id} query={route.query} />
+      return id === undefined ? <Campaigns /> : <CampaignPage code={id} />
     case "calls":
       return id === undefined ? <Calls query={route.query} /> : <CallPage callId={id} />
     case "live":

@@ -41,6 +41,13 @@ describe("eligibility in words", () => {
     )
   })
 
+  it("says a paused campaign's contact is called once the campaign resumes", () => {
+    assert.strictEqual(
+      eligibility({ callable: false, blocked_by: ["paused"], next_eligible_at: null }, campaign, now),
+      "the campaign is paused: it is called once the campaign resumes"
+    )
+  })
+
   it("joins every reason that applies", () => {
     assert.strictEqual(
       eligibility(

@@ -58,6 +58,14 @@ const reasonWords = (reason: BlockedReason, campaign: CampaignFacts): string => 
 
 const WEEK = 6 * 86_400_000
 
+/** Reasons that never pass by themselves (a paused campaign may resume). */
+const finalReasons: ReadonlyArray<BlockedReason> = [
+  "final_status",
+  "attempts_exhausted",
+  "do_not_call",
+  "after_end_date"
+]
+
 /**
  * A contact's eligibility as a sentence, e.g. "outside its calling window: next call Tue 09:00
  * America/New_York". `now` is the page's clock (epoch ms), used to choose between a weekday and
@@ -68,7 +76,10 @@ const WEEK = 6 * 86_400_000
 export const eligibility = (value: ContactEligibility, campaign: CampaignFacts, now: number): string => {
   if (value.callable) return "callable now: it is called as soon as a line is free"
   const reasons = value.blocked_by.map((reason) => reasonWords(reason, campaign)).join("; ")
-  if (value.next_eligible_at === null) return `${reasons}: it will not be called again`
+  if (value.next_eligible_at === null) {
+    const never = value.blocked_by.some((reason) => finalReasons.includes(reason))
+    return `${reasons}: ${never ? "it will not be called again" : "it is called once the campaign resumes"}`
+  }
   const next = Date.parse(value.next_eligible_at)
   const when = next - now > WEEK ? dayTime(next, campaign.timezone) : weekdayTime(next, campaign.timezone)
   return `${reasons}: next call ${when} ${campaign.timezone}`

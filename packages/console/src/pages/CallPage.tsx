@@ -166,7 +166,8 @@ export const CallPage = ({ callId }: { readonly callId: string }) => {
   const player = useRef<PlayerHandle | undefined>(undefined)
   const [time, setTime] = useState(0)
   const turns = transcript.state === "ready" ? transcript.value : []
-  const current = turns.findLastIndex((turn) => turn.offset_ms <= time * 1000)
+  // A millisecond of slack: the player reports the position it seeked to in float seconds.
+  const current = turns.findLastIndex((turn) => turn.offset_ms <= time * 1000 + 1)
   return (
     <section aria-labelledby="call-title">
       <p>

@@ -21,6 +21,9 @@ interface WindowDraft {
   readonly end_time: string
 }
 
+/** `HH:MM` in 24-hour time, `24:00` included (a window that runs to midnight). */
+const timePattern = "([01][0-9]|2[0-3]):[0-5][0-9]|24:00"
+
 const dayNames = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"] as const
 
 const weekdays = (): Array<WindowDraft> =>
@@ -179,21 +182,25 @@ export const CampaignForm = (
               </select>
             </label>
             <label>
-              From
+              From (HH:MM)
               <input
-                type="time"
                 name={`start-${i}`}
                 required
+                inputMode="numeric"
+                pattern={timePattern}
+                title="24-hour time, 00:00 to 24:00"
                 value={w.start_time}
                 onInput={(e) => setWindow(i, { start_time: e.currentTarget.value })}
               />
             </label>
             <label>
-              To
+              To (HH:MM)
               <input
-                type="time"
                 name={`end-${i}`}
                 required
+                inputMode="numeric"
+                pattern={timePattern}
+                title="24-hour time, 00:00 to 24:00"
                 value={w.end_time}
                 onInput={(e) => setWindow(i, { end_time: e.currentTarget.value })}
               />

@@ -113,12 +113,13 @@ const Overview = ({ campaign }: { readonly campaign: Campaign }) => (
   </dl>
 )
 
-export const CampaignPage = ({ code, query }: { readonly code: string; readonly query: URLSearchParams }) => {
+export const CampaignPage = ({ code }: { readonly code: string }) => {
   const campaign = useResource(() => run((client) => client.campaigns.get({ params: { campaign_code: code } })), [code])
   const [flash, setFlash] = useState(Flash.take)
   const [editing, setEditing] = useState(false)
   const [confirming, setConfirming] = useState(false)
   const [failure, setFailure] = useState<Failure | undefined>(undefined)
+  const [uploads, setUploads] = useState(0)
 
   const setEnabled = (enabled: boolean) => {
     setFailure(undefined)
@@ -202,9 +203,9 @@ export const CampaignPage = ({ code, query }: { readonly code: string; readonly 
               )}
             <div class="card">
               <h2>Upload contacts</h2>
-              <ContactUpload campaign={c} />
+              <ContactUpload campaign={c} onCreated={() => setUploads((n) => n + 1)} />
             </div>
-            <Contacts campaign={c} query={query} />
+            <Contacts campaign={c} version={uploads} />
           </>
         )}
       </Show>

@@ -88,20 +88,30 @@ const checkFile = (request: CheckRequest, onProgress: (bytes: number, rows: numb
     worker.postMessage(request)
   })
 
-const percent = (stage: Stage): number | undefined => {
+/** How far the check (reading the file) and the sending are, in percent; undefined before they start. */
+const progress = (stage: Stage): { readonly checked: number; readonly sent: number | undefined } | undefined => {
   switch (stage._tag) {
     case "Checking":
-      return stage.total === 0 ? 100 : Math.floor((100 * stage.bytes) / stage.total)
+      return { checked: stage.total === 0 ? 100 : Math.floor((100 * stage.bytes) / stage.total), sent: undefined }
     case "Sending":
-      return Math.floor((100 * stage.sent) / Math.max(1, stage.total))
+      return { checked: 100, sent: Math.floor((100 * stage.sent) / Math.max(1, stage.total)) }
     case "Done":
-      return 100
-    default:
+      return { checked: 100, sent: 100 }
+    case "Idle":
+    case "Malformed":
+    case "Refused":
+    case "BatchRefused":
       return undefined
   }
 }
 
-export const ContactUpload = ({ campaign }: { readonly campaign: Campaign }) => {
+export const ContactUpload = (
+  { campaign, onCreated }: {
+    readonly campaign: Campaign
+    /** Called once contacts were created (the whole file, or the batches before a refused one). */
+    readonly onCreated: () => void
+  }
+) => {
   const [file, setFile] = useState<File | undefined>(undefined)
   const [terms, setTerms] = useState(false)
   const [allowDuplicates, setAllowDuplicates] = useState(false)
@@ -117,6 +127,7 @@ export const ContactUpload = ({ campaign }: { readonly campaign: Campaign }) => 
       setStage({ _tag: "Sending", sent: created, total, batch: index + 1, batches: checked.batches.length })
       const outcome = await upload(batch)
       if (outcome._tag === "Refused") {
+        if (created > 0) onCreated()
         setStage({
           _tag: "BatchRefused",
           batch: index + 1,
@@ -130,6 +141,7 @@ export const ContactUpload = ({ campaign }: { readonly campaign: Campaign }) => 
       created += outcome.created
     }
     setStage({ _tag: "Done", created, batches: checked.batches.length })
+    onCreated()
   }
 
   const upload = (batch: Batch) =>
@@ -171,7 +183,7 @@ export const ContactUpload = ({ campaign }: { readonly campaign: Campaign }) => 
     })
   }
 
-  const value = percent(stage)
+  const bars = progress(stage)
   return (
     <form class="stack upload" onSubmit={start} aria-label="Upload contacts">
       <p class="muted">
@@ -216,19 +228,24 @@ export const ContactUpload = ({ campaign }: { readonly campaign: Campaign }) => 
         </label>
         <button type="submit" class="primary" disabled={busy || file === undefined || !terms}>Upload</button>
       </div>
-      {value !== undefined && (
+      {bars !== undefined && (
         <div class="progress">
-          <progress max={100} value={value} aria-label="Upload progress" data-percent={value} />
+          <label>
+            File checked
+            <progress class="checked" max={100} value={bars.checked} data-percent={bars.checked} />
+          </label>
+          <label>
+            Contacts sent
+            <progress class="sent" max={100} value={bars.sent ?? 0} data-percent={bars.sent ?? 0} />
+          </label>
           <p class="muted" role="status" aria-live="polite">
-            {stage._tag === "Checking" && `Checking the file: ${count(stage.rows)} rows read (${value}%)`}
+            {stage._tag === "Checking" && `Checking the file: ${count(stage.rows)} rows read (${bars.checked}%)`}
             {stage._tag === "Sending" &&
               `Sending batch ${stage.batch} of ${stage.batches}: ${count(stage.sent)} of ${
                 count(stage.total)
-              } contacts created (${value}%)`}
+              } contacts created (${bars.sent}%)`}
             {stage._tag === "Done" &&
-              `${count(stage.created)} contacts created in ${stage.batches} batch${
-                stage.batches === 1 ? "" : "es"
-              } (100%)`}
+              `${count(stage.created)} contacts created in ${stage.batches} batch${stage.batches === 1 ? "" : "es"}`}
           </p>
         </div>
       )}

@@ -85,7 +85,13 @@ const Row = ({ campaign, contact }: { readonly campaign: Campaign; readonly cont
   </tr>
 )
 
-export const Contacts = ({ campaign }: { readonly campaign: Campaign; readonly query: URLSearchParams }) => {
+export const Contacts = (
+  { campaign, version }: {
+    readonly campaign: Campaign
+    /** Changes when contacts were added: the page loads again. */
+    readonly version: number
+  }
+) => {
   const [draft, setDraft] = useState<Filters>(noFilters)
   const [filters, setFilters] = useState<Filters>(noFilters)
   const [cursors, setCursors] = useState<ReadonlyArray<string | undefined>>([undefined])
@@ -110,7 +116,7 @@ export const Contacts = ({ campaign }: { readonly campaign: Campaign; readonly q
         performance.mark("console:contacts-answer")
         return value
       }),
-    [campaign.campaign_code, filters, after]
+    [campaign.campaign_code, filters, after, version]
   )
   useEffect(() => {
     if (page.state !== "ready") return

@@ -1,0 +1,130 @@
+/**
+ * Debian's real headless Chromium for the console's tests, driven by playwright-core through
+ * `executablePath` (no browser is downloaded): a fresh profile per run, the launch flags that
+ * keep it off the network, every console error and page error recorded (a test fails on any),
+ * and screenshots of a page at 1280×800 and at 375 px wide into `test/console/screenshots/`
+ * (git-ignored).
+ *
+ * Outside CI, when no Chromium is installed, the tests skip with a notice (as the PostgreSQL
+ * tests do without a server); with `CI=true` a missing browser fails the run.
+ *
+ * @since 0.1.0
+ */
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import type { BrowserContext, Page } from "playwright-core"
+import { chromium } from "playwright-core"
+
+/**
+ * Where Chromium is: `CHROMIUM_PATH`, or Debian's package.
+ *
+ * @category constructors
+ */
+export const executablePath = process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium"
+
+/**
+ * Why the browser tests cannot run here, or undefined when they can. In CI a missing browser
+ * is an error, never a skip.
+ *
+ * @category constructors
+ */
+export const unavailable = ((): string | undefined => {
+  if (fs.existsSync(executablePath)) return undefined
+  const reason = `no Chromium at ${executablePath} (apt-get install chromium, or set CHROMIUM_PATH)`
+  if (process.env["CI"] === "true") throw new Error(`${reason}; in CI the browser tests never skip`)
+  console.warn(`Skipping the console's browser tests: ${reason}`)
+  return reason
+})()
+
+/**
+ * The flags of every launch: headless, no sandbox (root in CI), no GPU, and nothing that would
+ * reach the network on its own (QUIC, background services, component updates, sync).
+ *
+ * @category constructors
+ */
+export const flags = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync"
+]
+
+/**
+ * @category models
+ */
+export interface Browser {
+  readonly page: Page
+  /** Console errors and uncaught page errors so far. */
+  readonly errors: Array<string>
+  /** Every URL the page requested. */
+  readonly requests: Array<{ readonly method: string; readonly url: string }>
+  readonly close: () => Promise<void>
+}
+
+/**
+ * A fresh profile (`--user-data-dir`, through playwright's persistent context) and one page.
+ *
+ * @category constructors
+ */
+export const launch = async (): Promise<Browser> => {
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), "va-chromium-"))
+  const context: BrowserContext = await chromium.launchPersistentContext(profile, {
+    executablePath,
+    headless: true,
+    args: flags,
+    viewport: { width: 1280, height: 800 }
+  })
+  const page = context.pages()[0] ?? (await context.newPage())
+  const errors: Array<string> = []
+  const requests: Array<{ method: string; url: string }> = []
+  page.on("console", (message) => {
+    if (message.type() === "error") errors.push(`console: ${message.text()}`)
+  })
+  page.on("pageerror", (error) => errors.push(`page: ${error.message}`))
+  page.on("request", (request) => requests.push({ method: request.method(), url: request.url() }))
+  return {
+    page,
+    errors,
+    requests,
+    close: async () => {
+      await context.close()
+      fs.rmSync(profile, { recursive: true, force: true })
+    }
+  }
+}
+
+const screenshots = path.join(path.dirname(fileURLToPath(import.meta.url)), "screenshots")
+
+/**
+ * The widths every page is shown at.
+ *
+ * @category constructors
+ */
+export const widths = [{ width: 1280, height: 800 }, { width: 375, height: 812 }] as const
+
+/**
+ * Screenshots of the page as it is now at both widths (`<name>-1280.png`, `<name>-375.png`),
+ * each checked for a page wider than its window (tables scroll inside their frame instead).
+ * Answers the widths at which the page overflowed.
+ *
+ * @category constructors
+ */
+export const shoot = async (page: Page, name: string): Promise<ReadonlyArray<number>> => {
+  fs.mkdirSync(screenshots, { recursive: true })
+  const overflowing: Array<number> = []
+  for (const size of widths) {
+    await page.setViewportSize(size)
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))))
+    const wider = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth)
+    if (wider) overflowing.push(size.width)
+    await page.screenshot({ path: path.join(screenshots, `${name}-${size.width}.png`), fullPage: true })
+  }
+  await page.setViewportSize(widths[0])
+  return overflowing
+}
