@@ -122,6 +122,12 @@ CREATE TABLE public.effect_sql_migrations (
     name text NOT NULL
 );
 
+CREATE TABLE public.listen_tickets (
+    ticket_hash text NOT NULL,
+    call_id text NOT NULL,
+    expires_at timestamp with time zone NOT NULL
+);
+
 CREATE TABLE public.messages (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
     organization_id uuid NOT NULL,
@@ -268,6 +274,9 @@ ALTER TABLE ONLY public.dnc_entries
 ALTER TABLE ONLY public.effect_sql_migrations
     ADD CONSTRAINT effect_sql_migrations_pkey PRIMARY KEY (migration_id);
 
+ALTER TABLE ONLY public.listen_tickets
+    ADD CONSTRAINT listen_tickets_pkey PRIMARY KEY (ticket_hash);
+
 ALTER TABLE ONLY public.messages
     ADD CONSTRAINT messages_pkey PRIMARY KEY (id);
 
@@ -343,6 +352,10 @@ CREATE INDEX conversations_by_to_number ON public.conversations USING btree (org
 
 CREATE INDEX conversations_open_inbound ON public.conversations USING btree (started_at) WHERE ((direction = 'inbound'::text) AND (ended_at IS NULL));
 
+CREATE INDEX listen_tickets_by_call ON public.listen_tickets USING btree (call_id);
+
+CREATE INDEX listen_tickets_by_expiry ON public.listen_tickets USING btree (expires_at);
+
 CREATE UNIQUE INDEX messages_carrier_message_id ON public.messages USING btree (carrier_message_id) WHERE (carrier_message_id IS NOT NULL);
 
 CREATE INDEX messages_inbound_by_number ON public.messages USING btree (organization_id, to_number, received_at, id) WHERE (direction = 'inbound'::text);
@@ -383,6 +396,9 @@ ALTER TABLE ONLY public.conversations
 
 ALTER TABLE ONLY public.dnc_entries
     ADD CONSTRAINT dnc_entries_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES public.organizations(id);
+
+ALTER TABLE ONLY public.listen_tickets
+    ADD CONSTRAINT listen_tickets_call_id_fkey FOREIGN KEY (call_id) REFERENCES public.conversations(call_id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.messages
     ADD CONSTRAINT messages_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES public.organizations(id);

@@ -14,7 +14,6 @@
  *   the local OpenAI fake when one is configured.
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as TestDatabase from "@voice-agent/store-sql/testing/TestDatabase"
 import { Effect } from "effect"
 import * as Daemon from "../support/Daemon.ts"
 import * as Fake from "../support/openai-fake/ChatCompletionsFake.ts"
@@ -109,21 +108,7 @@ const attachAgent = (url: string, key: string, callId: string) =>
     return Effect.sync(() => socket.close())
   })
 
-const postgres = (await TestDatabase.backends()).find((backend) => backend.name === "postgres")!
-
-/** The daemon's storage arguments per backend. */
-const storages = [
-  {
-    name: "the embedded database",
-    skip: undefined,
-    storage: Effect.succeed({ args: ["--data-dir", ":memory:"], env: {} })
-  },
-  {
-    name: "PostgreSQL",
-    skip: postgres.skip,
-    storage: Effect.map(TestDatabase.freshDatabaseUrl(), (url) => ({ args: [], env: { DATABASE_URL: url } }))
-  }
-] as const
+const storages = await Daemon.storages()
 
 describe("create-outbound and the SDK's housekeeping, on a daemon", () => {
   for (const { name, skip, storage } of storages) {

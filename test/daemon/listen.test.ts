@@ -1,8 +1,12 @@
 /**
- * Live listen (CONTRACT §7) on a real daemon: while a call that never hangs up runs, a WebSocket
- * client on `/v1/conversations/{call_id}/listen` receives μ-law media frames with
- * non-decreasing timestamps, then `stop` when the call ends; before the upgrade, 401 without a
- * valid key, 422 for another channel, 404 for an unknown call and for the call once ended.
+ * Live listen (CONTRACT §7, §8 "Live listen, completed") on real daemons, as a client follows
+ * the documented flow: list the calls, and listen to one as soon as it is listed (it is still
+ * ringing then). The listener gets 101, then the call's audio from the answer (μ-law frames
+ * with increasing timestamps, not silence), then `stop`; a call that is never answered sends
+ * only `stop` when it ends. Before the upgrade: 401, FastAPI's 422 at `["query", "channel"]`,
+ * 404. On both backends; on PostgreSQL also with two daemons, one dialing and one not: a ticket
+ * made on either opens the call on the other, once, and a listener on the daemon that does not
+ * serve the call's media gets `stop` when the call ends there.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as MuLaw from "@voice-agent/media/MuLaw"
@@ -15,68 +19,215 @@ interface Frame {
   readonly media?: { readonly timestamp: string; readonly payload: string }
 }
 
-/** Every text frame the listener receives until the server closes the socket. */
-const listen = (url: string, key: string) =>
-  Effect.callback<ReadonlyArray<Frame>, Error>((resume) => {
+/** What a listener got: refused before the upgrade, or every frame until the server closed. */
+type Heard =
+  | { readonly _tag: "Refused"; readonly status: number }
+  | { readonly _tag: "Heard"; readonly frames: ReadonlyArray<Frame> }
+
+/** Opens a listen socket and keeps every text frame until the server closes it. */
+const listen = (url: string, key?: string) =>
+  Effect.callback<Heard, Error>((resume) => {
     const frames: Array<Frame> = []
-    const socket = new WebSocket(url, { headers: { authorization: `Bearer ${key}` } })
+    const headers: Record<string, string> = key === undefined ? {} : { authorization: `Bearer ${key}` }
+    const socket = new WebSocket(url.replace(/^http/, "ws"), { headers })
     socket.on("message", (data) => frames.push(JSON.parse(new TextDecoder().decode(data as Buffer)) as Frame))
-    socket.on("close", () => resume(Effect.succeed(frames)))
+    socket.on("unexpected-response", (_request, response) =>
+      resume(Effect.succeed({ _tag: "Refused", status: response.statusCode ?? 0 })))
+    socket.on("close", () =>
+      resume(Effect.succeed({ _tag: "Heard", frames })))
     socket.on("error", (error) => resume(Effect.fail(error)))
     return Effect.sync(() => socket.terminate())
   })
 
-describe("live listen, on a daemon", () => {
-  it.live(
-    "a running call streams μ-law frames then stop; 401, 422 and 404 before the upgrade",
-    () =>
-      Effect.gen(function*() {
-        const api = yield* Daemon.serve(["--port", "0", "--data-dir", ":memory:"])
-        const key = Option.getOrThrow(api.apiKey)
-        yield* Daemon.campaignWithContacts(api.url, key, "listen", [
-          { phone_number: "+12025550191", data: { name: "Ada" } }
-        ])
-        const started = yield* api.waitFor(/Media stream of call (\S+) started/).pipe(Effect.timeout("30 seconds"))
-        const callId = /Media stream of call (\S+) started/.exec(started)![1]!
-        const base = `${api.url}/v1/conversations`
-        const listenUrl = (id: string, channel: string) => `${base}/${id}/listen?channel=${channel}`
+interface Listed {
+  readonly call_id: string
+  readonly to_number: string
+  readonly termination_reason: string | null
+  readonly duration_sec: number | null
+}
 
-        // Before the upgrade (plain GETs: the checks answer before any upgrade).
-        const status = (url: string, init?: RequestInit) =>
-          Effect.map(Daemon.request(url, init), (response) => response.status)
-        assert.strictEqual(yield* status(listenUrl(callId, "mixed")), 401, "no key")
-        assert.strictEqual(yield* status(listenUrl(callId, "mixed"), Daemon.bearer("va_wrong")), 401, "bad key")
-        assert.strictEqual(yield* status(listenUrl(callId, "both"), Daemon.bearer(key)), 422, "bad channel")
-        assert.strictEqual(yield* status(`${base}/${callId}/listen`, Daemon.bearer(key)), 422, "no channel")
-        assert.strictEqual(yield* status(listenUrl("CA-unknown", "mixed"), Daemon.bearer(key)), 404, "unknown call")
+/** The call to `toNumber`, as soon as `GET /v1/conversations` lists it (asked every 10 ms). */
+const firstListed = (url: string, key: string, toNumber: string) =>
+  Effect.gen(function*() {
+    while (true) {
+      const listed = (yield* Daemon.request(`${url}/v1/conversations?limit=100`, Daemon.bearer(key))).body as {
+        conversations: Array<Listed>
+      }
+      const call = listed.conversations.find((c) => c.to_number === toNumber)
+      if (call !== undefined) return call
+      yield* Effect.sleep("10 millis")
+    }
+  })
 
-        const ws = (channel: string) => listenUrl(callId, channel).replace(/^http/, "ws")
-        const [mixed, remote] = yield* Effect.all([listen(ws("mixed"), key), listen(ws("remote"), key)], {
-          concurrency: "unbounded"
-        }).pipe(Effect.timeout("60 seconds"))
-        for (const [channel, frames] of [["mixed", mixed], ["remote", remote]] as const) {
-          assert.isAbove(frames.length, 50, `${channel}: more than a second of frames`)
-          assert.deepStrictEqual(frames[frames.length - 1], { event: "stop" }, channel)
-          const media = frames.slice(0, -1)
-          let previous = -1
-          let loud = 0
-          for (const frame of media) {
-            assert.strictEqual(frame.event, "media", channel)
-            const timestamp = Number(frame.media!.timestamp)
-            assert.isTrue(Number.isInteger(timestamp) && typeof frame.media!.timestamp === "string", channel)
-            assert.isAtLeast(timestamp, previous, `${channel}: timestamps non-decreasing`)
-            previous = timestamp
-            const bytes = new Uint8Array(Buffer.from(frame.media!.payload, "base64"))
-            assert.isTrue(bytes.length > 0 && bytes.length <= 160, `${channel}: a frame of at most 20 ms`)
-            if (MuLaw.decode(bytes).some((sample) => Math.abs(sample) > 1000)) loud++
-          }
-          assert.isAbove(loud, 0, `${channel}: some audio is not silence`)
-        }
-
-        yield* api.waitFor(/to \+12025550191 ended:/).pipe(Effect.timeout("30 seconds"))
-        assert.strictEqual(yield* status(listenUrl(callId, "mixed"), Daemon.bearer(key)), 404, "ended call")
-        assert.strictEqual(yield* api.stop("SIGTERM"), 0)
-      }),
-    { timeout: 120_000 }
+const conversation = (url: string, key: string, callId: string) =>
+  Effect.map(
+    Daemon.request(`${url}/v1/conversations/${callId}`, Daemon.bearer(key)),
+    (reply) => reply.body as Listed
   )
+
+const listenUrl = (url: string, callId: string, query: string) => `${url}/v1/conversations/${callId}/listen?${query}`
+
+/** Asserts the call's audio from its answer: 20 ms μ-law frames from timestamp 0, some loud, then stop. */
+const assertAudioFromAnswer = (heard: Heard, label: string) => {
+  assert.strictEqual(heard._tag, "Heard", `${label}: expected an upgrade, got ${JSON.stringify(heard)}`)
+  if (heard._tag !== "Heard") return
+  const { frames } = heard
+  assert.isAbove(frames.length, 100, `${label}: more than two seconds of frames`)
+  assert.deepStrictEqual(frames.at(-1), { event: "stop" }, label)
+  const media = frames.slice(0, -1)
+  assert.strictEqual(media[0]!.media!.timestamp, "0", `${label}: the frames start with the answer`)
+  let previous = -1
+  let loud = 0
+  for (const frame of media) {
+    assert.strictEqual(frame.event, "media", label)
+    const timestamp = Number(frame.media!.timestamp)
+    assert.isAbove(timestamp, previous, `${label}: timestamps increase`)
+    previous = timestamp
+    const bytes = new Uint8Array(Buffer.from(frame.media!.payload, "base64"))
+    assert.isTrue(bytes.length > 0 && bytes.length <= 160, `${label}: a frame of at most 20 ms`)
+    if (MuLaw.decode(bytes).some((sample) => Math.abs(sample) > 1000)) loud++
+  }
+  assert.isAbove(loud, 10, `${label}: the call's speech, not silence`)
+}
+
+const answers = "+12025550101"
+const neverAnswers = "+12025550161"
+
+const storages = await Daemon.storages("voice_agent_listen")
+const postgres = storages[1]
+
+describe("live listen, on a daemon", () => {
+  for (const { name, skip, storage } of storages) {
+    describe.skipIf(skip !== undefined)(`on ${name}`, () => {
+      it.live(
+        "listened to as soon as it is listed, a call is heard from its answer, then stop; an unanswered call sends stop",
+        () =>
+          Effect.gen(function*() {
+            const { args, env } = yield* storage
+            const daemon = yield* Daemon.serve(["--port", "0", ...args], env)
+            const key = Option.getOrThrow(daemon.apiKey)
+            yield* Daemon.campaignWithContacts(daemon.url, key, "listen", [
+              { phone_number: answers },
+              { phone_number: neverAnswers }
+            ])
+            // Each call listened to at once (both channels of the answered one).
+            const follow = (toNumber: string, channels: ReadonlyArray<string>) =>
+              Effect.flatMap(firstListed(daemon.url, key, toNumber), (call) =>
+                Effect.map(
+                  Effect.forEach(
+                    channels,
+                    (channel) => listen(listenUrl(daemon.url, call.call_id, `channel=${channel}`), key),
+                    { concurrency: "unbounded" }
+                  ),
+                  (heard) => ({ call, heard })
+                ))
+            const [answered, unanswered] = yield* Effect.all(
+              [follow(answers, ["mixed", "remote"]), follow(neverAnswers, ["agent"])],
+              { concurrency: "unbounded" }
+            ).pipe(Effect.timeout("60 seconds"))
+
+            assertAudioFromAnswer(answered.heard[0]!, "mixed")
+            assertAudioFromAnswer(answered.heard[1]!, "remote")
+            assert.deepStrictEqual(unanswered.heard, [{ _tag: "Heard", frames: [{ event: "stop" }] }])
+
+            yield* daemon.waitFor(new RegExp(`to \\${neverAnswers} ended:`)).pipe(Effect.timeout("30 seconds"))
+            yield* daemon.waitFor(new RegExp(`to \\${answers} ended:`)).pipe(Effect.timeout("30 seconds"))
+            const record = yield* conversation(daemon.url, key, unanswered.call.call_id)
+            assert.strictEqual(record.termination_reason, "no-answer")
+            assert.isAbove((yield* conversation(daemon.url, key, answered.call.call_id)).duration_sec!, 0)
+
+            // Before the upgrade, on a plain GET.
+            const get = (query: string, init?: RequestInit, callId = answered.call.call_id) =>
+              Daemon.request(listenUrl(daemon.url, callId, query), init)
+            assert.strictEqual((yield* get("channel=mixed")).status, 401, "no key")
+            assert.strictEqual((yield* get("channel=mixed", Daemon.bearer("va_wrong"))).status, 401, "bad key")
+            for (const query of ["channel=both", ""]) {
+              const invalid = yield* get(query, Daemon.bearer(key))
+              assert.strictEqual(invalid.status, 422, query)
+              const detail = (invalid.body as { detail: Array<{ loc: Array<string>; msg: string; type: string }> })
+                .detail
+              assert.deepStrictEqual(detail.map((item) => item.loc), [["query", "channel"]], query)
+              assert.isString(detail[0]!.msg)
+              assert.isString(detail[0]!.type)
+            }
+            assert.deepStrictEqual(yield* get("channel=mixed", Daemon.bearer(key), "CA-unknown"), {
+              status: 404,
+              body: { detail: "Call not found or has ended" }
+            })
+            assert.strictEqual((yield* get("channel=mixed", Daemon.bearer(key))).status, 404, "ended call")
+            assert.strictEqual(yield* daemon.stop("SIGTERM"), 0)
+          }),
+        { timeout: 120_000 }
+      )
+    })
+  }
+
+  describe.skipIf(postgres.skip !== undefined)("with two daemons on one PostgreSQL", () => {
+    it.live(
+      "a ticket from either daemon opens the call on the other, once; the daemon without its media sends stop",
+      () =>
+        Effect.gen(function*() {
+          const { env } = yield* postgres.storage
+          // The dialing daemon places the calls, and their media streams to it.
+          const dialing = yield* Daemon.serve(["--port", "0"], env)
+          const other = yield* Daemon.serve(["--port", "0", "--no-dialer"], env)
+          const key = Option.getOrThrow(Option.orElse(dialing.apiKey, () => other.apiKey))
+          yield* Daemon.campaignWithContacts(other.url, key, "listen-two", [
+            { phone_number: answers },
+            { phone_number: neverAnswers }
+          ])
+          const ticketFrom = (daemon: Daemon.RunningDaemon, callId: string) =>
+            Effect.map(
+              Daemon.request(`${daemon.url}/v1/conversations/${callId}/listen-tickets`, {
+                method: "POST",
+                headers: { authorization: `Bearer ${key}` }
+              }),
+              (reply) => {
+                assert.strictEqual(reply.status, 201, JSON.stringify(reply.body))
+                return (reply.body as { ticket: string }).ticket
+              }
+            )
+          const withTicket = (daemon: Daemon.RunningDaemon, callId: string, ticket: string) =>
+            listenUrl(daemon.url, callId, `channel=mixed&ticket=${ticket}`)
+
+          // As soon as each call is listed: tickets from both daemons, each used on the other one.
+          const [[call, onDialing, onOther], unansweredOnOther] = yield* Effect.all([
+            Effect.gen(function*() {
+              const call = yield* firstListed(other.url, key, answers)
+              const [fromOther, fromDialing] = yield* Effect.all(
+                [ticketFrom(other, call.call_id), ticketFrom(dialing, call.call_id)],
+                { concurrency: "unbounded" }
+              )
+              const [onDialing, onOther] = yield* Effect.all([
+                listen(withTicket(dialing, call.call_id, fromOther)),
+                listen(withTicket(other, call.call_id, fromDialing))
+              ], { concurrency: "unbounded" })
+              return [{ ...call, tickets: [fromOther, fromDialing] }, onDialing, onOther] as const
+            }),
+            Effect.flatMap(
+              firstListed(other.url, key, neverAnswers),
+              (unanswered) => listen(listenUrl(other.url, unanswered.call_id, "channel=mixed"), key)
+            )
+          ], { concurrency: "unbounded" }).pipe(Effect.timeout("60 seconds"))
+
+          assertAudioFromAnswer(onDialing, "the daemon serving the media, with the other's ticket")
+          // Cross-daemon relaying of audio is not done yet (docs/LISTEN.md): the end still arrives.
+          assert.deepStrictEqual(onOther, { _tag: "Heard", frames: [{ event: "stop" }] })
+          assert.deepStrictEqual(unansweredOnOther, { _tag: "Heard", frames: [{ event: "stop" }] })
+          // Used once, on either daemon: refused on both.
+          for (const daemon of [dialing, other]) {
+            for (const ticket of call.tickets) {
+              const reused = yield* Daemon.request(withTicket(daemon, call.call_id, ticket))
+              assert.deepStrictEqual(reused, {
+                status: 401,
+                body: { detail: "Invalid, used or expired listen ticket" }
+              })
+            }
+          }
+          assert.strictEqual(yield* other.stop("SIGTERM"), 0)
+          assert.strictEqual(yield* dialing.stop("SIGTERM"), 0)
+        }),
+      { timeout: 120_000 }
+    )
+  })
 })

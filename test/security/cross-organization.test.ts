@@ -135,6 +135,21 @@ const populateA = Effect.gen(function*() {
     startedAt: new Date(startedAt.getTime() + 2000)
   })
   const conversations = yield* ConversationRepository
+  // A call still ringing: the only kind that may have a listen ticket.
+  const ringing = yield* conversations.insert({
+    callId: `CA${hex(12)}`,
+    organizationId: org.id,
+    campaignId: c.id,
+    contactId: null,
+    direction: "outbound",
+    fromNumber: org.number,
+    toNumber: randomNumber(),
+    startedAt: new Date(startedAt.getTime() + 3000),
+    answeredAt: null,
+    endedAt: null,
+    durationSec: null,
+    terminationReason: null
+  })
   yield* conversations.appendTurns(answered.id, [
     { speaker: "AGENT", text: "secret of A", offsetMs: 0 },
     { speaker: "HUMAN", text: "secret of A, said", offsetMs: 900 }
@@ -187,6 +202,7 @@ const populateA = Effect.gen(function*() {
     callId: answered.callId,
     unansweredCallId: unanswered.callId,
     inboundCallId: inbound.callId,
+    ringingCallId: ringing.callId,
     message,
     agent,
     agent2,
@@ -645,6 +661,14 @@ const recipes: Record<string, Recipe> = {
   "GET /v1/conversations/{call_id}/channels/{channel_name}/recording": (a) =>
     ["agent", "remote", "mixed"].flatMap((channel) => byCall(a, `/channels/${channel}/recording`)),
   "GET /v1/conversations/{call_id}/fields": (a) => byCall(a, "/fields"),
+  // A's ringing call would get A a ticket: B gets 404, as for an unknown call, and no ticket row.
+  "POST /v1/conversations/{call_id}/listen-tickets": (a) =>
+    [a.ringingCallId, a.callId].map((id): Probe => ({
+      method: "POST",
+      path: `/v1/conversations/${id}/listen-tickets`,
+      expect: [404],
+      twin: [[id, fakes().callId]]
+    })),
   "GET /v1/campaigns": (a) => [{
     method: "GET",
     path: `/v1/campaigns?organization_id=${a.org.id}`,

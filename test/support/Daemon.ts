@@ -8,6 +8,7 @@
  *
  * @since 0.1.0
  */
+import * as TestDatabase from "@voice-agent/store-sql/testing/TestDatabase"
 import { Deferred, Effect, Option } from "effect"
 import { spawn } from "node:child_process"
 import type { ChildProcess } from "node:child_process"
@@ -272,3 +273,29 @@ export const campaignWithContacts = (
     if (uploaded.status !== 200) return yield* Effect.die(`contacts not uploaded: ${JSON.stringify(uploaded.body)}`)
     return code
   })
+
+/**
+ * The two storages a daemon test runs on: the embedded database in memory, and a fresh database
+ * on the test PostgreSQL server (`skip` says why it cannot run here, if it cannot). `storage`
+ * answers the `serve` arguments and environment that select it.
+ *
+ * @category constructors
+ */
+export const storages = async (prefix?: string) => {
+  const postgres = (await TestDatabase.backends()).find((backend) => backend.name === "postgres")
+  return [
+    {
+      name: "the embedded database",
+      skip: undefined,
+      storage: Effect.succeed({ args: ["--data-dir", ":memory:"], env: {} })
+    },
+    {
+      name: "PostgreSQL",
+      skip: postgres === undefined ? "no PostgreSQL backend" : postgres.skip,
+      storage: Effect.map(TestDatabase.freshDatabaseUrl(prefix), (url) => ({
+        args: [] as Array<string>,
+        env: { DATABASE_URL: url } as Record<string, string>
+      }))
+    }
+  ] as const
+}

@@ -1,19 +1,29 @@
 /**
- * The calls whose media this process serves, for live listening (CONTRACT §7 "Live listen").
+ * The calls whose media this process serves, for live listening (CONTRACT §7-8 "Live listen").
  * MediaSession registers each call it runs, publishes every aligned timeline segment to the
  * call's listeners as it writes it, and unregisters the call when the session ends, which ends
  * every listener's stream.
  *
- * In process only: a call whose media another daemon serves is not here.
+ * A listener may come first: a call is listened to from the moment it exists (ringing, or
+ * answered with its media not connected yet). The listener then makes the call's entry, and the
+ * session that registers later publishes into that same entry, so no segment is lost between
+ * the answer and the listener's subscription (there is no look-up to miss). A listener also
+ * says when the call has ended (`ended`, from wherever that is known): if no session of this
+ * process has registered the call by then (never answered, or its media served by another
+ * process), its stream ends there; once a session has registered, the stream ends with the
+ * session, after its last segment.
+ *
+ * In process only: a call whose media another daemon serves has no segments here.
  *
  * Bounds: each call has one sliding PubSub of `capacity` segments; a listener that reads slower
  * than the call plays loses the oldest segments, never grows memory. The end marker is
- * published last, so a sliding PubSub always keeps it.
+ * published last, so a sliding PubSub always keeps it. An entry a listener made is dropped
+ * with its last listener unless a session has registered into it.
  *
  * @since 0.1.0
  */
 import type * as CallTimeline from "@voice-agent/media/CallTimeline"
-import { Context, Effect, Layer, Option, PubSub, Stream } from "effect"
+import { Context, Deferred, Effect, Layer, PubSub, Stream } from "effect"
 import type { Scope } from "effect"
 
 type Item =
@@ -37,12 +47,14 @@ export class LiveCalls extends Context.Service<LiveCalls, {
   /** Registers the call for the scope; closing the scope ends its listeners' streams. */
   readonly register: (callId: string) => Effect.Effect<LiveCall, never, Scope.Scope>
   /**
-   * Subscribes to the call now (for the scope), if this process serves its media: the segments
-   * written from now on, ending when the call ends.
+   * Subscribes to the call now (for the scope), whether or not its session has registered yet:
+   * the segments this process's session writes from now on, ending when that session ends, or
+   * when `ended` completes if no session of this process has registered the call by then.
    */
   readonly listen: (
-    callId: string
-  ) => Effect.Effect<Option.Option<Stream.Stream<CallTimeline.Segment>>, never, Scope.Scope>
+    callId: string,
+    ended: Effect.Effect<void>
+  ) => Effect.Effect<Stream.Stream<CallTimeline.Segment>, never, Scope.Scope>
 }>()("@voice-agent/engine/LiveCalls") {}
 
 /**
@@ -55,7 +67,27 @@ export const capacity = 256
 
 interface Entry {
   readonly pubsub: PubSub.PubSub<Item>
+  /** A session registered the call into this entry. */
+  registered: boolean
+  /** Done when it did. */
+  readonly started: Deferred.Deferred<void>
+  /** That session ended (the end marker is published). */
   ended: boolean
+  listeners: number
+}
+
+const newEntry = (pubsub: PubSub.PubSub<Item>): Entry => ({
+  pubsub,
+  registered: false,
+  started: Deferred.makeUnsafe(),
+  ended: false,
+  listeners: 0
+})
+
+const markRegistered = (entry: Entry): Entry => {
+  entry.registered = true
+  Deferred.doneUnsafe(entry.started, Effect.void)
+  return entry
 }
 
 /**
@@ -63,42 +95,74 @@ interface Entry {
  */
 export const make: Effect.Effect<LiveCalls["Service"]> = Effect.sync(() => {
   const calls = new Map<string, Entry>()
-  return LiveCalls.of({
-    register: (callId) =>
-      Effect.acquireRelease(
-        Effect.gen(function*() {
-          const entry: Entry = { pubsub: yield* PubSub.sliding<Item>(capacity), ended: false }
-          calls.set(callId, entry)
-          return entry
-        }),
-        (entry) =>
-          Effect.suspend(() => {
-            if (calls.get(callId) === entry) calls.delete(callId)
-            entry.ended = true
-            return PubSub.publish(entry.pubsub, { _tag: "End" })
-          })
-      ).pipe(
-        Effect.map((entry): LiveCall => ({
-          publish: (segment) => PubSub.publish(entry.pubsub, { _tag: "Segment", segment }).pipe(Effect.asVoid)
-        }))
-      ),
-    listen: (callId) =>
-      Effect.gen(function*() {
-        const entry = calls.get(callId)
-        if (entry === undefined || entry.ended) return Option.none()
-        const subscription = yield* PubSub.subscribe(entry.pubsub)
-        // Ended between the lookup and the subscription: the end marker was published before.
-        const ended = entry.ended
-        const items: Stream.Stream<Item> = ended
-          ? Stream.empty
-          : Stream.fromEffectRepeat(PubSub.take(subscription)).pipe(
-            Stream.takeWhile((item) => item._tag === "Segment")
-          )
-        return Option.some(
-          Stream.flatMap(items, (item) => item._tag === "Segment" ? Stream.succeed(item.segment) : Stream.empty)
-        )
+
+  /** The call's current entry, made when there is none (or only one whose session ended). */
+  const entryOf = (callId: string): Effect.Effect<Entry> =>
+    Effect.suspend(() => {
+      const current = calls.get(callId)
+      if (current !== undefined && !current.ended) return Effect.succeed(current)
+      return Effect.map(PubSub.sliding<Item>(capacity), (pubsub) => {
+        // Made while the PubSub was: take the entry that won, if another did.
+        const winner = calls.get(callId)
+        if (winner !== undefined && !winner.ended) return winner
+        const entry = newEntry(pubsub)
+        calls.set(callId, entry)
+        return entry
       })
-  })
+    })
+
+  const register = (callId: string) =>
+    Effect.acquireRelease(
+      Effect.flatMap(entryOf(callId), (found) =>
+        found.registered
+          // A second session of one call (refused upstream; kept apart here all the same).
+          ? Effect.map(PubSub.sliding<Item>(capacity), (pubsub) => {
+            const entry = markRegistered(newEntry(pubsub))
+            calls.set(callId, entry)
+            return entry
+          })
+          : Effect.sync(() => markRegistered(found))),
+      (entry) =>
+        Effect.suspend(() => {
+          if (calls.get(callId) === entry) calls.delete(callId)
+          entry.ended = true
+          return PubSub.publish(entry.pubsub, { _tag: "End" })
+        })
+    ).pipe(
+      Effect.map((entry): LiveCall => ({
+        publish: (segment) => PubSub.publish(entry.pubsub, { _tag: "Segment", segment }).pipe(Effect.asVoid)
+      }))
+    )
+
+  const listen = (callId: string, ended: Effect.Effect<void>) =>
+    Effect.gen(function*() {
+      const entry = yield* Effect.acquireRelease(
+        Effect.tap(entryOf(callId), (entry) =>
+          Effect.sync(() => {
+            entry.listeners++
+          })),
+        (entry) =>
+          Effect.sync(() => {
+            entry.listeners--
+            if (entry.listeners === 0 && !entry.registered && calls.get(callId) === entry) calls.delete(callId)
+          })
+      )
+      const subscription = yield* PubSub.subscribe(entry.pubsub)
+      // Ended between the look-up and the subscription: the end marker was published before.
+      if (entry.ended) return Stream.empty
+      // The call ended with no session here: nothing will be published. Once a session has
+      // registered, its end marker ends the stream, and `ended` is no longer waited for.
+      const endedWithoutMedia = Effect.raceFirst(ended, Deferred.await(entry.started)).pipe(
+        Effect.andThen(Effect.suspend(() => entry.registered ? Effect.never : Effect.void))
+      )
+      return Stream.fromEffectRepeat(PubSub.take(subscription)).pipe(
+        Stream.takeWhile((item) => item._tag === "Segment"),
+        Stream.flatMap((item) => item._tag === "Segment" ? Stream.succeed(item.segment) : Stream.empty),
+        Stream.interruptWhen(endedWithoutMedia)
+      )
+    })
+
+  return LiveCalls.of({ register, listen })
 })
 
 /**

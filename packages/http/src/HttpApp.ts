@@ -10,6 +10,7 @@
 import { CampaignService } from "@voice-agent/core/CampaignService"
 import { ContactService } from "@voice-agent/core/ContactService"
 import { ConversationService } from "@voice-agent/core/ConversationService"
+import { ListenTickets } from "@voice-agent/core/ListenTicket"
 import { MessageService } from "@voice-agent/core/MessageService"
 import { Layer } from "effect"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
@@ -38,6 +39,7 @@ export const servicesLayer = Layer.mergeAll(
   CampaignService.layer,
   ContactService.layer,
   ConversationService.layer,
+  ListenTickets.layer,
   MessageService.layer,
   CursorCodec.layer
 )

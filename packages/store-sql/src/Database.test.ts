@@ -52,7 +52,8 @@ for (const backend of backends) {
             { id: 7, name: "carrier_message_ids" },
             { id: 8, name: "open_inbound_calls" },
             { id: 9, name: "agents" },
-            { id: 10, name: "media_streams" }
+            { id: 10, name: "media_streams" },
+            { id: 14, name: "listen_tickets" }
           ])
           assert.deepStrictEqual(yield* Migrations.run, [])
           assert.deepStrictEqual(yield* Migrations.run, [])

@@ -27,9 +27,11 @@ for (const backend of await TestDatabase.backends()) {
       "the latest migration applies to a database an older release left, keeping its data",
       () =>
         Effect.gen(function*() {
-          const latest = Object.keys(Migrations.migrations).length
+          // By id, not count: ids reserved for work merged later leave gaps.
+          const ids = Object.keys(Migrations.migrations).map((key) => Number.parseInt(key, 10))
+          const latest = Math.max(...ids)
           const older = yield* Migrations.runThrough(latest - 1)
-          assert.strictEqual(older.length, latest - 1)
+          assert.strictEqual(older.length, ids.length - 1)
           const organization = yield* (yield* OrganizationRepository).create({
             name: "from an older release",
             outboundDialingEnabled: true,

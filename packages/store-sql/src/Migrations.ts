@@ -23,6 +23,7 @@ import carrierMessageIds from "./migrations/0007_carrier_message_ids.ts"
 import openInboundCalls from "./migrations/0008_open_inbound_calls.ts"
 import agents from "./migrations/0009_agents.ts"
 import mediaStreams from "./migrations/0010_media_streams.ts"
+import listenTickets from "./migrations/0014_listen_tickets.ts"
 
 /**
  * Every migration, by `<id>_<name>`.
@@ -39,7 +40,8 @@ export const migrations = {
   "0007_carrier_message_ids": carrierMessageIds,
   "0008_open_inbound_calls": openInboundCalls,
   "0009_agents": agents,
-  "0010_media_streams": mediaStreams
+  "0010_media_streams": mediaStreams,
+  "0014_listen_tickets": listenTickets
 }
 
 /**

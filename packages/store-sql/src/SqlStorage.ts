@@ -13,6 +13,7 @@ import * as SqlConversationRepository from "./SqlConversationRepository.ts"
 import * as SqlDialerRepository from "./SqlDialerRepository.ts"
 import * as SqlDialerWakeup from "./SqlDialerWakeup.ts"
 import * as SqlDncRepository from "./SqlDncRepository.ts"
+import * as SqlListenTicketRepository from "./SqlListenTicketRepository.ts"
 import * as SqlMessageRepository from "./SqlMessageRepository.ts"
 import * as SqlOrganizationRepository from "./SqlOrganizationRepository.ts"
 import * as SqlPhoneNumberRepository from "./SqlPhoneNumberRepository.ts"
@@ -20,7 +21,7 @@ import * as SqlServerSecrets from "./SqlServerSecrets.ts"
 import * as SqlWebhookRepository from "./SqlWebhookRepository.ts"
 
 /**
- * The eleven repositories (the dialer's, the webhooks' and the agents' included), the
+ * The twelve repositories (the dialer's, the webhooks', the agents' and listen tickets' included), the
  * installation's secrets, and the dialer's call events and wake-ups. Requires a database layer
  * (`Database.layerPostgres`, `Database.layerPglite`, `Database.layerFromConfig`): the SQL client
  * and, for `jsonb` parameters, the PostgreSQL client it is.
@@ -41,5 +42,6 @@ export const layer = Layer.mergeAll(
   SqlCallEvents.layer,
   SqlDialerWakeup.layer,
   SqlWebhookRepository.layer,
-  SqlAgentRepository.layer
+  SqlAgentRepository.layer,
+  SqlListenTicketRepository.layer
 )

@@ -44,12 +44,13 @@ const recordingsDir = Layer.unwrap(
 /**
  * The app on an ephemeral port, plus the storage ports and the RecordingStore for tests that
  * insert conversations and write recordings directly. No dialer runs: a contact's dialing
- * state changes only when a test writes it.
+ * state changes only when a test writes it. `routes`: more routes beside the API's (the
+ * daemon's raw ones), their requirements left to the caller.
  *
  * @category layers
  */
-export const layer = (database: TestDatabase.Backend["layer"]) =>
-  HttpRouter.serve(HttpApp.layer, { disableLogger: true, disableListenLog: true }).pipe(
+export const layerWith = <E, R>(database: TestDatabase.Backend["layer"], routes: Layer.Layer<never, E, R>) =>
+  HttpRouter.serve(Layer.mergeAll(HttpApp.layer, routes), { disableLogger: true, disableListenLog: true }).pipe(
     Layer.provideMerge(TestServer.layer),
     Layer.provideMerge(Layer.mergeAll(
       AdminToken.layer(Option.some(Redacted.make(adminToken))),
@@ -58,6 +59,13 @@ export const layer = (database: TestDatabase.Backend["layer"]) =>
     )),
     Layer.provideMerge(SqlStorage.layer.pipe(Layer.provideMerge(database)))
   )
+
+/**
+ * The app alone (see {@link layerWith}).
+ *
+ * @category layers
+ */
+export const layer = (database: TestDatabase.Backend["layer"]) => layerWith(database, Layer.empty)
 
 /**
  * What a test body can use: the server's HttpServer (for requests), the storage ports, the

@@ -1,9 +1,11 @@
 /**
- * The conversation endpoints of API.md: list, details, transcript, recordings.
+ * The conversation endpoints of API.md: list, details, transcript, recordings; and listen
+ * tickets (CONTRACT §8), the browser's credential for the live-listen WebSocket.
  *
  * @since 0.1.0
  */
 import { Conversation, ConversationList, RecordingChannel, TranscriptTurn } from "@voice-agent/core/Conversation"
+import { ListenTicket } from "@voice-agent/core/ListenTicket"
 import { E164 } from "@voice-agent/core/PhoneNumber"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
@@ -58,7 +60,19 @@ export class ConversationsApi extends HttpApiGroup.make("conversations")
       headers: rangeHeader,
       success: Wav,
       error: NotFound
-    }).annotate(OpenApi.Summary, "Channel recording")
+    }).annotate(OpenApi.Summary, "Channel recording"),
+    HttpApiEndpoint.post("createListenTicket", "/v1/conversations/:call_id/listen-tickets", {
+      params: callId,
+      success: ListenTicket.pipe(HttpApiSchema.status(201)),
+      error: NotFound
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Create a listen ticket",
+      description: "A credential for one live-listen WebSocket upgrade of this call, for clients that cannot " +
+        "send an Authorization header on an upgrade (browsers): " +
+        "`GET /v1/conversations/{call_id}/listen?channel=agent|remote|mixed&ticket=<ticket>`. Good for one " +
+        "upgrade, for 60 s, for this call only; any other use is 401. A call that has not ended may have one " +
+        "(ringing included); an ended call is 404."
+    }))
   )
   .middleware(Authorization)
   .annotateMerge(OpenApi.annotations({ title: "Conversations", description: "Call records, transcripts, recordings" }))

@@ -1,6 +1,6 @@
 /**
- * Handlers of the conversation endpoints: list (keyset cursor), details, transcript, and
- * recordings streamed with byte-range support.
+ * Handlers of the conversation endpoints: list (keyset cursor), details, transcript,
+ * recordings streamed with byte-range support, and listen tickets.
  *
  * @since 0.1.0
  */
@@ -8,6 +8,7 @@ import type { RecordingChannel } from "@voice-agent/core/Conversation"
 import { toConversation, toTranscriptTurn } from "@voice-agent/core/Conversation"
 import { ConversationService } from "@voice-agent/core/ConversationService"
 import { InvalidCursor, InvalidParameter } from "@voice-agent/core/Errors"
+import { ListenTickets } from "@voice-agent/core/ListenTicket"
 import { pageInfo } from "@voice-agent/core/Page"
 import { fromMillis } from "@voice-agent/core/Time"
 import { isUuid } from "@voice-agent/core/Uuid"
@@ -63,6 +64,7 @@ export const ConversationsHandlersNoDeps = HttpApiBuilder.group(
   Effect.fnUntraced(function*(handlers) {
     const service = yield* ConversationService
     const cursors = yield* CursorCodec
+    const tickets = yield* ListenTickets
     return handlers.handleAll({
       list: ({ query }) =>
         Effect.gen(function*() {
@@ -113,7 +115,11 @@ export const ConversationsHandlersNoDeps = HttpApiBuilder.group(
           return turns.map(toTranscriptTurn)
         }).pipe(mapDomainErrors),
       recording: ({ params, headers }) => recording(service, params.call_id, "mixed", headers.range),
-      channelRecording: ({ params, headers }) => recording(service, params.call_id, params.channel_name, headers.range)
+      channelRecording: ({ params, headers }) => recording(service, params.call_id, params.channel_name, headers.range),
+      createListenTicket: ({ params }) =>
+        Effect.flatMap(CurrentOrganization, (organization) => tickets.issue(organization.id, params.call_id)).pipe(
+          mapDomainErrors
+        )
     })
   })
 )

@@ -98,14 +98,23 @@ const slotOf = (kind: HttpApiError.HttpApiSchemaError["kind"], endpoint: HttpApi
   }
 }
 
+/**
+ * The `detail` items of a decoding issue, each `loc` starting with `slot` (`"query"`, `"path"`,
+ * `"header"`, `"body"`). Also for the routes outside the HttpApi (the live-listen upgrade), so
+ * their 422s are these very ones.
+ *
+ * @category encoding
+ */
+export const detailOf = (issue: SchemaIssue.Issue, slot: string): Array<Item> => {
+  const items: Array<Item> = []
+  collect(issue, [slot], items)
+  return items
+}
+
 export const toFastApiDetail = (
   error: HttpApiError.HttpApiSchemaError,
   endpoint: HttpApiEndpoint.Top
-): Array<Item> => {
-  const items: Array<Item> = []
-  collect(error.cause.issue, [slotOf(error.kind, endpoint)], items)
-  return items
-}
+): Array<Item> => detailOf(error.cause.issue, slotOf(error.kind, endpoint))
 
 /**
  * @category layers
