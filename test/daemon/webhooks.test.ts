@@ -8,7 +8,8 @@
  * - the delivering daemon is killed (SIGKILL) while it retries (the receiver answered 500 to every
  *   first attempt, and holds the retries without answering), and after a daemon is back on the
  *   same database every event is delivered exactly once (one 2xx answer per message id), on
- *   PostgreSQL and on the embedded database's data directory.
+ *   PostgreSQL and on the embedded database's data directory; each delivery lists every attempt,
+ *   the one cut off by the kill as `lapsed`.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as TestDatabase from "@voice-agent/store-sql/testing/TestDatabase"
@@ -145,6 +146,9 @@ describe("event webhooks, on a daemon", () => {
         assert.strictEqual(listed.length, expectedEvents)
         for (const delivery of listed) {
           assert.include(delivery, { status: "delivered", attempts: 1, last_response_status: 204, last_error: null })
+          const [only] = delivery["attempt_history"] as ReadonlyArray<Record<string, unknown>>
+          assert.include(only, { attempt: 1, response_status: 204, error_type: null, error: null })
+          assert.strictEqual(only!["attempted_datetime"], delivery["last_attempt_datetime"])
         }
         assert.sameMembers(listed.map((d) => d["event_id"]), [...distinctIds(main)])
         assert.strictEqual(yield* daemon.stop("SIGTERM"), 0)
@@ -209,7 +213,31 @@ describe("event webhooks, on a daemon", () => {
         const delivery = listed.find((d) => d["event_id"] === id)!
         assert.strictEqual(delivery["last_response_status"], 200)
         assert.isAtLeast(delivery["attempts"], 2)
+        // Every attempt is listed, newest first: the 200 last, before it the 500 and retries
+        // that timed out, or attempts cut off by the kill before their result was recorded
+        // (lapsed), whatever the receiver had answered.
+        const history = delivery["attempt_history"] as ReadonlyArray<Record<string, any>>
+        const shown = JSON.stringify(history)
+        assert.deepStrictEqual(
+          history.map((a) => a["attempt"]),
+          Array.from({ length: delivery["attempts"] }, (_, i) => delivery["attempts"] - i),
+          shown
+        )
+        assert.include(history[0], { response_status: 200, error_type: null }, shown)
+        for (const failed of history.slice(1)) {
+          const expected = failed["error_type"] === "http_status"
+            ? { response_status: 500, error: "HTTP 500" }
+            : failed["error_type"] === "timeout"
+            ? { response_status: null, error: "no answer within 1 s" }
+            : { error_type: "lapsed", response_status: null, duration_ms: null }
+          assert.include(failed, expected, shown)
+        }
+        // The receiver answered 500 once per message (the answer may have come after the kill).
+        assert.isAtMost(history.filter((a) => a["error_type"] === "http_status").length, 1, shown)
       }
+      const lapsed = listed.flatMap((d) => d["attempt_history"]).filter((a: any) => a["error_type"] === "lapsed")
+      assert.isAbove(lapsed.length, 0, "the attempt in flight at the kill is listed as lapsed")
+      assert.isTrue(lapsed.every((a: any) => a["duration_ms"] === null && a["response_status"] === null))
       assert.strictEqual(distinctIds(receptions).size, expectedEvents)
       assert.isTrue(receptions.some((r) => r.status === null), "a retry was cut off by the kill")
       assert.strictEqual(yield* second.stop("SIGTERM"), 0)

@@ -67,6 +67,19 @@ export const verifies = (secret: string, reception: Reception): boolean =>
   )
 
 /**
+ * A loopback port nothing listens on (bound, then released): a receiver that is down.
+ *
+ * @category constructors
+ */
+export const closedPort: Effect.Effect<number> = Effect.callback<number>((resume) => {
+  const server = http.createServer()
+  server.listen(0, "127.0.0.1", () => {
+    const port = (server.address() as AddressInfo).port
+    server.close(() => resume(Effect.succeed(port)))
+  })
+})
+
+/**
  * Starts a receiver for the scope. `respond` gets the request's path and how many receptions of
  * the same `webhook-id` came before it (0 for the first).
  *

@@ -3,7 +3,8 @@
  * receiver: deliveries arrive signed per Standard Webhooks with the `{type, timestamp, data}`
  * body; a 500, a timeout or a redirect is retried on the (shortened) schedule with the same
  * `webhook-id` (redirects are not followed); a delivery whose every attempt fails ends `failed`;
- * a worker that stops lets its attempts in flight finish and record.
+ * each attempt is kept with why it failed; a worker that stops lets its attempts in flight
+ * finish and record.
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { assert, describe, layer } from "@effect/vitest"
@@ -17,10 +18,12 @@ import * as TestDatabase from "@voice-agent/store-sql/testing/TestDatabase"
 import { Clock, Effect, Exit, Layer, Schedule, Scope } from "effect"
 import * as WebhookReceiver from "../support/WebhookReceiver.ts"
 
+// A timeout long enough that an attempt answered at once never times out, even with PGlite
+// holding the event loop of a loaded machine for a while.
 const settings = WebhookDelivery.makeSettings({
   retrySchedule: [200, 200],
-  timeoutMs: 1_000,
-  leaseMs: 3_000,
+  timeoutMs: 3_000,
+  leaseMs: 9_000,
   pollMs: 1_000
 })
 
@@ -131,9 +134,39 @@ for (const backend of await TestDatabase.backends()) {
             assert.strictEqual(receptions[0]!.id, receptions[1]!.id, `${path}: one message id on every attempt`)
             assert.strictEqual(receptions[0]!.body, receptions[1]!.body, `${path}: the same body`)
             assert.isTrue(receptions.every((r) => WebhookReceiver.verifies(target.secret, r)), path)
+            assert.deepStrictEqual(delivery!.history[0], {
+              attempt: 2,
+              attemptedAt: delivery!.lastAttemptAt!,
+              durationMs: delivery!.history[0]!.durationMs,
+              responseStatus: status,
+              errorType: null,
+              error: null
+            })
           }
+          // Why each first attempt failed.
+          const firstAttempt = (target: typeof flaky) =>
+            Effect.map(settled(webhooks, target.organizationId, target.endpointId), ([d]) => d!.history[1]!)
+          assert.include(yield* firstAttempt(flaky), {
+            responseStatus: 500,
+            errorType: "http_status",
+            error: "HTTP 500"
+          })
+          const redirected = yield* firstAttempt(moved)
+          assert.include(
+            redirected,
+            { responseStatus: 302, errorType: "http_status", error: "HTTP 302" },
+            JSON.stringify(redirected)
+          )
+          const timedOut = yield* firstAttempt(slow)
+          assert.include(timedOut, { responseStatus: null, errorType: "timeout", error: "no answer within 3 s" })
+          assert.isAtLeast(timedOut.durationMs!, 2_900)
           const [failed] = yield* settled(webhooks, down.organizationId, down.endpointId)
           assert.include(failed, { status: "failed", attempts: 3, lastResponseStatus: 503, lastError: "HTTP 503" })
+          assert.deepStrictEqual(failed!.history.map((a) => [a.attempt, a.responseStatus, a.errorType]), [
+            [3, 503, "http_status"],
+            [2, 503, "http_status"],
+            [1, 503, "http_status"]
+          ])
           assert.strictEqual(receiver.receptions.filter((r) => r.path === "/down").length, 3)
           yield* Scope.close(worker, Exit.void)
         }))
@@ -151,6 +184,8 @@ for (const backend of await TestDatabase.backends()) {
           yield* Scope.close(worker, Exit.void)
           const [delivery] = yield* settled(webhooks, target.organizationId, target.endpointId)
           assert.include(delivery, { status: "delivered", attempts: 1, lastResponseStatus: 200 })
+          // The receiver took 300 ms to answer.
+          assert.isAtLeast(delivery!.history[0]!.durationMs!, 290)
         }))
     })
   })

@@ -49,6 +49,15 @@ export const WebhookEventType = Schema.Literals(WebhookEventTypes).annotate({ id
 export type WebhookEventType = typeof WebhookEventType.Type
 
 /**
+ * The types an endpoint receives: those it subscribed to, or every type for an endpoint that
+ * named none (stored as `null`, so it also receives the types a later release adds).
+ *
+ * @category constructors
+ */
+export const receivedTypes = (events: ReadonlyArray<WebhookEventType> | null): ReadonlyArray<WebhookEventType> =>
+  events ?? WebhookEventTypes
+
+/**
  * What a delivery has come to: `pending` (due now, later, or in flight), `delivered` (an
  * attempt got a 2xx answer) or `failed` (every attempt of the schedule failed).
  *
@@ -62,6 +71,70 @@ export const DeliveryStatus = Schema.Literals(["pending", "delivered", "failed"]
  * @category models
  */
 export type DeliveryStatus = typeof DeliveryStatus.Type
+
+/**
+ * Every reason an attempt did not deliver, in the documentation's order: the receiver answered
+ * with a status other than 2xx (`http_status`), gave no complete answer in time (`timeout`), its
+ * name did not resolve (`dns`), nothing listened (`connection_refused`), the connection was
+ * closed or reset before the answer (`connection_closed`), TLS failed (`tls`), another network
+ * failure (`network`), the worker stopped or died before recording a result (`lapsed`), anything
+ * else (`other`).
+ *
+ * @category models
+ */
+export const AttemptErrorTypes = [
+  "http_status",
+  "timeout",
+  "dns",
+  "connection_refused",
+  "connection_closed",
+  "tls",
+  "network",
+  "lapsed",
+  "other"
+] as const
+
+/**
+ * @category schemas
+ */
+export const AttemptErrorType = Schema.Literals(AttemptErrorTypes).annotate({
+  identifier: "WebhookAttemptErrorType",
+  description: "Why an attempt did not deliver: http_status (an answer other than 2xx), timeout, dns, " +
+    "connection_refused, connection_closed (before the answer), tls, network, lapsed (the worker stopped or died " +
+    "before recording a result), other"
+})
+
+/**
+ * @category models
+ */
+export type AttemptErrorType = typeof AttemptErrorType.Type
+
+/**
+ * How many attempts of one delivery are kept, the newest: more than the default schedule makes
+ * (8), so only a longer schedule or a worker that keeps dying mid-attempt loses the oldest.
+ *
+ * @category constructors
+ */
+export const attemptsKept = 10
+
+/**
+ * One attempt of a delivery.
+ *
+ * @category models
+ */
+export interface WebhookAttempt {
+  /** Its number, from 1 (the delivery's `attempts` counts them all, kept or not). */
+  readonly attempt: number
+  readonly attemptedAt: Date
+  /** From the request's start to the answer read or the failure; `null` for a `lapsed` one. */
+  readonly durationMs: number | null
+  /** `null` when no answer came. */
+  readonly responseStatus: number | null
+  /** `null` for the attempt that delivered. */
+  readonly errorType: AttemptErrorType | null
+  /** A short message (`HTTP 500`, `connect ECONNREFUSED 127.0.0.1:9`); `null` when delivered. */
+  readonly error: string | null
+}
 
 /**
  * An event to write for an organization; the store fans it out to the endpoints subscribed.
@@ -109,6 +182,8 @@ export interface WebhookDelivery {
   readonly deliveredAt: Date | null
   readonly lastResponseStatus: number | null
   readonly lastError: string | null
+  /** The newest {@link attemptsKept} attempts, newest first. */
+  readonly history: ReadonlyArray<WebhookAttempt>
 }
 
 /**

@@ -2,9 +2,10 @@
  * The webhook delivery worker of one process (docs/WEBHOOKS.md): a loop that claims due
  * deliveries from the durable queue (`WebhookRepository.claimDue`, exclusive across every
  * daemon on the database), POSTs each, signed per Standard Webhooks, with at most
- * `concurrency` in flight, and records each attempt's result: any 2xx delivers; another status,
- * a timeout (`timeoutMs`) or a connection failure schedules the next attempt by
- * `retrySchedule`, or fails the delivery for good when the schedule is exhausted.
+ * `concurrency` in flight, and records each attempt (its start, duration, answer or failure,
+ * see WebhookFailure) with its result: any 2xx delivers; another status, a timeout
+ * (`timeoutMs`) or a connection failure schedules the next attempt by `retrySchedule`, or fails
+ * the delivery for good when the schedule is exhausted.
  *
  * Between claims it sleeps until the earliest pending delivery falls due (a retry, or another
  * worker's lapsed claim), a wake-up (deliveries enqueued anywhere on the database), an attempt
@@ -25,7 +26,7 @@ import { defaultRetrySchedule, retryAt, toBody } from "@voice-agent/core/Webhook
 import { Clock, Duration, Effect, FiberSet, Layer, Queue, Result, Stream } from "effect"
 import type { Scope } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
-import type { HttpClientError } from "effect/http"
+import * as WebhookFailure from "./WebhookFailure.ts"
 import * as WebhookSignature from "./WebhookSignature.ts"
 
 /**
@@ -74,24 +75,9 @@ const formatDelay = (ms: number): string =>
     ? `${Math.round(ms / 60_000)} min`
     : `${Math.round(ms / 360_000) / 10} h`
 
-/** The innermost message of an error chain (`connect ECONNREFUSED …` rather than its wrappers). */
-const rootMessage = (error: unknown): string => {
-  let current = error
-  while (current instanceof Error && current.cause !== undefined) current = current.cause
-  return current instanceof Error ? current.message : String(current)
-}
-
-/** What a failed request says about itself, without its URL (which may carry a token). */
-const describe = (error: HttpClientError.HttpClientError): string => {
-  const reason = error.reason
-  if (reason._tag === "TransportError") {
-    return `request failed: ${rootMessage(reason.cause ?? reason.description ?? "transport error")}`
-  }
-  return reason._tag === "InvalidUrlError" ? "invalid URL" : reason._tag
-}
-
 /**
- * One attempt: POST the signed body, read the answer (within the timeout), and say how it went.
+ * One attempt: POST the signed body, read the answer (within the timeout), and say how it went:
+ * the answer's status (`null`: none came) and, unless it was a 2xx, why it failed.
  *
  * @category constructors
  */
@@ -99,7 +85,7 @@ export const attempt = (
   client: HttpClient.HttpClient,
   delivery: DueDelivery,
   settings: WebhookSettings
-): Effect.Effect<{ readonly status: number | null; readonly error: string | null }> =>
+): Effect.Effect<{ readonly status: number | null; readonly failure: WebhookFailure.Failure | null }> =>
   Effect.gen(function*() {
     const body = JSON.stringify(toBody(delivery.eventType, delivery.eventCreatedAt, delivery.data))
     const sentAt = Math.floor((yield* Clock.currentTimeMillis) / 1000)
@@ -116,12 +102,12 @@ export const attempt = (
       Effect.timeoutOption(Duration.millis(settings.timeoutMs)),
       Effect.result
     )
-    if (Result.isFailure(answered)) return { status: null, error: describe(answered.failure) }
-    if (answered.success._tag === "None") {
-      return { status: null, error: `no answer within ${settings.timeoutMs / 1000} s` }
+    if (Result.isFailure(answered)) {
+      return { status: null, failure: WebhookFailure.fromHttpClientError(answered.failure) }
     }
+    if (answered.success._tag === "None") return { status: null, failure: WebhookFailure.timedOut(settings.timeoutMs) }
     const status = answered.success.value
-    return { status, error: status >= 200 && status < 300 ? null : `HTTP ${status}` }
+    return { status, failure: status >= 200 && status < 300 ? null : WebhookFailure.httpStatus(status) }
   })
 
 /**
@@ -148,23 +134,32 @@ export const run = (
 
     const deliver = (delivery: DueDelivery) =>
       Effect.gen(function*() {
+        const startedAt = yield* Clock.currentTimeMillis
         const outcome = yield* attempt(client, delivery, settings)
         const now = yield* Clock.currentTimeMillis
-        const next = outcome.error === null ? null : retryAt(settings.retrySchedule, delivery.attempt, now)
+        const { failure } = outcome
+        const next = failure === null ? null : retryAt(settings.retrySchedule, delivery.attempt, now)
         const recorded = yield* repository.recordAttempt({
           deliveryId: delivery.deliveryId,
           attempt: delivery.attempt,
+          startedAt,
           now,
-          result: outcome.error === null
+          result: failure === null
             ? { _tag: "Delivered", responseStatus: outcome.status! }
-            : { _tag: "Failed", responseStatus: outcome.status, error: outcome.error, retryAt: next }
+            : {
+              _tag: "Failed",
+              responseStatus: outcome.status,
+              errorType: failure.type,
+              error: failure.message,
+              retryAt: next
+            }
         })
         const what = `Webhook ${delivery.eventId} (${delivery.eventType}) to endpoint ${delivery.endpointId}, ` +
           `attempt ${delivery.attempt}`
         if (!recorded) return yield* Effect.logWarning(`${what}: its claim had lapsed; result not recorded`)
-        if (outcome.error === null) return yield* Effect.logInfo(`${what}: delivered (HTTP ${outcome.status})`)
+        if (failure === null) return yield* Effect.logInfo(`${what}: delivered (HTTP ${outcome.status})`)
         yield* Effect.logInfo(
-          `${what} failed (${outcome.error}); ${
+          `${what} failed (${failure.type}: ${failure.message}); ${
             next === null ? "no retry left, delivery failed" : `retry in ${formatDelay(next - now)}`
           }`
         )

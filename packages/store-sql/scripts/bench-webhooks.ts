@@ -63,6 +63,7 @@ const drain = (webhooks: WebhookRepository["Service"]) =>
         webhooks.recordAttempt({
           deliveryId: d.deliveryId,
           attempt: d.attempt,
+          startedAt: now + 1,
           now: now + 2,
           result: { _tag: "Delivered", responseStatus: 200 }
         }), { discard: true })

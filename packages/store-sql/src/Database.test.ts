@@ -53,6 +53,7 @@ for (const backend of backends) {
             { id: 8, name: "open_inbound_calls" },
             { id: 9, name: "agents" },
             { id: 10, name: "media_streams" },
+            { id: 11, name: "webhook_attempts" },
             { id: 14, name: "listen_tickets" }
           ])
           assert.deepStrictEqual(yield* Migrations.run, [])

@@ -23,6 +23,7 @@ import carrierMessageIds from "./migrations/0007_carrier_message_ids.ts"
 import openInboundCalls from "./migrations/0008_open_inbound_calls.ts"
 import agents from "./migrations/0009_agents.ts"
 import mediaStreams from "./migrations/0010_media_streams.ts"
+import webhookAttempts from "./migrations/0011_webhook_attempts.ts"
 import listenTickets from "./migrations/0014_listen_tickets.ts"
 
 /**
@@ -41,6 +42,7 @@ export const migrations = {
   "0008_open_inbound_calls": openInboundCalls,
   "0009_agents": agents,
   "0010_media_streams": mediaStreams,
+  "0011_webhook_attempts": webhookAttempts,
   "0014_listen_tickets": listenTickets
 }
 

@@ -1,9 +1,9 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { OrganizationNotFound } from "@voice-agent/core/Errors"
 import { WebhookRepository } from "@voice-agent/core/ports/WebhookRepository"
-import type { DueDelivery } from "@voice-agent/core/ports/WebhookRepository"
+import type { AttemptResult, DueDelivery } from "@voice-agent/core/ports/WebhookRepository"
 import type { OutgoingEvent, WebhookEventType } from "@voice-agent/core/Webhook"
-import { parseSecret, WebhookEndpointNotFound } from "@voice-agent/core/Webhook"
+import { attemptsKept, parseSecret, WebhookEndpointNotFound } from "@voice-agent/core/Webhook"
 import { Effect, Layer, Option, Result, Stream } from "effect"
 import { SqlClient } from "effect/sql"
 import * as SqlStorage from "./SqlStorage.ts"
@@ -217,6 +217,7 @@ for (const backend of await TestDatabase.backends()) {
             const stale = yield* webhooks.recordAttempt({
               deliveryId: first!.deliveryId,
               attempt: 1,
+              startedAt: t0,
               now: t0 + leaseMs + 5,
               result: { _tag: "Delivered", responseStatus: 200 }
             })
@@ -224,6 +225,7 @@ for (const backend of await TestDatabase.backends()) {
             const current = yield* webhooks.recordAttempt({
               deliveryId: second!.deliveryId,
               attempt: 2,
+              startedAt: t0 + leaseMs,
               now: t0 + leaseMs + 10,
               result: { _tag: "Delivered", responseStatus: 204 }
             })
@@ -239,15 +241,45 @@ for (const backend of await TestDatabase.backends()) {
             })
             assert.strictEqual(delivery!.deliveredAt!.getTime(), t0 + leaseMs + 10)
             assert.strictEqual(delivery!.lastAttemptAt!.getTime(), t0 + leaseMs)
+            // Both attempts are listed, newest first: the one whose worker recorded nothing as
+            // lapsed (written by the claim that followed it), and not the stale claim's result.
+            assert.deepStrictEqual(delivery!.history, [
+              {
+                attempt: 2,
+                attemptedAt: new Date(t0 + leaseMs),
+                durationMs: 10,
+                responseStatus: 204,
+                errorType: null,
+                error: null
+              },
+              {
+                attempt: 1,
+                attemptedAt: new Date(t0),
+                durationMs: null,
+                responseStatus: null,
+                errorType: "lapsed",
+                error: "no result recorded: the worker stopped or died during the attempt"
+              }
+            ])
             // Recorded once: a repeated record changes nothing.
             assert.isFalse(
               yield* webhooks.recordAttempt({
                 deliveryId: second!.deliveryId,
                 attempt: 2,
+                startedAt: t0 + leaseMs + 15,
                 now: t0 + leaseMs + 20,
-                result: { _tag: "Failed", responseStatus: 500, error: "late", retryAt: t0 + 1e9 }
+                result: {
+                  _tag: "Failed",
+                  responseStatus: 500,
+                  errorType: "http_status",
+                  error: "late",
+                  retryAt: t0 + 1e9
+                }
               })
             )
+            const [again] = (yield* webhooks.listDeliveries({ organizationId, endpointId: endpointId!, limit: 10 }))
+              .deliveries
+            assert.deepStrictEqual(again!.history, delivery!.history)
           })))
 
       it.effect("a failed attempt is due again at its retry time; with none left the delivery has failed", () =>
@@ -259,8 +291,15 @@ for (const backend of await TestDatabase.backends()) {
             yield* webhooks.recordAttempt({
               deliveryId: first!.deliveryId,
               attempt: 1,
+              startedAt: t0,
               now: t0 + 100,
-              result: { _tag: "Failed", responseStatus: 500, error: "HTTP 500", retryAt: t0 + 5_100 }
+              result: {
+                _tag: "Failed",
+                responseStatus: 500,
+                errorType: "http_status",
+                error: "HTTP 500",
+                retryAt: t0 + 5_100
+              }
             })
             const list = () =>
               Effect.map(
@@ -277,8 +316,15 @@ for (const backend of await TestDatabase.backends()) {
             yield* webhooks.recordAttempt({
               deliveryId: second!.deliveryId,
               attempt: 2,
+              startedAt: t0 + 5_100,
               now: t0 + 15_200,
-              result: { _tag: "Failed", responseStatus: null, error: "timed out after 10 s", retryAt: null }
+              result: {
+                _tag: "Failed",
+                responseStatus: null,
+                errorType: "timeout",
+                error: "timed out after 10 s",
+                retryAt: null
+              }
             })
             const failed = yield* list()
             assert.include(failed, {
@@ -289,6 +335,12 @@ for (const backend of await TestDatabase.backends()) {
               nextAttemptAt: null,
               deliveredAt: null
             })
+            assert.deepStrictEqual(
+              failed.history.map((
+                a
+              ) => [a.attempt, a.attemptedAt.getTime(), a.durationMs, a.responseStatus, a.errorType]),
+              [[2, t0 + 5_100, 10_100, null, "timeout"], [1, t0, 100, 500, "http_status"]]
+            )
             assert.deepStrictEqual(yield* webhooks.claimDue({ now: t0 + 1e10, leaseMs, limit: 10 }), [])
           })))
 
@@ -332,6 +384,186 @@ for (const backend of await TestDatabase.backends()) {
                 .length,
               5
             )
+          })))
+
+      it.effect(`keeps the newest ${attemptsKept} attempts of a delivery, lapsed ones included`, () =>
+        withEndpoints([null], (organizationId, [endpointId]) =>
+          Effect.gen(function*() {
+            const webhooks = yield* WebhookRepository
+            const sql = yield* SqlClient.SqlClient
+            yield* webhooks.enqueue([event(organizationId, "call.ended")], t0)
+            const at = (n: number) => t0 + n * 60_000
+            // Attempts 1 to 10 answered 500; 11 never recorded (its worker died); 12 delivered.
+            for (let n = 1; n <= 10; n++) {
+              const [claimed] = yield* webhooks.claimDue({ now: at(n), leaseMs, limit: 10 })
+              assert.strictEqual(claimed!.attempt, n)
+              assert.isTrue(
+                yield* webhooks.recordAttempt({
+                  deliveryId: claimed!.deliveryId,
+                  attempt: n,
+                  startedAt: at(n),
+                  now: at(n) + n,
+                  result: {
+                    _tag: "Failed",
+                    responseStatus: 500,
+                    errorType: "http_status",
+                    error: "HTTP 500",
+                    retryAt: at(n + 1)
+                  }
+                })
+              )
+            }
+            const [eleventh] = yield* webhooks.claimDue({ now: at(11), leaseMs, limit: 10 })
+            const [twelfth] = yield* webhooks.claimDue({ now: at(11) + leaseMs, leaseMs, limit: 10 })
+            assert.strictEqual(twelfth!.attempt, 12)
+            const kept = () =>
+              Effect.map(
+                sql<{ attempt: number }>`
+                  SELECT attempt AS "attempt" FROM webhook_attempts
+                  WHERE delivery_id = ${eleventh!.deliveryId}::bigint ORDER BY attempt`,
+                (rows) => rows.map((row) => row.attempt)
+              )
+            // The claim wrote 11 as lapsed and dropped the oldest.
+            assert.deepStrictEqual(yield* kept(), [2, 3, 4, 5, 6, 7, 8, 9, 10, 11])
+            yield* webhooks.recordAttempt({
+              deliveryId: twelfth!.deliveryId,
+              attempt: 12,
+              startedAt: at(11) + leaseMs,
+              now: at(11) + leaseMs + 12,
+              result: { _tag: "Delivered", responseStatus: 200 }
+            })
+            assert.deepStrictEqual(yield* kept(), [3, 4, 5, 6, 7, 8, 9, 10, 11, 12])
+            const [delivery] = (yield* webhooks.listDeliveries({ organizationId, endpointId: endpointId!, limit: 10 }))
+              .deliveries
+            assert.strictEqual(delivery!.attempts, 12)
+            assert.strictEqual(delivery!.history.length, attemptsKept)
+            assert.deepStrictEqual(
+              delivery!.history.map((a) => [a.attempt, a.responseStatus, a.errorType, a.durationMs]),
+              [
+                [12, 200, null, 12],
+                [11, null, "lapsed", null],
+                ...[10, 9, 8, 7, 6, 5, 4, 3].map((n) => [n, 500, "http_status", n])
+              ]
+            )
+            assert.deepStrictEqual(
+              delivery!.history.map((a) => a.attemptedAt.getTime()),
+              [at(11) + leaseMs, at(11), ...[10, 9, 8, 7, 6, 5, 4, 3].map(at)]
+            )
+          })))
+
+      it.effect("prunes events older than the cutoff with their deliveries and attempts, oldest first, in batches", () =>
+        withEndpoints([null, null], (organizationId, [endpointId, goneEndpoint]) =>
+          Effect.gen(function*() {
+            const webhooks = yield* WebhookRepository
+            const sql = yield* SqlClient.SqlClient
+            const day = 86_400_000
+            const old = t0 - 100 * day
+            // Oldest first: delivered, failed, pending (never attempted), then one 10 days old.
+            for (const [n, at] of [[1, old], [2, old + 1], [3, old + 2], [4, t0 - 10 * day]] as const) {
+              yield* webhooks.enqueue([event(organizationId, "call.ended", n)], at)
+            }
+            const settle = (limit: number, result: (attempt: number) => AttemptResult) =>
+              Effect.gen(function*() {
+                const claimed = yield* webhooks.claimDue({ now: t0, leaseMs, limit })
+                for (const d of claimed) {
+                  yield* webhooks.recordAttempt({
+                    deliveryId: d.deliveryId,
+                    attempt: d.attempt,
+                    startedAt: t0,
+                    now: t0 + 5,
+                    result: result(d.attempt)
+                  })
+                }
+                return claimed.map((d) => d.deliveryId)
+              })
+            // Events 1 and 2 (both endpoints): delivered to one, failed for good at the other.
+            const settled = yield* settle(4, () => ({
+              _tag: "Failed",
+              responseStatus: 410,
+              errorType: "http_status",
+              error: "HTTP 410",
+              retryAt: null
+            }))
+            // Event 4: delivered; event 3 stays pending (a retry later than the cutoff).
+            for (const d of yield* webhooks.claimDue({ now: t0, leaseMs, limit: 4 })) {
+              const payload = (d.data as { n: number }).n
+              yield* webhooks.recordAttempt({
+                deliveryId: d.deliveryId,
+                attempt: d.attempt,
+                startedAt: t0,
+                now: t0 + 5,
+                result: payload === 4
+                  ? { _tag: "Delivered", responseStatus: 200 }
+                  : { _tag: "Failed", responseStatus: 500, errorType: "http_status", error: "x", retryAt: t0 + day }
+              })
+            }
+            // An endpoint deleted since: its deliveries went with it, the events stay until pruned.
+            yield* webhooks.deleteEndpoint(organizationId, goneEndpoint!)
+            const attemptsOf = (ids: ReadonlyArray<string>) =>
+              Effect.map(
+                sql<{ n: number }>`
+                  SELECT count(*)::int AS "n" FROM webhook_attempts WHERE delivery_id::text IN ${sql.in(ids)}`,
+                (rows) => rows[0]!.n
+              )
+            assert.isAbove(yield* attemptsOf(settled), 0)
+
+            const cutoff = t0 - 50 * day
+            // Two events per statement: events 1 and 2 go first, then none is left to prune
+            // (event 3 has a pending delivery, event 4 is newer than the cutoff).
+            assert.deepStrictEqual(yield* webhooks.prune({ before: cutoff, limit: 2 }), { events: 2, deliveries: 2 })
+            assert.deepStrictEqual(yield* webhooks.prune({ before: cutoff, limit: 2 }), { events: 0, deliveries: 0 })
+            assert.strictEqual(yield* attemptsOf(settled), 0)
+            const listed = (yield* webhooks.listDeliveries({ organizationId, endpointId: endpointId!, limit: 10 }))
+              .deliveries
+            assert.deepStrictEqual(listed.map((d) => [d.status, d.createdAt.getTime()]), [
+              ["delivered", t0 - 10 * day],
+              ["pending", old + 2]
+            ])
+            const events = yield* sql<{ n: number }>`
+              SELECT (payload->>'n')::int AS "n" FROM webhook_events WHERE organization_id = ${organizationId}
+              ORDER BY created_at`
+            assert.deepStrictEqual(events.map((e) => e.n), [3, 4])
+            // Once the pending delivery has ended, its event goes too.
+            const [retry] = yield* webhooks.claimDue({ now: t0 + day, leaseMs, limit: 10 })
+            yield* webhooks.recordAttempt({
+              deliveryId: retry!.deliveryId,
+              attempt: retry!.attempt,
+              startedAt: t0 + day,
+              now: t0 + day,
+              result: { _tag: "Delivered", responseStatus: 200 }
+            })
+            assert.deepStrictEqual(yield* webhooks.prune({ before: cutoff, limit: 2 }), { events: 1, deliveries: 1 })
+          })))
+
+      it.effect("several pruners at once delete every old event once, without errors", () =>
+        withEndpoints([null, null], (organizationId) =>
+          Effect.gen(function*() {
+            const webhooks = yield* WebhookRepository
+            const old = t0 - 200 * 86_400_000
+            const events = Array.from({ length: 40 }, (_, n) => event(organizationId, "message.received", n))
+            assert.strictEqual(yield* webhooks.enqueue(events, old), 80)
+            for (const d of yield* claimAll(webhooks, t0)) {
+              yield* webhooks.recordAttempt({
+                deliveryId: d.deliveryId,
+                attempt: d.attempt,
+                startedAt: t0,
+                now: t0 + 1,
+                result: { _tag: "Delivered", responseStatus: 204 }
+              })
+            }
+            const pruneAll = Effect.gen(function*() {
+              const total = { events: 0, deliveries: 0 }
+              while (true) {
+                const pruned = yield* webhooks.prune({ before: old + 1, limit: 3 })
+                if (pruned.events === 0) return total
+                total.events += pruned.events
+                total.deliveries += pruned.deliveries
+              }
+            })
+            // On PostgreSQL each on a connection of its own.
+            const totals = yield* Effect.all(Array.from({ length: 4 }, () => pruneAll), { concurrency: "unbounded" })
+            assert.strictEqual(totals.reduce((sum, t) => sum + t.events, 0), 40)
+            assert.strictEqual(totals.reduce((sum, t) => sum + t.deliveries, 0), 80)
           })))
 
       it.effect("enqueuing deliveries wakes the workers", () =>

@@ -1,8 +1,9 @@
 /**
  * WebhookRepository on SQL (tables `webhook_endpoints`, `webhook_events`,
- * `webhook_deliveries`; migration 0006): endpoints, the fan-out of events
- * (sql/enqueueWebhookEvents), the workers' claim (sql/claimDueDeliveries) and results, the
- * delivery list, and the workers' wake-ups.
+ * `webhook_deliveries`, `webhook_attempts`; migrations 0006 and 0011): endpoints, the fan-out
+ * of events (sql/enqueueWebhookEvents), the workers' claim (sql/claimDueDeliveries) and
+ * results, the delivery list with each delivery's attempts (one statement per page), the
+ * retention prune (sql/pruneWebhookEvents), and the workers' wake-ups.
  *
  * Owns: the secret's generation (24 random bytes, `whsec_` + base64 shown once, the bytes
  * stored) and the wake-up channel. Every instant is the caller's.
@@ -21,6 +22,8 @@ import { fromMillis } from "@voice-agent/core/Time"
 import { isUuid } from "@voice-agent/core/Uuid"
 import type { OutgoingEvent, WebhookDelivery, WebhookEndpoint } from "@voice-agent/core/Webhook"
 import {
+  AttemptErrorType,
+  attemptsKept,
   DeliveryStatus,
   formatSecret,
   secretBytes,
@@ -37,6 +40,7 @@ import { orDieInfrastructure } from "./internal/sqlErrors.ts"
 import * as WebhookSignal from "./internal/webhookSignal.ts"
 import { claimDueDeliveries } from "./sql/claimDueDeliveries.ts"
 import { channel, enqueueWebhookEvents } from "./sql/enqueueWebhookEvents.ts"
+import { pruneWebhookEvents } from "./sql/pruneWebhookEvents.ts"
 
 const EndpointRow = Schema.Struct({
   id: Schema.String,
@@ -60,12 +64,26 @@ const DeliveryRow = Schema.Struct({
   nextAttemptAt: Schema.NullOr(Schema.Date),
   deliveredAt: Schema.NullOr(Schema.Date),
   lastResponseStatus: Schema.NullOr(Schema.Int),
-  lastError: Schema.NullOr(Schema.String)
+  lastError: Schema.NullOr(Schema.String),
+  history: Schema.Array(Schema.Struct({
+    attempt: Schema.Int,
+    /** Epoch milliseconds (JSON has no timestamps). */
+    attemptedAt: Schema.Number,
+    durationMs: Schema.NullOr(Schema.Int),
+    responseStatus: Schema.NullOr(Schema.Int),
+    errorType: Schema.NullOr(AttemptErrorType),
+    error: Schema.NullOr(Schema.String)
+  }))
+})
+
+const toDelivery = (row: typeof DeliveryRow.Type): WebhookDelivery => ({
+  ...row,
+  history: row.history.map((attempt) => ({ ...attempt, attemptedAt: fromMillis(attempt.attemptedAt) }))
 })
 
 const toEndpoint = (row: typeof EndpointRow.Type): WebhookEndpoint => row
 
-/** Longest `last_error` kept (a connection error's message can be long). */
+/** Longest error message kept (a connection error's message can be long). */
 const maxErrorLength = 500
 
 /**
@@ -134,32 +152,60 @@ export const make = Effect.gen(function*() {
         SELECT d.id::text AS "id", d.event_id AS "eventId", e.type AS "eventType", d.status AS "status",
                d.attempts AS "attempts", d.created_at AS "createdAt", d.last_attempt_at AS "lastAttemptAt",
                d.next_attempt_at AS "nextAttemptAt", d.delivered_at AS "deliveredAt",
-               d.last_response_status AS "lastResponseStatus", d.last_error AS "lastError"
+               d.last_response_status AS "lastResponseStatus", d.last_error AS "lastError",
+               (SELECT COALESCE(json_agg(json_build_object(
+                         'attempt', a.attempt,
+                         'attemptedAt', floor(extract(epoch FROM a.attempted_at) * 1000)::bigint,
+                         'durationMs', a.duration_ms,
+                         'responseStatus', a.response_status,
+                         'errorType', a.error_type,
+                         'error', a.error
+                       ) ORDER BY a.attempt DESC), '[]'::json)
+                FROM webhook_attempts a WHERE a.delivery_id = d.id) AS "history"
         FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
         WHERE d.endpoint_id = ${endpointId} ${after === null ? sql`` : sql`AND d.id < ${after}::bigint`}
         ORDER BY d.id DESC
         LIMIT ${limit}`
   })
 
+  // The attempt's row and the delivery's new state in one statement: both or neither. The
+  // trim keeps the newest `attemptsKept` (the new row is not visible to it, nor needs to be).
   const record = SqlSchema.findAll({
     Request: Schema.Struct({
       id: Schema.String,
       attempt: Schema.Int,
       status: DeliveryStatus,
+      startedAt: Schema.Date,
+      durationMs: Schema.Int,
       nextAttemptAt: Schema.NullOr(Schema.Date),
       deliveredAt: Schema.NullOr(Schema.Date),
       responseStatus: Schema.NullOr(Schema.Int),
+      errorType: Schema.NullOr(AttemptErrorType),
       error: Schema.NullOr(Schema.String)
     }),
     Result: Schema.Struct({ id: Schema.String }),
     execute: (r) =>
       sql`
-        UPDATE webhook_deliveries SET
-          status = ${r.status}, next_attempt_at = ${r.nextAttemptAt}, delivered_at = ${r.deliveredAt},
-          last_response_status = ${r.responseStatus}, last_error = ${r.error}
-        WHERE id = ${r.id}::bigint AND attempts = ${r.attempt} AND status = 'pending'
-        RETURNING id::text AS "id"`
+        WITH updated AS (
+          UPDATE webhook_deliveries SET
+            status = ${r.status}, next_attempt_at = ${r.nextAttemptAt}, delivered_at = ${r.deliveredAt},
+            last_attempt_at = ${r.startedAt}, last_response_status = ${r.responseStatus}, last_error = ${r.error},
+            attempt_open = false
+          WHERE id = ${r.id}::bigint AND attempts = ${r.attempt} AND status = 'pending'
+          RETURNING id
+        ),
+        trimmed AS (
+          DELETE FROM webhook_attempts a USING updated u
+          WHERE a.delivery_id = u.id AND a.attempt <= ${r.attempt - attemptsKept}::int
+        )
+        INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, duration_ms, response_status, error_type, error)
+        SELECT u.id, ${r.attempt}::int, ${r.startedAt}::timestamptz, ${r.durationMs}::int, ${r.responseStatus}::int,
+               ${r.errorType}::text, ${r.error}::text
+        FROM updated u
+        RETURNING delivery_id::text AS "id"`
   })
+
+  const prune = pruneWebhookEvents(sql)
 
   const earliestDue = SqlSchema.findOne({
     Request: Schema.Void,
@@ -236,7 +282,7 @@ export const make = Effect.gen(function*() {
           after: query.after ?? null,
           limit: query.limit + 1
         })
-        const deliveries: ReadonlyArray<WebhookDelivery> = rows.slice(0, query.limit)
+        const deliveries: ReadonlyArray<WebhookDelivery> = rows.slice(0, query.limit).map(toDelivery)
         return { deliveries, hasMore: rows.length > query.limit }
       },
       orDieInfrastructure
@@ -256,9 +302,12 @@ export const make = Effect.gen(function*() {
             id: input.deliveryId,
             attempt: input.attempt,
             status: result._tag === "Delivered" ? "delivered" : failedForGood ? "failed" : "pending",
+            startedAt: fromMillis(input.startedAt),
+            durationMs: Math.max(0, Math.round(input.now - input.startedAt)),
             nextAttemptAt: result._tag === "Failed" && result.retryAt !== null ? fromMillis(result.retryAt) : null,
             deliveredAt: result._tag === "Delivered" ? fromMillis(input.now) : null,
             responseStatus: result.responseStatus,
+            errorType: result._tag === "Failed" ? result.errorType : null,
             error: result._tag === "Failed" ? result.error.replaceAll("\u0000", "").slice(0, maxErrorLength) : null
           }),
           (rows) => rows.length > 0
@@ -266,6 +315,7 @@ export const make = Effect.gen(function*() {
       },
       orDieInfrastructure
     ),
+    prune: Effect.fn("WebhookRepository.prune")((input) => prune(input), orDieInfrastructure),
     nextDueAt: Effect.map(earliestDue(undefined), (row) => row.at === null ? null : row.at.getTime()).pipe(
       orDieInfrastructure,
       Effect.withSpan("WebhookRepository.nextDueAt")

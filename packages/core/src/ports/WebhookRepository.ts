@@ -16,6 +16,7 @@ import { Context } from "effect"
 import type { Effect, Option, Scope, Stream } from "effect"
 import type { OrganizationNotFound } from "../Errors.ts"
 import type {
+  AttemptErrorType,
   OutgoingEvent,
   WebhookDelivery,
   WebhookEndpoint,
@@ -55,8 +56,9 @@ export interface DueDelivery {
 }
 
 /**
- * How an attempt went: a 2xx answer, or not (another status, a timeout, a connection failure),
- * with when to try again (`null`: never, the delivery has failed).
+ * How an attempt went: a 2xx answer, or not (another status, a timeout, a connection failure:
+ * its type and a short message), with when to try again (`null`: never, the delivery has
+ * failed).
  *
  * @category models
  */
@@ -65,9 +67,20 @@ export type AttemptResult =
   | {
     readonly _tag: "Failed"
     readonly responseStatus: number | null
+    readonly errorType: AttemptErrorType
     readonly error: string
     readonly retryAt: number | null
   }
+
+/**
+ * What one pass of the retention prune removed.
+ *
+ * @category models
+ */
+export interface Pruned {
+  readonly events: number
+  readonly deliveries: number
+}
 
 /**
  * A page of an endpoint's deliveries, newest first.
@@ -113,7 +126,9 @@ export class WebhookRepository extends Context.Service<WebhookRepository, {
   readonly enqueue: (events: ReadonlyArray<OutgoingEvent>, now: number) => Effect.Effect<number>
   /**
    * Claims up to `limit` due deliveries, oldest due first, each until `now + leaseMs` (skipping
-   * those another worker is claiming right now), and counts their attempt as started.
+   * those another worker is claiming right now), and counts their attempt as started. A
+   * delivery whose previous claim recorded nothing (its worker stopped or died) gets that
+   * attempt written as `lapsed`.
    */
   readonly claimDue: (input: {
     readonly now: number
@@ -121,15 +136,24 @@ export class WebhookRepository extends Context.Service<WebhookRepository, {
     readonly limit: number
   }) => Effect.Effect<ReadonlyArray<DueDelivery>>
   /**
-   * Records the attempt's result, if that attempt's claim still holds the delivery (else
-   * nothing changes and the answer is false: the claim lapsed and another attempt started).
+   * Records the attempt (made from `startedAt` to `now`) and its result on the delivery, in one
+   * statement, if that attempt's claim still holds the delivery (else nothing changes and the
+   * answer is false: the claim lapsed and another attempt started). Keeps the delivery's newest
+   * `attemptsKept` attempts.
    */
   readonly recordAttempt: (input: {
     readonly deliveryId: string
     readonly attempt: number
+    readonly startedAt: number
     readonly now: number
     readonly result: AttemptResult
   }) => Effect.Effect<boolean>
+  /**
+   * Deletes up to `limit` events that happened before `before`, oldest first, with their
+   * deliveries and attempts; an event with a pending delivery is kept. Safe to run from several
+   * processes at once (each skips the events another is deleting).
+   */
+  readonly prune: (input: { readonly before: number; readonly limit: number }) => Effect.Effect<Pruned>
   /** When the earliest pending delivery falls due (an in-flight one: when its claim lapses). */
   readonly nextDueAt: Effect.Effect<number | null>
   /** One element per wake-up (deliveries were enqueued somewhere) received while the scope is open. */

@@ -6,18 +6,20 @@
  * - `url`: any absolute `http` or `https` URL with a host, loopback and private addresses
  *   included (the admin API is trusted); at most 2,048 characters; anything else is a 422.
  * - `events`: a non-empty list of known types (an unknown one is a 422 at its index); absent or
- *   `null` subscribes to every type, and is answered as `null`. Repeats are dropped; the list
- *   is answered in the documented order of types.
+ *   `null` subscribes to every type, present and future. The answers always carry the list of
+ *   the types the endpoint receives (every type for the latter), without repeats, in the
+ *   documented order of types.
  * - The create answer is exactly `{id, url, events, secret}`; the list and the delivery list
  *   never show a secret. The list is a plain array, oldest first (an organization has few).
  * - Deliveries are listed newest first with the keyset cursors of the public lists (`limit` 1
- *   to 100, default 50; a bad `limit` or `after` is a 400, as API.md has it for list endpoints).
+ *   to 100, default 50; a bad `limit` or `after` is a 400, as API.md has it for list endpoints),
+ *   each with its newest attempts (`attempt_history`, newest first; `attempts` stays the count).
  * - An unknown organization or endpoint, or one of another organization: 404.
  *
  * @since 0.1.0
  */
 import { PageFields } from "@voice-agent/core/Page"
-import { DeliveryStatus, WebhookEventType } from "@voice-agent/core/Webhook"
+import { AttemptErrorType, attemptsKept, DeliveryStatus, WebhookEventType } from "@voice-agent/core/Webhook"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { AdminAuthorization } from "./AdminApi.ts"
@@ -67,7 +69,10 @@ export const CreateWebhookRequest = Schema.Struct({
   )
 }).annotate({ identifier: "CreateWebhookRequest" })
 
-const Events = Schema.NullOr(Schema.Array(WebhookEventType)).annotate({ description: "null: every type" })
+const Events = Schema.Array(WebhookEventType).annotate({
+  description: "The event types this endpoint receives, in the documented order. An endpoint registered without " +
+    "events receives every type, also the types later releases add"
+})
 
 /**
  * The answer to a create: the only place the secret is ever shown.
@@ -96,6 +101,29 @@ export const WebhookResource = Schema.Struct({
 }).annotate({ identifier: "Webhook" })
 
 /**
+ * One attempt of a delivery.
+ *
+ * @category schemas
+ */
+export const WebhookAttemptResource = Schema.Struct({
+  attempt: Schema.Int.annotate({ description: "The attempt's number, from 1" }),
+  attempted_datetime: Schema.String.annotate({ description: "When the request was sent" }),
+  duration_ms: Schema.NullOr(Schema.Int).annotate({
+    description: "From the request to the answer or the failure; null for a lapsed attempt"
+  }),
+  response_status: Schema.NullOr(Schema.Int).annotate({
+    description: "The HTTP status of the answer; null when none came"
+  }),
+  error_type: Schema.NullOr(AttemptErrorType).annotate({
+    description: "Why the attempt did not deliver (http_status: an answer other than 2xx; lapsed: the worker " +
+      "stopped or died before recording a result); null for the attempt that delivered"
+  }),
+  error: Schema.NullOr(Schema.String).annotate({
+    description: "A short message, e.g. HTTP 500 or connect ECONNREFUSED 10.0.0.5:443; null when delivered"
+  })
+}).annotate({ identifier: "WebhookAttempt" })
+
+/**
  * One delivery of one event to one endpoint.
  *
  * @category schemas
@@ -105,7 +133,10 @@ export const WebhookDeliveryResource = Schema.Struct({
   event_id: Schema.String.annotate({ description: "The message id (msg_…), sent as webhook-id on every attempt" }),
   event_type: WebhookEventType,
   status: DeliveryStatus,
-  attempts: Schema.Int,
+  attempts: Schema.Int.annotate({ description: "How many attempts were made (or started)" }),
+  attempt_history: Schema.Array(WebhookAttemptResource).annotate({
+    description: `The attempts, newest first: the newest ${attemptsKept} of a delivery are kept`
+  }),
   last_response_status: Schema.NullOr(Schema.Int).annotate({
     description: "The HTTP status of the last answer; null when none came (timeout, connection failure)"
   }),

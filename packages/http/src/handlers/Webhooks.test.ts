@@ -3,6 +3,7 @@ import { assert, describe, it, layer } from "@effect/vitest"
 import { Carrier } from "@voice-agent/core/ports/Carrier"
 import { RecordingStore } from "@voice-agent/core/ports/RecordingStore"
 import { WebhookRepository } from "@voice-agent/core/ports/WebhookRepository"
+import { AttemptErrorTypes, attemptsKept } from "@voice-agent/core/Webhook"
 import * as SqlStorage from "@voice-agent/store-sql/SqlStorage"
 import * as TestDatabase from "@voice-agent/store-sql/testing/TestDatabase"
 import { Clock, Effect, Layer, Option, Redacted } from "effect"
@@ -87,15 +88,22 @@ for (const backend of await TestDatabase.backends()) {
           assert.deepStrictEqual(created.body.events, ["call.ended", "message.received"])
           assert.match(created.body.secret, /^whsec_[A-Za-z0-9+/]{32}$/)
 
+          // Null or absent: every type, answered as the list of every type.
+          const every = ["call.started", "call.ended", "contact.status_changed", "message.received"]
           const all = yield* call("POST", hooks(orgId), { body: { url: "https://example.com/all", events: null } })
           assert.strictEqual(all.status, 201)
-          assert.isNull(all.body.events)
+          assert.deepStrictEqual(all.body.events, every)
           const absent = yield* call("POST", hooks(orgId), { body: { url: "https://example.com/absent" } })
-          assert.isNull(absent.body.events)
+          assert.deepStrictEqual(absent.body.events, every)
 
           const listed = yield* call("GET", hooks(orgId))
           assert.strictEqual(listed.status, 200)
           assert.deepStrictEqual(listed.body.map((w: any) => w.id), [created.body.id, all.body.id, absent.body.id])
+          assert.deepStrictEqual(listed.body.map((w: any) => w.events), [
+            ["call.ended", "message.received"],
+            every,
+            every
+          ])
           assert.deepStrictEqual(Object.keys(listed.body[0]).sort(), ["created_datetime", "events", "id", "url"])
           assert.notInclude(listed.text, "whsec_")
           assert.isFalse(Number.isNaN(Date.parse(listed.body[0].created_datetime)))
@@ -200,6 +208,7 @@ for (const backend of await TestDatabase.backends()) {
           ])
           const [newest] = all.body.deliveries
           assert.deepStrictEqual(Object.keys(newest).sort(), [
+            "attempt_history",
             "attempts",
             "created_datetime",
             "delivered_datetime",
@@ -212,6 +221,7 @@ for (const backend of await TestDatabase.backends()) {
             "next_attempt_datetime",
             "status"
           ])
+          assert.deepStrictEqual(newest.attempt_history, [])
           assert.include(newest, {
             status: "pending",
             attempts: 0,
@@ -243,6 +253,82 @@ for (const backend of await TestDatabase.backends()) {
             (yield* call("GET", `${deliveries}?after=${foreign.body.next_cursor}`)).status,
             400
           )
+        }))
+
+      it.effect(`shows each delivery's newest ${attemptsKept} attempts, newest first, in the API's shape`, () =>
+        Effect.gen(function*() {
+          const orgId = yield* organization
+          const created = yield* call("POST", hooks(orgId), { body: { url: "http://127.0.0.1:9/many" } })
+          const webhooks = yield* WebhookRepository
+          // Long before anything else in this database is due, so only this delivery is claimed.
+          const t = Date.parse("2000-01-01T00:00:00.000Z")
+          const at = (n: number) => t + n * 60_000
+          yield* webhooks.enqueue([{ organizationId: orgId, type: "call.ended", data: {} }], t)
+          const attempts = attemptsKept + 3
+          for (let n = 1; n <= attempts; n++) {
+            const [claimed] = yield* webhooks.claimDue({ now: at(n), leaseMs: 30_000, limit: 1 })
+            assert.strictEqual(claimed!.attempt, n)
+            yield* webhooks.recordAttempt({
+              deliveryId: claimed!.deliveryId,
+              attempt: n,
+              startedAt: at(n),
+              now: at(n) + 40 + n,
+              result: n < attempts
+                ? {
+                  _tag: "Failed",
+                  responseStatus: 500 + n,
+                  errorType: "http_status",
+                  error: `HTTP ${500 + n}`,
+                  retryAt: at(n + 1)
+                }
+                : { _tag: "Delivered", responseStatus: 204 }
+            })
+          }
+          const [delivery] = (yield* call("GET", `${hooks(orgId)}/${created.body.id}/deliveries`)).body.deliveries
+          assert.include(delivery, { status: "delivered", attempts, last_response_status: 204, last_error: null })
+          assert.strictEqual(delivery.attempt_history.length, attemptsKept)
+          assert.deepStrictEqual(delivery.attempt_history[0], {
+            attempt: attempts,
+            attempted_datetime: new Date(at(attempts)).toISOString(),
+            duration_ms: 40 + attempts,
+            response_status: 204,
+            error_type: null,
+            error: null
+          })
+          assert.deepStrictEqual(delivery.attempt_history[1], {
+            attempt: attempts - 1,
+            attempted_datetime: new Date(at(attempts - 1)).toISOString(),
+            duration_ms: 40 + attempts - 1,
+            response_status: 500 + attempts - 1,
+            error_type: "http_status",
+            error: `HTTP ${500 + attempts - 1}`
+          })
+          // The oldest three are gone.
+          assert.deepStrictEqual(
+            delivery.attempt_history.map((a: any) => a.attempt),
+            Array.from({ length: attemptsKept }, (_, i) => attempts - i)
+          )
+        }))
+
+      it.effect("documents the types received, each delivery's attempts and their errors in /openapi.json", () =>
+        Effect.gen(function*() {
+          const schemas = (yield* call("GET", "/openapi.json")).body.components.schemas
+          // Always the list of types (never null).
+          assert.deepStrictEqual(schemas.Webhook.properties.events.type, "array")
+          assert.deepStrictEqual(schemas.CreatedWebhook.properties.events.type, "array")
+          assert.deepStrictEqual(schemas.WebhookDelivery.properties.attempt_history.items, {
+            $ref: "#/components/schemas/WebhookAttempt"
+          })
+          assert.include(schemas.WebhookDelivery.required, "attempt_history")
+          assert.sameMembers(Object.keys(schemas.WebhookAttempt.properties), [
+            "attempt",
+            "attempted_datetime",
+            "duration_ms",
+            "response_status",
+            "error_type",
+            "error"
+          ])
+          assert.sameMembers(schemas.WebhookAttemptErrorType.enum, [...AttemptErrorTypes])
         }))
     })
   })

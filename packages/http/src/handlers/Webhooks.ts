@@ -9,13 +9,13 @@ import { pageInfo } from "@voice-agent/core/Page"
 import { OrganizationRepository } from "@voice-agent/core/ports/OrganizationRepository"
 import { WebhookRepository } from "@voice-agent/core/ports/WebhookRepository"
 import { nowMillis, toIso } from "@voice-agent/core/Time"
-import type { WebhookDelivery, WebhookEndpoint, WebhookEventType } from "@voice-agent/core/Webhook"
-import { WebhookEventTypes } from "@voice-agent/core/Webhook"
+import type { WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEventType } from "@voice-agent/core/Webhook"
+import { receivedTypes, WebhookEventTypes } from "@voice-agent/core/Webhook"
 import { Effect, Layer } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../api/Api.ts"
 import { NotFound } from "../api/HttpErrors.ts"
-import type { WebhookDeliveryResource, WebhookResource } from "../api/WebhooksApi.ts"
+import type { WebhookAttemptResource, WebhookDeliveryResource, WebhookResource } from "../api/WebhooksApi.ts"
 import { AdminAuthorizationLive } from "./Admin.ts"
 import { CursorCodec } from "./Cursor.ts"
 import { mapDomainErrors } from "./ErrorMapping.ts"
@@ -30,11 +30,20 @@ const normalizeEvents = (
 const toWebhookResource = (endpoint: WebhookEndpoint): typeof WebhookResource.Type => ({
   id: endpoint.id,
   url: endpoint.url,
-  events: endpoint.events,
+  events: receivedTypes(endpoint.events),
   created_datetime: toIso(endpoint.createdAt)
 })
 
 const isoOrNull = (date: Date | null): string | null => date === null ? null : toIso(date)
+
+const toAttemptResource = (attempt: WebhookAttempt): typeof WebhookAttemptResource.Type => ({
+  attempt: attempt.attempt,
+  attempted_datetime: toIso(attempt.attemptedAt),
+  duration_ms: attempt.durationMs,
+  response_status: attempt.responseStatus,
+  error_type: attempt.errorType,
+  error: attempt.error
+})
 
 const toDeliveryResource = (delivery: WebhookDelivery): typeof WebhookDeliveryResource.Type => ({
   id: delivery.id,
@@ -42,6 +51,7 @@ const toDeliveryResource = (delivery: WebhookDelivery): typeof WebhookDeliveryRe
   event_type: delivery.eventType,
   status: delivery.status,
   attempts: delivery.attempts,
+  attempt_history: delivery.history.map(toAttemptResource),
   last_response_status: delivery.lastResponseStatus,
   last_error: delivery.lastError,
   created_datetime: toIso(delivery.createdAt),
@@ -72,7 +82,7 @@ export const WebhooksHandlersNoDeps = HttpApiBuilder.group(
             now: yield* nowMillis
           })
           const { endpoint } = created
-          return { id: endpoint.id, url: endpoint.url, events: endpoint.events, secret: created.secret }
+          return { id: endpoint.id, url: endpoint.url, events: receivedTypes(endpoint.events), secret: created.secret }
         }).pipe(mapDomainErrors),
       list: ({ params }) =>
         organizations.get(params.org_id).pipe(

@@ -11,6 +11,10 @@
  * dies mid-attempt records nothing, and its delivery falls due again when the lease runs out,
  * for any worker to take (the attempt still counts). `attempts` is the claim's token: the
  * result is recorded only while it is unchanged (see SqlWebhookRepository `recordAttempt`).
+ * `attempt_open` is set until then: a claim that finds it still set writes the previous
+ * attempt as `lapsed` (and keeps the delivery's newest `attemptsKept` attempts), in the same
+ * statement. (The locked row is its newest version, so a result recorded meanwhile is seen;
+ * `ON CONFLICT DO NOTHING` keeps a recorded attempt over a lapsed one regardless.)
  *
  * Measured (2-core box, loaded by other work, Node 24 and PostgreSQL 15 on the same host,
  * `scripts/bench-webhooks.ts`): 4 workers claiming 10 at a time and recording each delivered
@@ -21,7 +25,7 @@
 import type { PgClient } from "@effect/sql-pg"
 import type { DueDelivery } from "@voice-agent/core/ports/WebhookRepository"
 import { fromMillis } from "@voice-agent/core/Time"
-import { WebhookEventType } from "@voice-agent/core/Webhook"
+import { attemptsKept, WebhookEventType } from "@voice-agent/core/Webhook"
 import { Effect, Schema } from "effect"
 import { SqlSchema } from "effect/sql"
 
@@ -37,6 +41,9 @@ const Claimed = Schema.Struct({
   data: Schema.Unknown
 })
 
+/** The error of an attempt whose worker recorded nothing. */
+const lapsedMessage = "no result recorded: the worker stopped or died during the attempt"
+
 /**
  * @category constructors
  */
@@ -47,14 +54,25 @@ export const claimDueDeliveries = (sql: PgClient.PgClient) => {
     execute: ({ leaseUntil, limit, now }) =>
       sql`
         WITH due AS (
-          SELECT d.id FROM webhook_deliveries d
+          SELECT d.id, d.attempts, d.attempt_open, d.last_attempt_at FROM webhook_deliveries d
           WHERE d.status = 'pending' AND d.next_attempt_at <= ${now}
           ORDER BY d.next_attempt_at
           LIMIT ${limit}
           FOR UPDATE SKIP LOCKED
+        ),
+        lapsed AS (
+          INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, error_type, error)
+          SELECT due.id, due.attempts, due.last_attempt_at, 'lapsed', ${lapsedMessage}
+          FROM due WHERE due.attempt_open
+          ON CONFLICT DO NOTHING
+        ),
+        trimmed AS (
+          DELETE FROM webhook_attempts a USING due
+          WHERE due.attempt_open AND due.attempts > ${attemptsKept}
+            AND a.delivery_id = due.id AND a.attempt <= due.attempts - ${attemptsKept}
         )
         UPDATE webhook_deliveries d
-        SET attempts = d.attempts + 1, next_attempt_at = ${leaseUntil}, last_attempt_at = ${now}
+        SET attempts = d.attempts + 1, next_attempt_at = ${leaseUntil}, last_attempt_at = ${now}, attempt_open = true
         FROM due, webhook_endpoints w, webhook_events e
         WHERE d.id = due.id AND w.id = d.endpoint_id AND e.id = d.event_id
         RETURNING d.id::text AS "deliveryId", d.attempts AS "attempt", w.id::text AS "endpointId", w.url AS "url",
