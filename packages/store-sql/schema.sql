@@ -191,6 +191,21 @@ CREATE TABLE public.transcript_turns (
     CONSTRAINT transcript_turns_speaker_check CHECK ((speaker = ANY (ARRAY['HUMAN'::text, 'AGENT'::text])))
 );
 
+CREATE TABLE public.webhook_attempts (
+    delivery_id bigint NOT NULL,
+    attempt integer NOT NULL,
+    attempted_at timestamp with time zone NOT NULL,
+    duration_ms integer,
+    response_status integer,
+    error_type text,
+    error text,
+    CONSTRAINT webhook_attempts_attempt_check CHECK ((attempt >= 1)),
+    CONSTRAINT webhook_attempts_check CHECK (((error_type IS NULL) = (error IS NULL))),
+    CONSTRAINT webhook_attempts_check1 CHECK (((duration_ms IS NULL) = (NOT (error_type IS DISTINCT FROM 'lapsed'::text)))),
+    CONSTRAINT webhook_attempts_duration_ms_check CHECK ((duration_ms >= 0)),
+    CONSTRAINT webhook_attempts_error_type_check CHECK ((error_type = ANY (ARRAY['http_status'::text, 'timeout'::text, 'dns'::text, 'connection_refused'::text, 'connection_closed'::text, 'tls'::text, 'network'::text, 'lapsed'::text, 'other'::text])))
+);
+
 CREATE TABLE public.webhook_deliveries (
     id bigint NOT NULL,
     endpoint_id uuid NOT NULL,
@@ -203,6 +218,7 @@ CREATE TABLE public.webhook_deliveries (
     last_error text,
     delivered_at timestamp with time zone,
     created_at timestamp with time zone NOT NULL,
+    attempt_open boolean DEFAULT false NOT NULL,
     CONSTRAINT webhook_deliveries_attempts_check CHECK ((attempts >= 0)),
     CONSTRAINT webhook_deliveries_check CHECK (((status = 'pending'::text) = (next_attempt_at IS NOT NULL))),
     CONSTRAINT webhook_deliveries_check1 CHECK (((status = 'delivered'::text) = (delivered_at IS NOT NULL))),
@@ -298,8 +314,11 @@ ALTER TABLE ONLY public.server_secrets
 ALTER TABLE ONLY public.transcript_turns
     ADD CONSTRAINT transcript_turns_pkey PRIMARY KEY (conversation_id, seq);
 
+ALTER TABLE ONLY public.webhook_attempts
+    ADD CONSTRAINT webhook_attempts_pkey PRIMARY KEY (delivery_id, attempt);
+
 ALTER TABLE ONLY public.webhook_deliveries
-    ADD CONSTRAINT webhook_deliveries_endpoint_id_event_id_key UNIQUE (endpoint_id, event_id);
+    ADD CONSTRAINT webhook_deliveries_event_endpoint_key UNIQUE (event_id, endpoint_id);
 
 ALTER TABLE ONLY public.webhook_deliveries
     ADD CONSTRAINT webhook_deliveries_pkey PRIMARY KEY (id);
@@ -370,6 +389,8 @@ CREATE INDEX webhook_deliveries_due ON public.webhook_deliveries USING btree (ne
 
 CREATE INDEX webhook_endpoints_by_organization ON public.webhook_endpoints USING btree (organization_id, created_at, id);
 
+CREATE INDEX webhook_events_by_time ON public.webhook_events USING btree (created_at);
+
 ALTER TABLE ONLY public.agents
     ADD CONSTRAINT agents_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES public.organizations(id);
 
@@ -414,6 +435,9 @@ ALTER TABLE ONLY public.recording_chunks
 
 ALTER TABLE ONLY public.transcript_turns
     ADD CONSTRAINT transcript_turns_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES public.conversations(id);
+
+ALTER TABLE ONLY public.webhook_attempts
+    ADD CONSTRAINT webhook_attempts_delivery_id_fkey FOREIGN KEY (delivery_id) REFERENCES public.webhook_deliveries(id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.webhook_deliveries
     ADD CONSTRAINT webhook_deliveries_endpoint_id_fkey FOREIGN KEY (endpoint_id) REFERENCES public.webhook_endpoints(id) ON DELETE CASCADE;
