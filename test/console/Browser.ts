@@ -62,7 +62,7 @@ export interface Browser {
   readonly page: Page
   /** Console errors and uncaught page errors so far. */
   readonly errors: Array<string>
-  /** Every URL the page requested. */
+  /** Every URL the page requested (WebSockets as method `WEBSOCKET`). */
   readonly requests: Array<{ readonly method: string; readonly url: string }>
   readonly close: () => Promise<void>
 }
@@ -88,6 +88,7 @@ export const launch = async (): Promise<Browser> => {
   })
   page.on("pageerror", (error) => errors.push(`page: ${error.message}`))
   page.on("request", (request) => requests.push({ method: request.method(), url: request.url() }))
+  page.on("websocket", (socket) => requests.push({ method: "WEBSOCKET", url: socket.url() }))
   return {
     page,
     errors,

@@ -316,23 +316,44 @@ describe.skipIf(Browser.unavailable !== undefined)("the web console in Chromium"
     await page.waitForSelector(`table.agents a:has-text('${state.agentName}')`)
     await screenshot("agent-list")
 
-    // Two people who answer, one busy line.
+    // Two people who answer, one busy line, and one who never hangs up (the agent ends it).
     await go(`/campaigns/${state.callsCode}`)
     const file = path.join(files, "calls.csv")
-    fs.writeFileSync(file, "phone_number,name\n+12025550101,Ada\n+12025550102,Grace\n+12025550150,Busy\n")
+    fs.writeFileSync(
+      file,
+      "phone_number,name\n+12025550101,Ada\n+12025550102,Grace\n+12025550150,Busy\n+12025550191,Long\n"
+    )
     await page.setInputFiles("input[name=file]", file)
     await page.check("input[name=accepted_terms_of_service]")
     await page.click("form.upload button:has-text('Upload')")
-    await page.waitForSelector("text=3 contacts created in 1 batch")
+    await page.waitForSelector("text=4 contacts created in 1 batch")
 
     await go("/calls")
     await page.waitForSelector("table.calls .badge.live", { timeout: 60_000 })
     await screenshot("calls-in-progress")
-    // Every call ended: three rows, none in progress, the answered ones with their reason.
+
+    // Live: the long call, heard in the page through a listen ticket.
+    const long = await page.waitForSelector("table.calls tr:has(td:text-is('+12025550191')) .badge.live", {
+      timeout: 60_000
+    })
+    await long.click()
+    await page.waitForURL(/#\/live\//)
+    await page.click(".listener button.listen")
+    await page.waitForFunction(() => Number(document.querySelector(".listener")?.getAttribute("data-frames")) > 50)
+    await page.waitForFunction(() => Number(document.querySelector(".listener")?.getAttribute("data-level")) > 0.1)
+    assert.include(await page.textContent(".listener [role=status]"), "first audio")
+    const ticketed = browser.requests.find((r) => r.url.includes("/listen?") && r.url.includes("ticket="))
+    assert.isDefined(ticketed)
+    assert.notInclude(ticketed!.url, state.apiKey!)
+    await screenshot("live")
+    await page.waitForSelector(".listener[data-state=Ended]", { timeout: 120_000 })
+
+    await go("/calls")
+    // Every call ended: four rows, none in progress, each with its reason.
     await page.waitForFunction(
       () => {
         const rows = [...document.querySelectorAll("table.calls tbody tr")]
-        return rows.length === 3 && rows.every((row) => row.querySelector(".badge.live") === null)
+        return rows.length === 4 && rows.every((row) => row.querySelector(".badge.live") === null)
       },
       undefined,
       { timeout: 120_000 }
@@ -343,12 +364,13 @@ describe.skipIf(Browser.unavailable !== undefined)("the web console in Chromium"
     )
     const byNumber = Object.fromEntries(outcomes.map(([to, outcome]) => [to, outcome]))
     assert.strictEqual(byNumber["+12025550150"], "busy")
+    assert.strictEqual(byNumber["+12025550191"], "bot-hangup")
     for (const answered of ["+12025550101", "+12025550102"]) {
       assert.oneOf(byNumber[answered], ["user-hangup", "bot-hangup"], answered)
     }
     await screenshot("calls")
     await go(`/campaigns/${state.callsCode}`)
-    await page.waitForSelector("dd[data-status=COMPLETED]:has-text('2')")
+    await page.waitForSelector("dd[data-status=COMPLETED]:has-text('3')")
   })
 
   it("plays a call: the player lasts as long as the recording, a transcript turn moves it there", async () => {
@@ -380,6 +402,9 @@ describe.skipIf(Browser.unavailable !== undefined)("the web console in Chromium"
     )
     const downloads = await page.$$eval(".downloads a", (links) => links.map((a) => a.getAttribute("download")))
     assert.deepStrictEqual(downloads, ["mixed", "agent", "remote"].map((c) => `${call.call_id}-${c}.wav`))
+    // The webhook events of the call: its call.ended, refused once (500), delivered on the retry.
+    await page.waitForSelector("table.call-events td code:has-text('call.ended')")
+    await page.waitForSelector("table.call-events ol.attempts li[data-attempt='2']", { timeout: 30_000 })
     await screenshot("call")
   })
 

@@ -89,7 +89,8 @@ const documented = {
     ["post", "/admin/v1/organizations/{org_id}/webhooks"],
     ["get", "/admin/v1/organizations/{org_id}/webhooks"],
     ["delete", "/admin/v1/organizations/{org_id}/webhooks/{webhook_id}"],
-    ["get", "/admin/v1/organizations/{org_id}/webhooks/{webhook_id}/deliveries"]
+    ["get", "/admin/v1/organizations/{org_id}/webhooks/{webhook_id}/deliveries"],
+    ["get", "/admin/v1/webhook-deliveries"]
   ]
 } as const
 

@@ -7,7 +7,13 @@
 import * as MuLaw from "@voice-agent/media/MuLaw"
 
 const SAMPLE_RATE = 8000
-const BUFFER_S = 0.12
+
+/**
+ * How far behind the first frame the audio plays (the jitter buffer).
+ *
+ * @category constructors
+ */
+export const BUFFER_S = 0.12
 const FLOOR_DB = -60
 
 /**

@@ -8,6 +8,7 @@ import { useState } from "preact/hooks"
 import { admin } from "../api/Client.ts"
 import type { Failure } from "../api/Failure.ts"
 import { dateTime } from "../Format.ts"
+import { Attempts } from "../ui/Attempts.tsx"
 import { Confirm } from "../ui/Confirm.tsx"
 import { toFailure, useResource } from "../ui/Resource.ts"
 import { ShownOnce } from "../ui/ShownOnce.tsx"
@@ -39,7 +40,7 @@ const Deliveries = ({ orgId, webhookId }: { readonly orgId: string; readonly web
                     <th>Event</th>
                     <th>Status</th>
                     <th class="num">Attempts</th>
-                    <th>Last answer</th>
+                    <th>Every attempt (newest first)</th>
                     <th>Created</th>
                     <th>Next attempt</th>
                   </tr>
@@ -56,8 +57,7 @@ const Deliveries = ({ orgId, webhookId }: { readonly orgId: string; readonly web
                       </td>
                       <td class="num">{d.attempts}</td>
                       <td>
-                        {d.last_response_status ?? "–"}
-                        {d.last_error !== null && <div class="error">{d.last_error}</div>}
+                        <Attempts attempts={d.attempt_history} />
                       </td>
                       <td>{dateTime(d.created_datetime)}</td>
                       <td>{d.next_attempt_datetime === null ? "–" : dateTime(d.next_attempt_datetime)}</td>

@@ -17,6 +17,9 @@ import { inProgress } from "../Words.ts"
 import { CallEvents } from "./CallEvents.tsx"
 
 const channels: ReadonlyArray<RecordingChannel> = ["mixed", "agent", "remote"]
+
+/** Calls that were never answered have no recording (CONTRACT §5): none is asked for. */
+const neverAnswered: ReadonlyArray<string> = ["busy", "no-answer", "failed"]
 const channelNames: Record<RecordingChannel, string> = { mixed: "Both (mixed)", agent: "Agent", remote: "Person" }
 
 const wav = (bytes: Uint8Array) => new Blob([bytes as Uint8Array<ArrayBuffer>], { type: "audio/wav" })
@@ -187,7 +190,7 @@ export const CallPage = ({ callId }: { readonly callId: string }) => {
           </div>
         )}
       </Show>
-      {call.state === "ready" && !live && (
+      {call.state === "ready" && !live && !neverAnswered.includes(call.value.termination_reason ?? "") && (
         <div class="card">
           <h2>Recording</h2>
           <Recordings
@@ -221,7 +224,7 @@ export const CallPage = ({ callId }: { readonly callId: string }) => {
             )}
         </Show>
       </div>
-      <CallEvents callId={callId} />
+      <CallEvents callId={callId} live={live} />
     </section>
   )
 }
