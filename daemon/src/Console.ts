@@ -1,7 +1,7 @@
 /**
  * The operators' web console (CONTRACT §8 "Web console"): the static files that
- * `@voice-agent/console` builds (`npm run build`) served at `/console/`, and `GET /` redirecting
- * there. Nothing the console loads comes from another host: its scripts, styles and fonts (the
+ * `@voice-agent/console` builds (`npm run build`) served at `/console/` (`GET /` redirects there:
+ * HttpApp's `rootLayer`). Nothing the console loads comes from another host: its scripts, styles and fonts (the
  * system's) are these files, and its Content-Security-Policy allows only this origin.
  *
  * - Files under `assets/` have content hashes in their names: `Cache-Control: public,
@@ -15,7 +15,7 @@
  *
  * @since 0.1.0
  */
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
@@ -139,28 +139,24 @@ const serveFile = (file: StaticFile, request: HttpServerRequest.HttpServerReques
 }
 
 /**
- * The console's routes over the build in `directory`, and `GET /` redirecting to it.
+ * The console's routes over the build in `directory`.
  *
  * @category layers
  */
 export const routes = (directory: string = defaultDirectory()) => {
   let files: ReadonlyMap<string, StaticFile> | undefined
   const current = () => (files ??= load(directory))
-  const redirect = HttpServerResponse.redirect(basePath, { status: 302 })
-  return Layer.mergeAll(
-    HttpRouter.add("GET", "/", redirect),
-    HttpRouter.add(
-      "GET",
-      `${basePath}*`,
-      Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
-        const build = current()
-        if (build === undefined) return notBuilt(request.headers["accept"] ?? "")
-        const relative = decodeURIComponent(new URL(request.url, "http://console").pathname).slice(basePath.length)
-        const file = build.get(relative === "" ? "index.html" : relative)
-        return file === undefined
-          ? HttpServerResponse.jsonUnsafe({ detail: "Not Found" }, { status: 404 })
-          : serveFile(file, request)
-      })
-    )
+  return HttpRouter.add(
+    "GET",
+    `${basePath}*`,
+    Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
+      const build = current()
+      if (build === undefined) return notBuilt(request.headers["accept"] ?? "")
+      const relative = decodeURIComponent(new URL(request.url, "http://console").pathname).slice(basePath.length)
+      const file = build.get(relative === "" ? "index.html" : relative)
+      return file === undefined
+        ? HttpServerResponse.jsonUnsafe({ detail: "Not Found" }, { status: 404 })
+        : serveFile(file, request)
+    })
   )
 }

@@ -78,11 +78,9 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
       Carrier.choice,
       (chosen) =>
         HttpRouter.serve(
-          // The console's `GET /` comes before the API's catch-all 404 (the router keeps the first
-          // route registered for a path).
           Layer.mergeAll(
-            Console.routes(),
             HttpApp.layer,
+            Console.routes(),
             Media.endpoint,
             Listen.endpoint,
             RemoteAgents.routes,

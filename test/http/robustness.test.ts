@@ -489,7 +489,8 @@ await eachBackend("robustness", (it) => {
       const org = yield* organization()
       for (
         const [method, path] of [
-          ["GET", "/"],
+          // GET / redirects to the web console.
+          ["POST", "/"],
           ["GET", "/v3/campaigns"],
           ["GET", "/v2/campaign"],
           ["GET", "/v2/campaigns/x/y/z"],

@@ -1,6 +1,6 @@
 /**
- * The HTTP application as route layers: every group's handlers, `GET /openapi.json` and the
- * `/docs` page. Serve it with `HttpRouter.serve(HttpApp.layer)` over an HTTP server layer;
+ * The HTTP application as route layers: every group's handlers, `GET /openapi.json`, the
+ * `/docs` page and `GET /` (to the web console, which the daemon serves). Serve it with `HttpRouter.serve(HttpApp.layer)` over an HTTP server layer;
  * it needs the storage ports, ServerSecrets, the Carrier (send-sms), the RecordingStore and
  * the admin token provided. Optional services (answered 501 without them): `DirectCalls`
  * (create-outbound), `Providers` (llm/generate), `ModelProxy` (the `openai/v1/*` proxy).
@@ -12,7 +12,8 @@ import { ContactService } from "@voice-agent/core/ContactService"
 import { ConversationService } from "@voice-agent/core/ConversationService"
 import { ListenTickets } from "@voice-agent/core/ListenTicket"
 import { MessageService } from "@voice-agent/core/MessageService"
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
+import { HttpRouter, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { Api } from "./api/Api.ts"
 import { AdminHandlers } from "./handlers/Admin.ts"
@@ -79,6 +80,22 @@ export const docsLayer = HttpApiScalar.layer(Api, {
 })
 
 /**
+ * `GET /`: a redirect to the web console (CONTRACT §8 "Web console"; the daemon serves it at
+ * `/console/`), the page a person who opens the daemon's address in a browser expects. Before
+ * the catch-all 404 of ErrorBodies: the router keeps the first route registered for `/`.
+ *
  * @category layers
  */
-export const layer = Layer.mergeAll(apiLayer, docsLayer, ModelProxy.route, DeprecationHeaderLive, ErrorBodies.layer)
+export const rootLayer = HttpRouter.add("GET", "/", Effect.succeed(HttpServerResponse.redirect("/console/")))
+
+/**
+ * @category layers
+ */
+export const layer = Layer.mergeAll(
+  apiLayer,
+  docsLayer,
+  rootLayer,
+  ModelProxy.route,
+  DeprecationHeaderLive,
+  ErrorBodies.layer
+)
