@@ -20,6 +20,8 @@
  *   the hand-written media server doing the same work per call (`raw-media-server.ts`).
  * - Cold start: process start to the first answered request, on PGlite in memory, on a new data
  *   directory (first run: migrations) and on the same directory again (restart).
+ * - The web console in Chromium (console.ts: its header says what it measures): first load,
+ *   first campaign list drawn, a contact page at 1,000,000 contacts, live listen.
  *
  * Client, daemon and database share the machine's cores: figures are floors, compare ratios.
  */
@@ -36,6 +38,7 @@ import os from "node:os"
 import path from "node:path"
 import { performance } from "node:perf_hooks"
 import { CONTACTS as DIALED, dialerCallsPerSecond, graphileJobsPerSecond } from "./compare-dialer.ts"
+import { consoleFigures } from "./console.ts"
 
 const RUNS = Number(process.env["BENCH_RUNS"] ?? 5)
 const CONTACTS = 10_000
@@ -567,6 +570,7 @@ const main = async () => {
   await dialer()
   concurrentCalls()
   await coldStart()
+  rows.push(...(await consoleFigures()))
   agent.destroy()
   const table = [
     "| Figure | voice-agent | Baseline (same run) | Ratio | Goal |",
