@@ -110,7 +110,8 @@ const screenshots = path.join(path.dirname(fileURLToPath(import.meta.url)), "scr
 export const widths = [{ width: 1280, height: 800 }, { width: 375, height: 812 }] as const
 
 /**
- * Screenshots of the page as it is now at both widths (`<name>-1280.png`, `<name>-375.png`),
+ * Screenshots of the page as it is now at both widths (`<name>-1280.png`, `<name>-375.png`, and
+ * their first screen `<name>-<width>-screen.png`),
  * each checked for a page wider than its window (tables scroll inside their frame instead).
  * Answers the widths at which the page overflowed.
  *
@@ -125,6 +126,8 @@ export const shoot = async (page: Page, name: string): Promise<ReadonlyArray<num
     const wider = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth)
     if (wider) overflowing.push(size.width)
     await page.screenshot({ path: path.join(screenshots, `${name}-${size.width}.png`), fullPage: true })
+    // The first screen too, as a person sees it (the README shows two of these).
+    await page.screenshot({ path: path.join(screenshots, `${name}-${size.width}-screen.png`) })
   }
   await page.setViewportSize(widths[0])
   return overflowing

@@ -405,6 +405,7 @@ describe.skipIf(Browser.unavailable !== undefined)("the web console in Chromium"
     // The webhook events of the call: its call.ended, refused once (500), delivered on the retry.
     await page.waitForSelector("table.call-events td code:has-text('call.ended')")
     await page.waitForSelector("table.call-events ol.attempts li[data-attempt='2']", { timeout: 30_000 })
+    await page.locator(".player").scrollIntoViewIfNeeded()
     await screenshot("call")
   })
 
