@@ -39,6 +39,7 @@ import path from "node:path"
 import { performance } from "node:perf_hooks"
 import { CONTACTS as DIALED, dialerCallsPerSecond, graphileJobsPerSecond } from "./compare-dialer.ts"
 import { consoleFigures } from "./console.ts"
+import { psql } from "./Psql.ts"
 
 const RUNS = Number(process.env["BENCH_RUNS"] ?? 5)
 const CONTACTS = 10_000
@@ -135,18 +136,6 @@ const once = (url: string, key: string, method: string, body?: string) =>
     request.on("error", reject)
     request.end(body)
   })
-
-const psql = (database: string, ...commands: ReadonlyArray<string>): string => {
-  const result = spawnSync(
-    "psql",
-    ["-h", "127.0.0.1", "-U", "postgres", "-d", database, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-At"].concat(
-      commands.flatMap((c) => ["-c", c])
-    ),
-    { encoding: "utf8" }
-  )
-  if (result.status !== 0) throw new Error(`psql: ${result.stderr}`)
-  return result.stdout
-}
 
 // ---------------------------------------------------------------------------------------------
 // the rows uploaded, as the API takes them and as COPY takes them

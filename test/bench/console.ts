@@ -16,7 +16,7 @@
  * Browser, daemon and database share the machine's cores. Alone: `node test/bench/console.ts`;
  * `npm run bench` adds its rows to BENCHMARKS.md.
  */
-import { spawn, spawnSync } from "node:child_process"
+import { spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import fs from "node:fs"
 import path from "node:path"
@@ -25,6 +25,8 @@ import { fileURLToPath } from "node:url"
 import zlib from "node:zlib"
 import type { Browser, Page } from "playwright-core"
 import { chromium } from "playwright-core"
+import * as Chromium from "../support/Chromium.ts"
+import { psql } from "./Psql.ts"
 
 const RUNS = Number(process.env["BENCH_RUNS"] ?? 5)
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
@@ -52,18 +54,6 @@ const spread = (values: ReadonlyArray<number>, unit: string, digits = 0) =>
   `${median(values).toFixed(digits)} ${unit} (${Math.min(...values).toFixed(digits)}–${
     Math.max(...values).toFixed(digits)
   }, n=${values.length})`
-
-const psql = (database: string, ...commands: ReadonlyArray<string>): string => {
-  const result = spawnSync(
-    "psql",
-    ["-h", "127.0.0.1", "-U", "postgres", "-d", database, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-At"].concat(
-      commands.flatMap((c) => ["-c", c])
-    ),
-    { encoding: "utf8" }
-  )
-  if (result.status !== 0) throw new Error(`psql: ${result.stderr}`)
-  return result.stdout
-}
 
 /** First-load JavaScript and CSS of the build, in bytes: as built, gzipped, Brotli. */
 const firstLoad = () => {
@@ -283,18 +273,9 @@ export const consoleFigures = async (): Promise<ReadonlyArray<ConsoleRow>> => {
   psql("postgres", `CREATE DATABASE ${database}`)
   const daemon = await startDaemon(`postgres://postgres@127.0.0.1:5432/${database}`)
   const browser = await chromium.launch({
-    executablePath: process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium",
+    executablePath: Chromium.executablePath,
     headless: true,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync"
-    ]
+    args: [...Chromium.flags]
   })
   try {
     for (let i = 0; i < 10; i++) await campaign(daemon, `campaign ${i}`, false)

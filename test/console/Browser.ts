@@ -6,7 +6,7 @@
  * (git-ignored).
  *
  * Outside CI, when no Chromium is installed, the tests skip with a notice (as the PostgreSQL
- * tests do without a server); with `CI=true` a missing browser fails the run.
+ * tests do without a server); with `CI=true` a missing browser fails the run (support/Chromium).
  *
  * @since 0.1.0
  */
@@ -16,44 +16,14 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import type { BrowserContext, Page } from "playwright-core"
 import { chromium } from "playwright-core"
+import * as Chromium from "../support/Chromium.ts"
 
 /**
- * Where Chromium is: `CHROMIUM_PATH`, or Debian's package.
+ * Why the browser tests cannot run here (Chromium.ts), or undefined when they can.
  *
  * @category constructors
  */
-export const executablePath = process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium"
-
-/**
- * Why the browser tests cannot run here, or undefined when they can. In CI a missing browser
- * is an error, never a skip.
- *
- * @category constructors
- */
-export const unavailable = ((): string | undefined => {
-  if (fs.existsSync(executablePath)) return undefined
-  const reason = `no Chromium at ${executablePath} (apt-get install chromium, or set CHROMIUM_PATH)`
-  if (process.env["CI"] === "true") throw new Error(`${reason}; in CI the browser tests never skip`)
-  console.warn(`Skipping the console's browser tests: ${reason}`)
-  return reason
-})()
-
-/**
- * The flags of every launch: headless, no sandbox (root in CI), no GPU, and nothing that would
- * reach the network on its own (QUIC, background services, component updates, sync).
- *
- * @category constructors
- */
-export const flags = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync"
-]
+export const unavailable = Chromium.unavailable()
 
 /**
  * @category models
@@ -75,9 +45,9 @@ export interface Browser {
 export const launch = async (): Promise<Browser> => {
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), "va-chromium-"))
   const context: BrowserContext = await chromium.launchPersistentContext(profile, {
-    executablePath,
+    executablePath: Chromium.executablePath,
     headless: true,
-    args: flags,
+    args: [...Chromium.flags],
     viewport: { width: 1280, height: 800 }
   })
   const page = context.pages()[0] ?? (await context.newPage())

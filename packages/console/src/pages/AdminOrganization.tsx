@@ -10,6 +10,7 @@ import { dateTime } from "../Format.ts"
 import * as Phone from "../Phone.ts"
 import { href } from "../Router.ts"
 import { Confirm } from "../ui/Confirm.tsx"
+import { Pager, usePages } from "../ui/Pager.tsx"
 import { toFailure, useResource } from "../ui/Resource.ts"
 import { ShownOnce } from "../ui/ShownOnce.tsx"
 import { Empty, FailureView, Show } from "../ui/States.tsx"
@@ -229,8 +230,8 @@ const Numbers = ({ orgId }: { readonly orgId: string }) => {
 }
 
 const Dnc = ({ orgId }: { readonly orgId: string }) => {
-  const [cursors, setCursors] = useState<ReadonlyArray<string | undefined>>([undefined])
-  const after = cursors.at(-1)
+  const pages = usePages()
+  const after = pages.after
   const page = useResource(
     () =>
       admin((client) =>
@@ -258,7 +259,7 @@ const Dnc = ({ orgId }: { readonly orgId: string }) => {
       ({ added }) => {
         setText("")
         setNotice(`${added} number${added === 1 ? "" : "s"} added; their contacts still trying are failed now`)
-        setCursors([undefined])
+        pages.reset()
         page.reload()
       },
       (e: unknown) => setFailure(toFailure(e))
@@ -286,7 +287,7 @@ const Dnc = ({ orgId }: { readonly orgId: string }) => {
       {notice !== undefined && <p class="notice success" role="status">{notice}</p>}
       {failure !== undefined && <FailureView failure={failure} />}
       <Show resource={page}>
-        {({ has_more, next_cursor, phone_numbers }) => (
+        {({ next_cursor, phone_numbers }) => (
           <>
             {phone_numbers.length === 0 ? <Empty>The list is empty.</Empty> : (
               <div class="table-wrap">
@@ -312,18 +313,7 @@ const Dnc = ({ orgId }: { readonly orgId: string }) => {
                 </table>
               </div>
             )}
-            <nav class="pager" aria-label="Do-Not-Call pages">
-              <button type="button" disabled={cursors.length === 1} onClick={() => setCursors(cursors.slice(0, -1))}>
-                Previous
-              </button>
-              <button
-                type="button"
-                disabled={!has_more || next_cursor === null}
-                onClick={() => next_cursor !== null && setCursors([...cursors, next_cursor])}
-              >
-                Next
-              </button>
-            </nav>
+            <Pager label="Do-Not-Call pages" pages={pages} nextCursor={next_cursor} />
           </>
         )}
       </Show>

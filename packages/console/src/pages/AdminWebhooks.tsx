@@ -10,13 +10,14 @@ import type { Failure } from "../api/Failure.ts"
 import { dateTime } from "../Format.ts"
 import { Attempts } from "../ui/Attempts.tsx"
 import { Confirm } from "../ui/Confirm.tsx"
+import { Pager, usePages } from "../ui/Pager.tsx"
 import { toFailure, useResource } from "../ui/Resource.ts"
 import { ShownOnce } from "../ui/ShownOnce.tsx"
 import { Empty, FailureView, Show } from "../ui/States.tsx"
 
 const Deliveries = ({ orgId, webhookId }: { readonly orgId: string; readonly webhookId: string }) => {
-  const [cursors, setCursors] = useState<ReadonlyArray<string | undefined>>([undefined])
-  const after = cursors.at(-1)
+  const pages = usePages()
+  const after = pages.after
   const page = useResource(
     () =>
       admin((client) =>
@@ -30,7 +31,7 @@ const Deliveries = ({ orgId, webhookId }: { readonly orgId: string; readonly web
   )
   return (
     <Show resource={page} loading="Loading deliveries…">
-      {({ deliveries, has_more, next_cursor }) => (
+      {({ deliveries, next_cursor }) => (
         <>
           {deliveries.length === 0 ? <Empty>No delivery yet.</Empty> : (
             <div class="table-wrap">
@@ -67,18 +68,7 @@ const Deliveries = ({ orgId, webhookId }: { readonly orgId: string; readonly web
               </table>
             </div>
           )}
-          <nav class="pager" aria-label="Delivery pages">
-            <button type="button" disabled={cursors.length === 1} onClick={() => setCursors(cursors.slice(0, -1))}>
-              Previous
-            </button>
-            <button
-              type="button"
-              disabled={!has_more || next_cursor === null}
-              onClick={() => next_cursor !== null && setCursors([...cursors, next_cursor])}
-            >
-              Next
-            </button>
-          </nav>
+          <Pager label="Delivery pages" pages={pages} nextCursor={next_cursor} />
         </>
       )}
     </Show>

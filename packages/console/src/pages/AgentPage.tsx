@@ -40,11 +40,64 @@ const loadAttachments = () =>
     }, { concurrency: 2 })
   )
 
+interface Attachable {
+  readonly id: string
+  readonly label: string
+}
+
+/**
+ * Where the agent is attached (each with Detach) and a form to attach it to one more.
+ */
+const Attachments = (
+  { agentId, attach, attached, link, name, others, title }: {
+    readonly title: string
+    /** `campaign` or `number`: the form's field is `attach-<name>`. */
+    readonly name: string
+    readonly attached: ReadonlyArray<Attachable>
+    readonly others: ReadonlyArray<Attachable>
+    readonly link?: (id: string) => string
+    readonly attach: (id: string, agentId: string | undefined) => void
+    readonly agentId: string
+  }
+) => {
+  const [chosen, setChosen] = useState("")
+  return (
+    <div>
+      <h3>{title}</h3>
+      <ul class={`attached-${name}s`}>
+        {attached.length === 0 && <li class="muted">None</li>}
+        {attached.map((item) => (
+          <li key={item.id}>
+            {link === undefined ? <span class="mono">{item.label}</span> : <a href={link(item.id)}>{item.label}</a>}
+            {" "}
+            <button type="button" class="link" onClick={() => attach(item.id, undefined)}>Detach</button>
+          </li>
+        ))}
+      </ul>
+      <form
+        class="row"
+        onSubmit={(e) => {
+          e.preventDefault()
+          if (chosen !== "") attach(chosen, agentId)
+          setChosen("")
+        }}
+      >
+        <label>
+          {name === "campaign" ? "Campaign" : "Number"}
+          <select name={`attach-${name}`} value={chosen} onChange={(e) => setChosen(e.currentTarget.value)}>
+            <option value="">Choose…</option>
+            {others.map((item) => <option key={item.id} value={item.id}>{item.label}</option>)}
+          </select>
+        </label>
+        <button type="submit" disabled={chosen === ""}>Attach to {name}</button>
+      </form>
+    </div>
+  )
+}
+
 const Attach = ({ agent }: { readonly agent: Agent }) => {
   const attachments = useResource<Attachments>(loadAttachments, [agent.id])
   const [failure, setFailure] = useState<Failure | undefined>(undefined)
-  const [campaign, setCampaign] = useState("")
-  const [number, setNumber] = useState("")
   const act = (call: Promise<unknown>) => {
     setFailure(undefined)
     call.then(attachments.reload, (e: unknown) => setFailure(toFailure(e)))
@@ -62,70 +115,25 @@ const Attach = ({ agent }: { readonly agent: Agent }) => {
   return (
     <Show resource={attachments}>
       {({ campaigns, numbers }) => {
-        const mine = campaigns.filter((c) => c.agentId === agent.id)
-        const myNumbers = numbers.filter((n) => n.agentId === agent.id)
         return (
           <div class="grid">
-            <div>
-              <h3>Campaigns (outbound calls)</h3>
-              <ul class="attached-campaigns">
-                {mine.length === 0 && <li class="muted">None</li>}
-                {mine.map((c) => (
-                  <li key={c.code}>
-                    <a href={href(["campaigns", c.code])}>{c.name}</a>{" "}
-                    <button type="button" class="link" onClick={() => toCampaign(c.code, null)}>Detach</button>
-                  </li>
-                ))}
-              </ul>
-              <form
-                class="row"
-                onSubmit={(e) => {
-                  e.preventDefault()
-                  if (campaign !== "") toCampaign(campaign, agent.id)
-                }}
-              >
-                <label>
-                  Campaign
-                  <select name="attach-campaign" value={campaign} onChange={(e) => setCampaign(e.currentTarget.value)}>
-                    <option value="">Choose…</option>
-                    {campaigns.filter((c) => c.agentId !== agent.id).map((c) => (
-                      <option key={c.code} value={c.code}>{c.name}</option>
-                    ))}
-                  </select>
-                </label>
-                <button type="submit" disabled={campaign === ""}>Attach to campaign</button>
-              </form>
-            </div>
-            <div>
-              <h3>Numbers (inbound calls)</h3>
-              <ul class="attached-numbers">
-                {myNumbers.length === 0 && <li class="muted">None</li>}
-                {myNumbers.map((n) => (
-                  <li key={n.number}>
-                    <span class="mono">{n.number}</span>{" "}
-                    <button type="button" class="link" onClick={() => toNumber(n.number, null)}>Detach</button>
-                  </li>
-                ))}
-              </ul>
-              <form
-                class="row"
-                onSubmit={(e) => {
-                  e.preventDefault()
-                  if (number !== "") toNumber(number, agent.id)
-                }}
-              >
-                <label>
-                  Number
-                  <select name="attach-number" value={number} onChange={(e) => setNumber(e.currentTarget.value)}>
-                    <option value="">Choose…</option>
-                    {numbers.filter((n) => n.agentId !== agent.id).map((n) => (
-                      <option key={n.number} value={n.number}>{n.number}</option>
-                    ))}
-                  </select>
-                </label>
-                <button type="submit" disabled={number === ""}>Attach to number</button>
-              </form>
-            </div>
+            <Attachments
+              title="Campaigns (outbound calls)"
+              name="campaign"
+              attached={campaigns.filter((c) => c.agentId === agent.id).map((c) => ({ id: c.code, label: c.name }))}
+              others={campaigns.filter((c) => c.agentId !== agent.id).map((c) => ({ id: c.code, label: c.name }))}
+              link={(code) => href(["campaigns", code])}
+              attach={(code, agentId) => toCampaign(code, agentId ?? null)}
+              agentId={agent.id}
+            />
+            <Attachments
+              title="Numbers (inbound calls)"
+              name="number"
+              attached={numbers.filter((n) => n.agentId === agent.id).map((n) => ({ id: n.number, label: n.number }))}
+              others={numbers.filter((n) => n.agentId !== agent.id).map((n) => ({ id: n.number, label: n.number }))}
+              attach={(number, agentId) => toNumber(number, agentId ?? null)}
+              agentId={agent.id}
+            />
             {failure !== undefined && <FailureView failure={failure} />}
           </div>
         )

@@ -1,16 +1,16 @@
 /**
  * The organization's agent definitions, newest first in pages, and a way to create one.
  */
-import { useState } from "preact/hooks"
 import { run } from "../api/Client.ts"
 import { dateTime } from "../Format.ts"
 import { href } from "../Router.ts"
+import { Pager, usePages } from "../ui/Pager.tsx"
 import { useResource } from "../ui/Resource.ts"
 import { Empty, Show } from "../ui/States.tsx"
 
 export const Agents = () => {
-  const [cursors, setCursors] = useState<ReadonlyArray<string | undefined>>([undefined])
-  const after = cursors.at(-1)
+  const pages = usePages()
+  const after = pages.after
   const page = useResource(
     () => run((client) => client.agents.list({ query: { limit: "50", ...(after === undefined ? {} : { after }) } })),
     [after]
@@ -22,7 +22,7 @@ export const Agents = () => {
         <a class="button primary" href={href(["agents", "new"])}>New agent</a>
       </div>
       <Show resource={page} loading="Loading agents…">
-        {({ agents, has_more, next_cursor }) => (
+        {({ agents, next_cursor }) => (
           <>
             {agents.length === 0
               ? (
@@ -57,18 +57,7 @@ export const Agents = () => {
                   </table>
                 </div>
               )}
-            <nav class="pager" aria-label="Agent pages">
-              <button type="button" disabled={cursors.length === 1} onClick={() => setCursors(cursors.slice(0, -1))}>
-                Previous
-              </button>
-              <button
-                type="button"
-                disabled={!has_more || next_cursor === null}
-                onClick={() => next_cursor !== null && setCursors([...cursors, next_cursor])}
-              >
-                Next
-              </button>
-            </nav>
+            <Pager label="Agent pages" pages={pages} nextCursor={next_cursor} />
           </>
         )}
       </Show>

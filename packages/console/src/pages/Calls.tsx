@@ -8,6 +8,7 @@ import { run } from "../api/Client.ts"
 import { browserZone, dateTime, duration } from "../Format.ts"
 import * as Phone from "../Phone.ts"
 import { href, navigate } from "../Router.ts"
+import { Pager, usePages } from "../ui/Pager.tsx"
 import { useResource } from "../ui/Resource.ts"
 import { Empty, Show } from "../ui/States.tsx"
 import { inProgress } from "../Words.ts"
@@ -23,8 +24,8 @@ const instant = (local: string): string | undefined => local === "" ? undefined 
 export const Calls = ({ query }: { readonly query: URLSearchParams }) => {
   const filters = read(query)
   const [draft, setDraft] = useState(filters)
-  const [cursors, setCursors] = useState<ReadonlyArray<string | undefined>>([undefined])
-  const after = cursors.at(-1)
+  const pages = usePages()
+  const after = pages.after
   const campaigns = useResource(() => run((client) => client.campaigns.list()), [])
   const key = JSON.stringify(filters)
   // Numbers in any common formatting, normalized as the API would; one that cannot be is named.
@@ -56,7 +57,7 @@ export const Calls = ({ query }: { readonly query: URLSearchParams }) => {
 
   const apply = (event: Event) => {
     event.preventDefault()
-    setCursors([undefined])
+    pages.reset()
     navigate(["calls"], draft)
   }
   const onInput = (name: FilterName) => (e: { readonly currentTarget: HTMLInputElement }) =>
@@ -113,7 +114,7 @@ export const Calls = ({ query }: { readonly query: URLSearchParams }) => {
             type="button"
             onClick={() => {
               setDraft(read(new URLSearchParams()))
-              setCursors([undefined])
+              pages.reset()
               navigate(["calls"])
             }}
           >
@@ -123,7 +124,7 @@ export const Calls = ({ query }: { readonly query: URLSearchParams }) => {
       </form>
       {badNumber !== undefined && <p class="error" role="alert">Not a phone number: {badNumber}</p>}
       <Show resource={page} loading="Loading calls…">
-        {({ conversations, has_more, next_cursor }) => (
+        {({ conversations, next_cursor }) => (
           <>
             {conversations.length === 0
               ? <Empty>No calls match.</Empty>
@@ -169,19 +170,7 @@ export const Calls = ({ query }: { readonly query: URLSearchParams }) => {
                   </table>
                 </div>
               )}
-            <nav class="pager" aria-label="Call pages">
-              <button type="button" disabled={cursors.length === 1} onClick={() => setCursors(cursors.slice(0, -1))}>
-                Previous
-              </button>
-              <span class="muted">Page {cursors.length}</span>
-              <button
-                type="button"
-                disabled={!has_more || next_cursor === null}
-                onClick={() => next_cursor !== null && setCursors([...cursors, next_cursor])}
-              >
-                Next
-              </button>
-            </nav>
+            <Pager label="Call pages" pages={pages} nextCursor={next_cursor} />
           </>
         )}
       </Show>

@@ -8,6 +8,7 @@ import type { Contact } from "@voice-agent/core/Contact"
 import { useEffect, useState } from "preact/hooks"
 import { run } from "../api/Client.ts"
 import { browserZone } from "../Format.ts"
+import { Pager, usePages } from "../ui/Pager.tsx"
 import { toFailure, useResource } from "../ui/Resource.ts"
 import { Empty, FailureView, Show } from "../ui/States.tsx"
 import { eligibility } from "../Words.ts"
@@ -94,9 +95,9 @@ export const Contacts = (
 ) => {
   const [draft, setDraft] = useState<Filters>(noFilters)
   const [filters, setFilters] = useState<Filters>(noFilters)
-  const [cursors, setCursors] = useState<ReadonlyArray<string | undefined>>([undefined])
+  const pages = usePages()
   const [draftError, setDraftError] = useState<string | undefined>(undefined)
-  const after = cursors.at(-1)
+  const after = pages.after
   const data = dataFilter(filters.data)
   const page = useResource(
     () =>
@@ -127,7 +128,7 @@ export const Contacts = (
     if (checked instanceof Error) return setDraftError(checked.message)
     setDraftError(undefined)
     setFilters(draft)
-    setCursors([undefined])
+    pages.reset()
   }
 
   return (
@@ -194,7 +195,7 @@ export const Contacts = (
             onClick={() => {
               setDraft(noFilters)
               setFilters(noFilters)
-              setCursors([undefined])
+              pages.reset()
             }}
           >
             Clear
@@ -203,7 +204,7 @@ export const Contacts = (
         </div>
       </form>
       <Show resource={page} loading="Loading contacts…">
-        {({ contacts, has_more, next_cursor }) => (
+        {({ contacts, next_cursor }) => (
           <>
             {contacts.length === 0
               ? <Empty>No contacts match.</Empty>
@@ -224,19 +225,7 @@ export const Contacts = (
                   </table>
                 </div>
               )}
-            <nav class="pager" aria-label="Contact pages">
-              <button type="button" disabled={cursors.length === 1} onClick={() => setCursors(cursors.slice(0, -1))}>
-                Previous
-              </button>
-              <span class="muted">Page {cursors.length}</span>
-              <button
-                type="button"
-                disabled={!has_more || next_cursor === null}
-                onClick={() => next_cursor !== null && setCursors([...cursors, next_cursor])}
-              >
-                Next
-              </button>
-            </nav>
+            <Pager label="Contact pages" pages={pages} nextCursor={next_cursor} />
           </>
         )}
       </Show>
