@@ -23,15 +23,35 @@ export type ApiClient = HttpApiClient.ForApi<typeof Api>
 
 const clients = new Map<string, ApiClient>()
 
+/**
+ * The client of one credential. Each group's client is made on its first use (HttpApiClient.group
+ * over the same definition), so a page builds the encoders and decoders of the groups it calls,
+ * not those of every endpoint of the API before its first request.
+ */
 const clientFor = (token: string): ApiClient => {
   const cached = clients.get(token)
   if (cached !== undefined) return cached
-  const client = Effect.runSync(
-    HttpApiClient.make(Api, {
-      baseUrl: location.origin,
-      transformClient: HttpClient.mapRequest(HttpClientRequest.bearerToken(token))
-    }).pipe(Effect.provide(FetchHttpClient.layer))
+  const httpClient = Effect.runSync(
+    Effect.map(HttpClient.HttpClient, HttpClient.mapRequest(HttpClientRequest.bearerToken(token))).pipe(
+      Effect.provide(FetchHttpClient.layer)
+    )
   )
+  const groups = new Map<string, unknown>()
+  const client = new Proxy({}, {
+    get: (_, group) => {
+      if (typeof group !== "string") return undefined
+      let made = groups.get(group)
+      if (made === undefined) {
+        made = Effect.runSync(
+          HttpApiClient.group(Api, { group: group as never, httpClient, baseUrl: location.origin }) as Effect.Effect<
+            unknown
+          >
+        )
+        groups.set(group, made)
+      }
+      return made
+    }
+  }) as ApiClient
   clients.clear()
   clients.set(token, client)
   return client
