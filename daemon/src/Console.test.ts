@@ -65,7 +65,7 @@ describe("Console routes", () => {
     }).pipe(Effect.provide(served(dir)), Effect.ensuring(Effect.sync(() => fs.rmSync(dir, { recursive: true }))))
   })
 
-  it.effect("say to run npm run build when the console is not built, and serve a build made later", () => {
+  it.effect("say to run npm run build when the console is not built, and serve each build made later", () => {
     const dir = build({})
     return Effect.gen(function*() {
       const page = yield* get("/console/", { accept: "text/html,application/xhtml+xml" })
@@ -79,6 +79,14 @@ describe("Console routes", () => {
       const built = yield* get("/console/")
       assert.strictEqual(built.status, 200)
       assert.include(new TextDecoder().decode(built.body), "built")
+
+      // A new build: another index.html (a later modification time) and its assets.
+      fs.writeFileSync(path.join(dir, "index.html"), "<!doctype html><title>rebuilt</title>")
+      fs.utimesSync(path.join(dir, "index.html"), new Date(), new Date(Date.now() + 5000))
+      fs.mkdirSync(path.join(dir, "assets"))
+      fs.writeFileSync(path.join(dir, "assets/index-new.js"), script)
+      assert.include(new TextDecoder().decode((yield* get("/console/")).body), "rebuilt")
+      assert.strictEqual((yield* get("/console/assets/index-new.js")).status, 200)
     }).pipe(Effect.provide(served(dir)), Effect.ensuring(Effect.sync(() => fs.rmSync(dir, { recursive: true }))))
   })
 })

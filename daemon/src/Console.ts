@@ -10,8 +10,9 @@
  * - The build writes `.br` and `.gz` copies beside each text file; the one the client accepts
  *   is served (`Vary: Accept-Encoding`), so nothing is compressed at request time.
  * - The files are read into memory on the first request (a build is about 1 MB with its
- *   compressed copies). Before the console is built, `/console/` answers 404 with a sentence
- *   saying to run `npm run build`; a build made while the daemon runs is picked up then.
+ *   compressed copies), and again when index.html changes (a new build while the daemon runs).
+ *   Before the console is built, `/console/` answers 404 with a sentence saying to run
+ *   `npm run build`.
  *
  * @since 0.1.0
  */
@@ -144,8 +145,18 @@ const serveFile = (file: StaticFile, request: HttpServerRequest.HttpServerReques
  * @category layers
  */
 export const routes = (directory: string = defaultDirectory()) => {
+  // Read again when index.html changes (a new build while the daemon runs): one stat a request.
+  const index = path.join(directory, "index.html")
   let files: ReadonlyMap<string, StaticFile> | undefined
-  const current = () => (files ??= load(directory))
+  let builtAt: number | undefined
+  const current = () => {
+    const stamp = fs.statSync(index, { throwIfNoEntry: false })?.mtimeMs
+    if (stamp !== builtAt) {
+      files = stamp === undefined ? undefined : load(directory)
+      builtAt = stamp
+    }
+    return files
+  }
   return HttpRouter.add(
     "GET",
     `${basePath}*`,
