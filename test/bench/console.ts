@@ -7,6 +7,7 @@
  *   page's player, the upload worker), gzipped as the daemon serves them; goal under 300 KB;
  * - interactive: from navigation start to the first campaign list drawn (the page's
  *   `console:campaigns-rendered` mark), a cold cache each run, 10 campaigns; goal under 1 s;
+ *   and how much of it passed before every module was evaluated (`console:modules-evaluated`);
  * - a contact page at 1,000,000 contacts (one campaign, seeded in SQL): from the end of the
  *   API's answer (the resource timing of `GET /v2/contacts`) to the page drawn (the
  *   `console:contacts-rendered` mark, set in the frame after the list is committed), the first
@@ -155,14 +156,16 @@ const markTime = (page: Page, name: string) =>
 const marks = (page: Page, name: string) => page.evaluate((mark) => performance.getEntriesByName(mark).length, name)
 
 const interactive = async (browser: Browser, daemon: Daemon) => {
-  const times: Array<number> = []
+  const drawn: Array<number> = []
+  const evaluated: Array<number> = []
   for (let run = 0; run < RUNS; run++) {
     const page = await signedIn(browser, daemon.key)
     await page.goto(`${daemon.base}/console/#/campaigns`)
-    times.push(await markTime(page, "console:campaigns-rendered"))
+    drawn.push(await markTime(page, "console:campaigns-rendered"))
+    evaluated.push(await markTime(page, "console:modules-evaluated"))
     await page.context().close()
   }
-  return times
+  return { drawn, evaluated }
 }
 
 /** Time from the end of the latest `GET /v2/contacts` answer to the page drawn. */
@@ -294,7 +297,9 @@ export const consoleFigures = async (): Promise<ReadonlyArray<ConsoleRow>> => {
       },
       {
         figure: "Console interactive: navigation to the first campaign list drawn, cold cache, local daemon",
-        ours: spread(started, "ms"),
+        ours: `${spread(started.drawn, "ms")}; of which the script loaded and evaluated: ${
+          spread(started.evaluated, "ms")
+        }`,
         baseline: "–",
         ratio: "–",
         goal: "< 1,000 ms"
