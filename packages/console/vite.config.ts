@@ -18,7 +18,9 @@ export default defineConfig({
     // The API client (effect's HttpApiClient and the schemas of the whole API) is one chunk of
     // about 570 KB before compression; the budget that matters is the gzipped first load.
     chunkSizeWarningLimit: 800,
-    modulePreload: { polyfill: false }
+    modulePreload: { polyfill: false },
+    // Timing warnings only say the machine was busy (CI shares two cores with the tests).
+    rolldownOptions: { checks: { bundlerTimings: false } }
   },
   worker: { format: "es" }
 })
