@@ -1,20 +1,21 @@
 /**
  * Uploading a contacts file (.csv, .json, .jsonl, any size) to a campaign, as the terminal's
- * `contacts upload` does it (core's ContactFile): the whole file is read and checked first, in a
- * Web Worker, and nothing is sent while a row is refused (each named with the API's reason);
- * then the contacts go in the API's batches of 10,000, one after another, each all or nothing.
- * A batch the API refuses stops the upload and names its rows, and what was created before it.
+ * `contacts upload` does it (core's ContactFile), all of it in a Web Worker (upload/UploadWorker):
+ * the whole file is read and checked first, and nothing is sent while a row is refused (each
+ * named with the API's reason); then the contacts go in the API's batches of 10,000, one after
+ * another, each all or nothing. A batch the API refuses stops the upload and names its rows, and
+ * what was created before it.
  */
 import type { Campaign } from "@voice-agent/core/Campaign"
-import type { Batch, CheckedFile, RefusedRow } from "@voice-agent/core/ContactFile"
-import { BatchSize, refusedRows } from "@voice-agent/core/ContactFile"
+import type { RefusedRow } from "@voice-agent/core/ContactFile"
+import { BatchSize } from "@voice-agent/core/ContactFile"
 import type { RejectionReason } from "@voice-agent/core/Errors"
-import { useRef, useState } from "preact/hooks"
-import { run } from "../api/Client.ts"
+import { useEffect, useRef, useState } from "preact/hooks"
+import type { Failure } from "../api/Failure.ts"
+import * as Session from "../api/Session.ts"
 import { count } from "../Format.ts"
-import { toFailure } from "../ui/Resource.ts"
 import { FailureView } from "../ui/States.tsx"
-import type { CheckReply, CheckRequest } from "../upload/Messages.ts"
+import type { UploadReply, UploadRequest } from "../upload/Messages.ts"
 
 type Stage =
   | { readonly _tag: "Idle" }
@@ -72,22 +73,6 @@ const RefusedTable = ({ rows }: { readonly rows: ReadonlyArray<RefusedRow> }) =>
   </div>
 )
 
-const checkFile = (request: CheckRequest, onProgress: (bytes: number, rows: number) => void) =>
-  new Promise<Exclude<CheckReply, { _tag: "Progress" }>>((resolve) => {
-    const worker = new Worker(new URL("../upload/CheckWorker.ts", import.meta.url), { type: "module" })
-    worker.onmessage = (event: MessageEvent<CheckReply>) => {
-      const reply = event.data
-      if (reply._tag === "Progress") return onProgress(reply.bytes, reply.rows)
-      worker.terminate()
-      resolve(reply)
-    }
-    worker.onerror = (event) => {
-      worker.terminate()
-      resolve({ _tag: "Malformed", row: null, message: `The file could not be checked: ${event.message}` })
-    }
-    worker.postMessage(request)
-  })
-
 /** How far the check (reading the file) and the sending are, in percent; undefined before they start. */
 const progress = (stage: Stage): { readonly checked: number; readonly sent: number | undefined } | undefined => {
   switch (stage._tag) {
@@ -116,71 +101,85 @@ export const ContactUpload = (
   const [terms, setTerms] = useState(false)
   const [allowDuplicates, setAllowDuplicates] = useState(false)
   const [stage, setStage] = useState<Stage>({ _tag: "Idle" })
-  const [failure, setFailure] = useState<ReturnType<typeof toFailure> | undefined>(undefined)
-  const input = useRef<HTMLInputElement>(null)
+  const [failure, setFailure] = useState<Failure | undefined>(undefined)
+  const worker = useRef<Worker | undefined>(undefined)
+  useEffect(() => () => worker.current?.terminate(), [])
   const busy = stage._tag === "Checking" || stage._tag === "Sending"
-
-  const send = async (checked: CheckedFile) => {
-    const total = checked.accepted
-    let created = 0
-    for (const [index, batch] of checked.batches.entries()) {
-      setStage({ _tag: "Sending", sent: created, total, batch: index + 1, batches: checked.batches.length })
-      const outcome = await upload(batch)
-      if (outcome._tag === "Refused") {
-        if (created > 0) onCreated()
-        setStage({
-          _tag: "BatchRefused",
-          batch: index + 1,
-          batches: checked.batches.length,
-          createdBefore: created,
-          rows: outcome.rows,
-          message: outcome.message
-        })
-        return
-      }
-      created += outcome.created
-    }
-    setStage({ _tag: "Done", created, batches: checked.batches.length })
-    onCreated()
-  }
-
-  const upload = (batch: Batch) =>
-    run((client) =>
-      client.contacts.upload({
-        params: { campaign_code: campaign.campaign_code },
-        query: { accepted_terms_of_service: "true", allow_duplicates: allowDuplicates },
-        payload: { contacts: batch.contacts }
-      })
-    ).then(
-      (answer) => ({ _tag: "Created" as const, created: answer.created }),
-      (error: unknown) => {
-        const failure = toFailure(error)
-        if (failure._tag === "Refused" && failure.rejected !== undefined) {
-          return { _tag: "Refused" as const, rows: refusedRows(batch, failure.rejected), message: failure.message }
-        }
-        throw error
-      }
-    )
 
   const start = (event: Event) => {
     event.preventDefault()
     if (file === undefined) return
+    worker.current?.terminate()
     setFailure(undefined)
     setStage({ _tag: "Checking", bytes: 0, total: file.size, rows: 0 })
-    void checkFile(
-      { file, allowDuplicates },
-      (bytes, rows) => setStage({ _tag: "Checking", bytes, total: file.size, rows })
-    ).then((reply) => {
-      if (reply._tag === "Malformed") return setStage({ _tag: "Malformed", row: reply.row, message: reply.message })
-      if (reply.file.refused.length > 0) return setStage({ _tag: "Refused", rows: reply.file.refused })
-      if (reply.file.accepted === 0) {
-        return setStage({ _tag: "Malformed", row: null, message: "The file holds no contact" })
+    const uploader = new Worker(new URL("../upload/UploadWorker.ts", import.meta.url), { type: "module" })
+    worker.current = uploader
+    const post = (request: UploadRequest) => uploader.postMessage(request)
+    const finish = () => {
+      uploader.terminate()
+      if (worker.current === uploader) worker.current = undefined
+    }
+    let total = 0
+    let batches = 0
+    uploader.onmessage = (message: MessageEvent<UploadReply>) => {
+      const reply = message.data
+      switch (reply._tag) {
+        case "Reading":
+          return setStage({ _tag: "Checking", bytes: reply.bytes, total: file.size, rows: reply.rows })
+        case "Malformed":
+          finish()
+          return setStage({ _tag: "Malformed", row: reply.row, message: reply.message })
+        case "Checked": {
+          if (reply.refused.length > 0) {
+            finish()
+            return setStage({ _tag: "Refused", rows: reply.refused })
+          }
+          if (reply.accepted === 0) {
+            finish()
+            return setStage({ _tag: "Malformed", row: null, message: "The file holds no contact" })
+          }
+          const token = Session.get("apiKey")
+          if (token === null) return finish()
+          total = reply.accepted
+          batches = reply.batches
+          setStage({ _tag: "Sending", sent: 0, total, batch: 1, batches })
+          return post({
+            _tag: "Send",
+            token,
+            baseUrl: location.origin,
+            campaignCode: campaign.campaign_code,
+            allowDuplicates
+          })
+        }
+        case "Sent":
+          return setStage({ _tag: "Sending", sent: reply.created, total, batch: reply.batch + 1, batches })
+        case "BatchRefused":
+          finish()
+          if (reply.createdBefore > 0) onCreated()
+          return setStage({
+            _tag: "BatchRefused",
+            batch: reply.batch,
+            batches,
+            createdBefore: reply.createdBefore,
+            rows: reply.rows,
+            message: reply.message
+          })
+        case "Failed":
+          finish()
+          if (reply.failure._tag === "Unauthorized") Session.forget("apiKey")
+          setStage({ _tag: "Idle" })
+          return setFailure(reply.failure)
+        case "Done":
+          finish()
+          setStage({ _tag: "Done", created: reply.created, batches })
+          return onCreated()
       }
-      return send(reply.file).catch((error: unknown) => {
-        setStage({ _tag: "Idle" })
-        setFailure(toFailure(error))
-      })
-    })
+    }
+    uploader.onerror = (error) => {
+      finish()
+      setStage({ _tag: "Malformed", row: null, message: `The file could not be read: ${error.message}` })
+    }
+    post({ _tag: "Check", file, allowDuplicates })
   }
 
   const bars = progress(stage)
@@ -195,7 +194,6 @@ export const ContactUpload = (
         <label>
           File
           <input
-            ref={input}
             type="file"
             name="file"
             accept=".csv,.json,.jsonl,text/csv,application/json"
