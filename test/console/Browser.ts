@@ -18,12 +18,22 @@ import type { BrowserContext, Page } from "playwright-core"
 import { chromium } from "playwright-core"
 import * as Chromium from "../support/Chromium.ts"
 
+const built = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../packages/console/dist/index.html")
+
 /**
- * Why the browser tests cannot run here (Chromium.ts), or undefined when they can.
+ * Why the browser tests cannot run here, or undefined when they can: no Chromium (Chromium.ts),
+ * or a console not built (`npm run build`; CI builds before it tests). Outside CI either skips
+ * with a notice; in CI either fails.
  *
  * @category constructors
  */
-export const unavailable = Chromium.unavailable()
+export const unavailable = Chromium.unavailable() ?? (() => {
+  if (fs.existsSync(built)) return undefined
+  const reason = "the console is not built (npm run build)"
+  if (process.env["CI"] === "true") throw new Error(`${reason}; in CI the browser tests never skip`)
+  console.warn(`Skipping the console's browser tests: ${reason}`)
+  return reason
+})()
 
 /**
  * @category models
