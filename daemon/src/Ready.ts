@@ -63,7 +63,9 @@ export const layer = (log: LogSettings, shutdownTimeoutSeconds: number) =>
         ? `Admin API enabled at ${url}/admin/v1`
         : "Admin API disabled (set VOICE_AGENT_ADMIN_TOKEN to enable it)"
     )
-    const ready = Effect.logInfo(`voice-agent ready on ${url} (API reference: ${url}/docs)`)
+    const ready = Effect.logInfo(
+      `voice-agent ready on ${url} (web console: ${url}/console/, API reference: ${url}/docs)`
+    )
     yield* log.format === "json" ? Effect.annotateLogs(ready, { url }) : ready
     yield* Effect.addFinalizer(() =>
       Effect.logInfo(`Shutting down: no new requests; waiting up to ${shutdownTimeoutSeconds} s for requests in flight`)

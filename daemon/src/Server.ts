@@ -16,6 +16,7 @@ import * as NodeServer from "@voice-agent/http/NodeServer"
 import { Clock, Effect, Layer, References } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import * as Carrier from "./Carrier.ts"
+import * as Console from "./Console.ts"
 import { DemoSeed } from "./DemoSeed.ts"
 import * as Dialer from "./Dialer.ts"
 import * as DirectCalls from "./DirectCalls.ts"
@@ -77,7 +78,14 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
       Carrier.choice,
       (chosen) =>
         HttpRouter.serve(
-          Layer.mergeAll(HttpApp.layer, Media.endpoint, Listen.endpoint, RemoteAgents.routes, carrierRoutes(chosen)),
+          Layer.mergeAll(
+            HttpApp.layer,
+            Console.routes(),
+            Media.endpoint,
+            Listen.endpoint,
+            RemoteAgents.routes,
+            carrierRoutes(chosen)
+          ),
           {
             disableLogger: !Logging.logsRequests(log),
             disableListenLog: true

@@ -20,6 +20,8 @@
  *   the hand-written media server doing the same work per call (`raw-media-server.ts`).
  * - Cold start: process start to the first answered request, on PGlite in memory, on a new data
  *   directory (first run: migrations) and on the same directory again (restart).
+ * - The web console in Chromium (console.ts: its header says what it measures): first load,
+ *   first campaign list drawn, a contact page at 1,000,000 contacts, live listen.
  *
  * Client, daemon and database share the machine's cores: figures are floors, compare ratios.
  */
@@ -36,6 +38,8 @@ import os from "node:os"
 import path from "node:path"
 import { performance } from "node:perf_hooks"
 import { CONTACTS as DIALED, dialerCallsPerSecond, graphileJobsPerSecond } from "./compare-dialer.ts"
+import { consoleFigures } from "./console.ts"
+import { psql } from "./Psql.ts"
 
 const RUNS = Number(process.env["BENCH_RUNS"] ?? 5)
 const CONTACTS = 10_000
@@ -132,18 +136,6 @@ const once = (url: string, key: string, method: string, body?: string) =>
     request.on("error", reject)
     request.end(body)
   })
-
-const psql = (database: string, ...commands: ReadonlyArray<string>): string => {
-  const result = spawnSync(
-    "psql",
-    ["-h", "127.0.0.1", "-U", "postgres", "-d", database, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-At"].concat(
-      commands.flatMap((c) => ["-c", c])
-    ),
-    { encoding: "utf8" }
-  )
-  if (result.status !== 0) throw new Error(`psql: ${result.stderr}`)
-  return result.stdout
-}
 
 // ---------------------------------------------------------------------------------------------
 // the rows uploaded, as the API takes them and as COPY takes them
@@ -567,6 +559,7 @@ const main = async () => {
   await dialer()
   concurrentCalls()
   await coldStart()
+  rows.push(...(await consoleFigures()))
   agent.destroy()
   const table = [
     "| Figure | voice-agent | Baseline (same run) | Ratio | Goal |",

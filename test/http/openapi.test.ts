@@ -109,6 +109,12 @@ const documented = {
   ],
   admin: [
     ["post", "/admin/v1/organizations"],
+    // The lists the web console's admin pages read.
+    ["get", "/admin/v1/organizations"],
+    ["get", "/admin/v1/organizations/{org_id}"],
+    ["get", "/admin/v1/organizations/{org_id}/api-keys"],
+    ["get", "/admin/v1/organizations/{org_id}/phone-numbers"],
+    ["get", "/admin/v1/organizations/{org_id}/dnc"],
     ["patch", "/admin/v1/organizations/{org_id}"],
     ["post", "/admin/v1/organizations/{org_id}/api-keys"],
     ["delete", "/admin/v1/organizations/{org_id}/api-keys/{key_id}"],
@@ -120,7 +126,8 @@ const documented = {
     ["post", "/admin/v1/organizations/{org_id}/webhooks"],
     ["get", "/admin/v1/organizations/{org_id}/webhooks"],
     ["delete", "/admin/v1/organizations/{org_id}/webhooks/{webhook_id}"],
-    ["get", "/admin/v1/organizations/{org_id}/webhooks/{webhook_id}/deliveries"]
+    ["get", "/admin/v1/organizations/{org_id}/webhooks/{webhook_id}/deliveries"],
+    ["get", "/admin/v1/webhook-deliveries"]
   ]
 } as const
 
@@ -424,11 +431,11 @@ await eachBackend("openapi", (it) => {
       assert.deepStrictEqual(embeddedDocument(docs.text).components.securitySchemes, spec.components.securitySchemes)
     }))
 
-  it.effect("GET / redirects to the API reference; other methods answer in the API's shape", () =>
+  it.effect("GET / redirects to the web console; other methods answer in the API's shape", () =>
     Effect.gen(function*() {
       const root = yield* api(null, "GET", "/")
       assert.include([302, 307], root.status)
-      assert.strictEqual(root.headers.location, "/docs")
+      assert.strictEqual(root.headers.location, "/console/")
       const post = yield* api(null, "POST", "/")
       assert.isAtLeast(post.status, 400)
       assert.isString(post.body.detail)

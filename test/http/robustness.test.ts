@@ -489,7 +489,7 @@ await eachBackend("robustness", (it) => {
       const org = yield* organization()
       for (
         const [method, path] of [
-          // GET / redirects a newcomer to the reference (openapi.test); other methods do not.
+          // GET / redirects to the web console.
           ["POST", "/"],
           ["GET", "/v3/campaigns"],
           ["GET", "/v2/campaign"],

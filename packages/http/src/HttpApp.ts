@@ -1,6 +1,6 @@
 /**
  * The HTTP application as route layers: every group's handlers, `GET /openapi.json`, the
- * `/docs` page and `GET /` (which points a newcomer to `/docs`). Serve it with `HttpRouter.serve(HttpApp.layer)` over an HTTP server layer;
+ * `/docs` page and `GET /` (to the web console, which the daemon serves). Serve it with `HttpRouter.serve(HttpApp.layer)` over an HTTP server layer;
  * it needs the storage ports, ServerSecrets, the Carrier (send-sms), the RecordingStore and
  * the admin token provided. Optional services (answered 501 without them): `DirectCalls`
  * (create-outbound), `Providers` (llm/generate), `ModelProxy` (the `openai/v1/*` proxy).
@@ -89,12 +89,13 @@ export const docsLayer = Layer.unwrap(Effect.map(AdminToken, (token) => {
 }))
 
 /**
- * `GET /`: a redirect to the API reference, the one page a person who opens the daemon's address
- * in a browser can use. Other methods on `/` answer 405 in the API's shape like any route.
+ * `GET /`: a redirect to the web console (docs/CONSOLE.md; the daemon serves it at
+ * `/console/`), the page a person who opens the daemon's address in a browser expects. Before
+ * the catch-all 404 of ErrorBodies: the router keeps the first route registered for `/`.
  *
  * @category layers
  */
-export const rootLayer = HttpRouter.add("GET", "/", Effect.succeed(HttpServerResponse.redirect("/docs")))
+export const rootLayer = HttpRouter.add("GET", "/", Effect.succeed(HttpServerResponse.redirect("/console/")))
 
 /**
  * @category layers

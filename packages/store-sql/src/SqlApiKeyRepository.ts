@@ -61,6 +61,18 @@ export const make = Effect.gen(function*() {
         RETURNING id::text AS "id"`
   })
 
+  // No index on organization_id: the table has one row per key ever issued (an installation's
+  // tenants times their rotations), read whole for this admin list.
+  const listByOrganization = SqlSchema.findAll({
+    Request: Schema.String,
+    Result: Schema.Struct({ id: Schema.String, createdAt: Schema.Date, revokedAt: Schema.NullOr(Schema.Date) }),
+    execute: (organizationId) =>
+      sql`
+        SELECT id::text AS "id", created_at AS "createdAt", revoked_at AS "revokedAt"
+        FROM api_keys WHERE organization_id = ${organizationId}
+        ORDER BY created_at, id`
+  })
+
   const findByHash = SqlSchema.findOneOption({
     Request: Schema.String,
     Result: Schema.Struct({ ...OrganizationRow.fields, keyHash: Schema.String }),
@@ -92,6 +104,10 @@ export const make = Effect.gen(function*() {
       const row = isUuid(organizationId) && isUuid(keyId) ? yield* revokeLive({ organizationId, keyId }) : Option.none()
       if (Option.isNone(row)) return yield* new ApiKeyNotFound({ keyId })
     }, orDieInfrastructure),
+    list: Effect.fn("ApiKeyRepository.list")(
+      (organizationId: string) => isUuid(organizationId) ? listByOrganization(organizationId) : Effect.succeed([]),
+      orDieInfrastructure
+    ),
     authenticate: Effect.fn("ApiKeyRepository.authenticate")(
       function*(apiKey: string) {
         const presented = hashApiKey(apiKey)

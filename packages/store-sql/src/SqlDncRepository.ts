@@ -81,6 +81,19 @@ export const make = Effect.gen(function*() {
         SELECT count(*)::int AS "count" FROM removed`
   })
 
+  // A range scan of the primary key (organization_id, phone_number).
+  const page = SqlSchema.findAll({
+    Request: Schema.Struct({ organizationId: Schema.String, after: Schema.NullOr(Schema.String), limit: Schema.Int }),
+    Result: Schema.Struct({ phoneNumber: E164, createdAt: Schema.Date }),
+    execute: ({ after, limit, organizationId }) =>
+      sql`
+        SELECT phone_number AS "phoneNumber", created_at AS "createdAt" FROM dnc_entries
+        WHERE organization_id = ${organizationId}
+          ${after === null ? sql`` : sql`AND phone_number > ${after}`}
+        ORDER BY phone_number
+        LIMIT ${limit + 1}`
+  })
+
   const findListedAmong = SqlSchema.findAll({
     Request: Numbers,
     Result: Schema.Struct({ phoneNumber: E164 }),
@@ -112,6 +125,11 @@ export const make = Effect.gen(function*() {
           : Effect.succeed(0),
       orDieInfrastructure
     ),
+    list: Effect.fn("DncRepository.list")(function*(query) {
+      if (!isUuid(query.organizationId)) return { entries: [], hasMore: false }
+      const rows = yield* page({ organizationId: query.organizationId, after: query.after ?? null, limit: query.limit })
+      return { entries: rows.slice(0, query.limit), hasMore: rows.length > query.limit }
+    }, orDieInfrastructure),
     findListed: Effect.fn("DncRepository.findListed")(
       (organizationId: string, phoneNumbers: ReadonlyArray<E164Type>) =>
         isUuid(organizationId) && phoneNumbers.length > 0

@@ -101,6 +101,12 @@ export const make = Effect.gen(function*() {
     }
   })
 
+  const listAll = SqlSchema.findAll({
+    Request: Schema.Void,
+    Result: OrganizationRow,
+    execute: () => sql`SELECT ${columns} FROM organizations o ORDER BY o.created_at, o.id`
+  })
+
   const get = Effect.fn("OrganizationRepository.get")(function*(id: string) {
     const found = isUuid(id) ? yield* findById(id) : Option.none()
     return yield* Option.match(found, {
@@ -123,6 +129,7 @@ export const make = Effect.gen(function*() {
       })
     }, orDieInfrastructure),
     get,
+    list: listAll(undefined).pipe(Effect.withSpan("OrganizationRepository.list"), orDieInfrastructure),
     count: sql<{ readonly count: number }>`SELECT count(*)::int AS "count" FROM organizations`.pipe(
       Effect.map((rows) => rows[0]?.count ?? 0),
       Effect.withSpan("OrganizationRepository.count"),

@@ -140,6 +140,22 @@ export const make = Effect.gen(function*() {
         RETURNING id::text AS "id"`
   })
 
+  // A DeliveryRow of the delivery `d` of the event `e`, its attempts included.
+  const deliveryColumns = sql.literal(`
+    d.id::text AS "id", d.event_id AS "eventId", e.type AS "eventType", d.status AS "status",
+    d.attempts AS "attempts", d.created_at AS "createdAt", d.last_attempt_at AS "lastAttemptAt",
+    d.next_attempt_at AS "nextAttemptAt", d.delivered_at AS "deliveredAt",
+    d.last_response_status AS "lastResponseStatus", d.last_error AS "lastError",
+    (SELECT COALESCE(json_agg(json_build_object(
+              'attempt', a.attempt,
+              'attemptedAt', floor(extract(epoch FROM a.attempted_at) * 1000)::bigint,
+              'durationMs', a.duration_ms,
+              'responseStatus', a.response_status,
+              'errorType', a.error_type,
+              'error', a.error
+            ) ORDER BY a.attempt DESC), '[]'::json)
+     FROM webhook_attempts a WHERE a.delivery_id = d.id) AS "history"`)
+
   const selectDeliveries = SqlSchema.findAll({
     Request: Schema.Struct({
       endpointId: Schema.String,
@@ -149,22 +165,35 @@ export const make = Effect.gen(function*() {
     Result: DeliveryRow,
     execute: ({ after, endpointId, limit }) =>
       sql`
-        SELECT d.id::text AS "id", d.event_id AS "eventId", e.type AS "eventType", d.status AS "status",
-               d.attempts AS "attempts", d.created_at AS "createdAt", d.last_attempt_at AS "lastAttemptAt",
-               d.next_attempt_at AS "nextAttemptAt", d.delivered_at AS "deliveredAt",
-               d.last_response_status AS "lastResponseStatus", d.last_error AS "lastError",
-               (SELECT COALESCE(json_agg(json_build_object(
-                         'attempt', a.attempt,
-                         'attemptedAt', floor(extract(epoch FROM a.attempted_at) * 1000)::bigint,
-                         'durationMs', a.duration_ms,
-                         'responseStatus', a.response_status,
-                         'errorType', a.error_type,
-                         'error', a.error
-                       ) ORDER BY a.attempt DESC), '[]'::json)
-                FROM webhook_attempts a WHERE a.delivery_id = d.id) AS "history"
+        SELECT ${deliveryColumns}
         FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
         WHERE d.endpoint_id = ${endpointId} ${after === null ? sql`` : sql`AND d.id < ${after}::bigint`}
         ORDER BY d.id DESC
+        LIMIT ${limit}`
+  })
+
+  // The events a call caused (its call.started and call.ended, and its contact's status
+  // changes) are found without reading payloads at large: a range scan of
+  // webhook_events_by_time over the call's span (a minute of slack each side; to the end of the
+  // index while it runs), the payloads of that span's events matched, then each event's
+  // deliveries through the (event_id, endpoint_id) key.
+  const selectCallDeliveries = SqlSchema.findAll({
+    Request: Schema.Struct({ callId: Schema.String, limit: Schema.Int }),
+    Result: Schema.Struct({ ...DeliveryRow.fields, endpointId: Schema.String, url: Schema.String }),
+    execute: ({ callId, limit }) =>
+      sql`
+        SELECT ${deliveryColumns}, w.id::text AS "endpointId", w.url AS "url"
+        FROM conversations c
+        JOIN webhook_events e
+          ON e.created_at >= c.started_at - interval '1 minute'
+         AND e.created_at <= COALESCE(c.ended_at + interval '1 minute', 'infinity'::timestamptz)
+         AND e.organization_id = c.organization_id
+         AND (e.payload -> 'conversation' ->> 'call_id' = c.call_id
+              OR (e.type = 'contact.status_changed' AND e.payload -> 'contact' ->> 'id' = c.contact_id::text))
+        JOIN webhook_deliveries d ON d.event_id = e.id
+        JOIN webhook_endpoints w ON w.id = d.endpoint_id
+        WHERE c.call_id = ${callId}
+        ORDER BY e.created_at, d.id
         LIMIT ${limit}`
   })
 
@@ -285,6 +314,14 @@ export const make = Effect.gen(function*() {
         const deliveries: ReadonlyArray<WebhookDelivery> = rows.slice(0, query.limit).map(toDelivery)
         return { deliveries, hasMore: rows.length > query.limit }
       },
+      orDieInfrastructure
+    ),
+    listCallDeliveries: Effect.fn("WebhookRepository.listCallDeliveries")(
+      (callId: string, limit: number) =>
+        Effect.map(
+          selectCallDeliveries({ callId, limit }),
+          (rows) => rows.map(({ endpointId, url, ...row }) => ({ ...toDelivery(row), endpointId, url }))
+        ),
       orDieInfrastructure
     ),
     enqueue: Effect.fn("WebhookRepository.enqueue")(

@@ -19,11 +19,25 @@ export interface IssuedApiKey {
 }
 
 /**
+ * A key as listed: never its text, which exists only in the answer to `issue`.
+ *
+ * @category models
+ */
+export interface ApiKeyInfo {
+  readonly id: string
+  readonly createdAt: Date
+  /** When it was revoked; null while it is live. */
+  readonly revokedAt: Date | null
+}
+
+/**
  * @category services
  */
 export class ApiKeyRepository extends Context.Service<ApiKeyRepository, {
   readonly issue: (organizationId: string) => Effect.Effect<IssuedApiKey, OrganizationNotFound>
   readonly revoke: (organizationId: string, keyId: string) => Effect.Effect<void, ApiKeyNotFound>
+  /** The organization's keys, revoked ones too, oldest first; none for an unknown organization. */
+  readonly list: (organizationId: string) => Effect.Effect<ReadonlyArray<ApiKeyInfo>>
   /** The organization of a live (not revoked) key, if the key is one. */
   readonly authenticate: (apiKey: string) => Effect.Effect<Option.Option<Organization>>
 }>()("@voice-agent/core/ports/ApiKeyRepository") {}

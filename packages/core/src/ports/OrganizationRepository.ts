@@ -19,6 +19,11 @@ export class OrganizationRepository extends Context.Service<OrganizationReposito
     patch: Partial<OrganizationSettings>
   ) => Effect.Effect<Organization, OrganizationNotFound>
   readonly get: (id: string) => Effect.Effect<Organization, OrganizationNotFound>
+  /**
+   * Every organization, oldest first (the admin API's list). Read whole: an installation has
+   * one row per tenant.
+   */
+  readonly list: Effect.Effect<ReadonlyArray<Organization>>
   /** How many organizations exist (the daemon seeds a demo organization when none does). */
   readonly count: Effect.Effect<number>
 }>()("@voice-agent/core/ports/OrganizationRepository") {}

@@ -93,6 +93,16 @@ export interface DeliveryPage {
 }
 
 /**
+ * A delivery of an event a call caused, with the endpoint it goes to.
+ *
+ * @category models
+ */
+export interface CallDelivery extends WebhookDelivery {
+  readonly endpointId: string
+  readonly url: string
+}
+
+/**
  * @category services
  */
 export class WebhookRepository extends Context.Service<WebhookRepository, {
@@ -116,6 +126,12 @@ export class WebhookRepository extends Context.Service<WebhookRepository, {
     readonly after?: string | undefined
     readonly limit: number
   }) => Effect.Effect<DeliveryPage, WebhookEndpointNotFound>
+  /**
+   * The deliveries of the events the call `callId` caused (its `call.started` and `call.ended`,
+   * its contact's `contact.status_changed` while it ran), oldest event first, at most `limit`;
+   * none for an unknown call. Call ids are unique across organizations.
+   */
+  readonly listCallDeliveries: (callId: string, limit: number) => Effect.Effect<ReadonlyArray<CallDelivery>>
   /**
    * Writes the events and, in the same statement, one pending delivery, due at `now`, per
    * endpoint of each event's organization subscribed to its type; an event no endpoint wants is

@@ -13,6 +13,11 @@
  * - `PATCH` with no field: 400 `{detail}`, like the campaign update.
  * - An inbound message to a number the organization does not own: 400 (as send-sms answers for
  *   an unowned sender).
+ * - The lists (for the web console's admin pages): organizations and an organization's keys and
+ *   numbers are plain arrays, oldest first (an installation has few; a key's text is never
+ *   shown again); the DNC list, which may hold millions of numbers, is keyset-paginated in
+ *   number order like the public lists (`limit` 1 to 1000, default 100; a bad `limit` or
+ *   `after` is a 400).
  *
  * @since 0.1.0
  */
@@ -20,6 +25,7 @@ import { MaxConcurrency } from "@voice-agent/core/Campaign"
 import { InboundMessage, MaxSmsLength } from "@voice-agent/core/Message"
 import { DefaultMaxConcurrency, PhoneNumberResource } from "@voice-agent/core/Organization"
 import type { Organization, OrganizationSettings } from "@voice-agent/core/Organization"
+import { PageFields } from "@voice-agent/core/Page"
 import { E164, normalize } from "@voice-agent/core/PhoneNumber"
 import { fromMillis, parseIsoInstant, toIso } from "@voice-agent/core/Time"
 import { Effect, Result, Schema, SchemaIssue, SchemaTransformation } from "effect"
@@ -153,6 +159,31 @@ export const IssuedApiKeyResource = Schema.Struct({
 }).annotate({ identifier: "IssuedApiKey" })
 
 /**
+ * An API key as listed (its text is shown only when it is issued).
+ *
+ * @category schemas
+ */
+export const ApiKeyResource = Schema.Struct({
+  id: Schema.String,
+  created_datetime: Schema.String,
+  revoked_datetime: Schema.NullOr(Schema.String).annotate({ description: "When it was revoked; null while live" })
+}).annotate({ identifier: "ApiKey" })
+
+/**
+ * A page of an organization's Do-Not-Call list, in number order.
+ *
+ * @category schemas
+ */
+export const DncList = Schema.Struct({
+  phone_numbers: Schema.Array(
+    Schema.Struct({ phone_number: Schema.String, created_datetime: Schema.String }).annotate({
+      identifier: "DncEntry"
+    })
+  ),
+  ...PageFields
+}).annotate({ identifier: "DncList" })
+
+/**
  * @category schemas
  */
 export const AddPhoneNumberRequest = Schema.Struct({
@@ -235,6 +266,14 @@ export class AdminApi extends HttpApiGroup.make("admin")
       payload: storableBody(CreateOrganizationRequest),
       success: OrganizationResource.pipe(HttpApiSchema.status(201))
     }).annotate(OpenApi.Summary, "Create an organization"),
+    HttpApiEndpoint.get("listOrganizations", "/admin/v1/organizations", {
+      success: Schema.Array(OrganizationResource)
+    }).annotate(OpenApi.Summary, "List organizations"),
+    HttpApiEndpoint.get("getOrganization", "/admin/v1/organizations/:org_id", {
+      params: orgId,
+      success: OrganizationResource,
+      error: NotFound
+    }).annotate(OpenApi.Summary, "Get an organization"),
     HttpApiEndpoint.patch("updateOrganization", "/admin/v1/organizations/:org_id", {
       params: orgId,
       payload: storableBody(UpdateOrganizationRequest),
@@ -246,17 +285,33 @@ export class AdminApi extends HttpApiGroup.make("admin")
       success: IssuedApiKeyResource.pipe(HttpApiSchema.status(201)),
       error: NotFound
     }).annotate(OpenApi.Summary, "Issue an API key"),
+    HttpApiEndpoint.get("listApiKeys", "/admin/v1/organizations/:org_id/api-keys", {
+      params: orgId,
+      success: Schema.Array(ApiKeyResource),
+      error: NotFound
+    }).annotate(OpenApi.Summary, "List API keys"),
     HttpApiEndpoint.delete("revokeApiKey", "/admin/v1/organizations/:org_id/api-keys/:key_id", {
       params: { ...orgId, key_id: Schema.String },
       success: Schema.Struct({ ok: Schema.Literal(true) }),
       error: NotFound
     }).annotate(OpenApi.Summary, "Revoke an API key"),
+    HttpApiEndpoint.get("listPhoneNumbers", "/admin/v1/organizations/:org_id/phone-numbers", {
+      params: orgId,
+      success: Schema.Array(PhoneNumberResource),
+      error: NotFound
+    }).annotate(OpenApi.Summary, "List phone numbers"),
     HttpApiEndpoint.post("addPhoneNumber", "/admin/v1/organizations/:org_id/phone-numbers", {
       params: orgId,
       payload: AddPhoneNumberRequest,
       success: PhoneNumberResource.pipe(HttpApiSchema.status(201)),
       error: [NotFound, Conflict]
     }).annotate(OpenApi.Summary, "Add a phone number"),
+    HttpApiEndpoint.get("listDnc", "/admin/v1/organizations/:org_id/dnc", {
+      params: orgId,
+      query: { limit: Schema.optional(Schema.String), after: Schema.optional(Schema.String) },
+      success: DncList,
+      error: [BadRequest, NotFound]
+    }).annotate(OpenApi.Summary, "List Do-Not-Call numbers"),
     HttpApiEndpoint.post("addDnc", "/admin/v1/organizations/:org_id/dnc", {
       params: orgId,
       payload: AddDncRequest,

@@ -157,6 +157,30 @@ export const WebhookDeliveryList = Schema.Struct({
   ...PageFields
 }).annotate({ identifier: "WebhookDeliveryList" })
 
+/**
+ * `GET /admin/v1/webhook-deliveries?call_id=`: the deliveries of the events a call caused,
+ * each with the endpoint it goes to (the web console's call page shows them).
+ *
+ * @category schemas
+ */
+export const CallDeliveryList = Schema.Struct({
+  deliveries: Schema.Array(
+    Schema.Struct({
+      ...WebhookDeliveryResource.fields,
+      webhook_id: Schema.String,
+      url: Schema.String
+    }).annotate({ identifier: "WebhookCallDelivery" })
+  )
+}).annotate({ identifier: "WebhookCallDeliveryList" })
+
+/**
+ * The most deliveries a call's list answers (a call causes three events; each goes to every
+ * endpoint that takes it).
+ *
+ * @category constructors
+ */
+export const maxCallDeliveries = 100
+
 const orgId = { org_id: Schema.String }
 const webhookParams = { org_id: Schema.String, webhook_id: Schema.String }
 
@@ -186,7 +210,18 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       query: { limit: Schema.optional(Schema.String), after: Schema.optional(Schema.String) },
       success: WebhookDeliveryList,
       error: [BadRequest, NotFound]
-    }).annotate(OpenApi.Summary, "List a webhook endpoint's deliveries")
+    }).annotate(OpenApi.Summary, "List a webhook endpoint's deliveries"),
+    HttpApiEndpoint.get("callDeliveries", "/admin/v1/webhook-deliveries", {
+      query: { call_id: Schema.String },
+      success: CallDeliveryList
+    })
+      .annotate(OpenApi.Summary, "List the deliveries of a call's events")
+      .annotate(
+        OpenApi.Description,
+        "The deliveries, to every endpoint, of the events the call caused (call.started, call.ended, its " +
+          `contact's contact.status_changed), oldest event first, at most ${maxCallDeliveries}; an unknown call ` +
+          "has none. Call ids are unique across organizations."
+      )
   )
   .middleware(AdminAuthorization)
   .annotateMerge(OpenApi.annotations({

@@ -197,6 +197,99 @@ for (const backend of await TestDatabase.backends()) {
             assert.strictEqual((yield* call("DELETE", `${unknown}?phone_number=%2B12025550111`)).status, 404)
           }))
 
+        it.effect("lists organizations oldest first and gets one; an unknown one is 404", () =>
+          Effect.gen(function*() {
+            const first = (yield* createOrganization({ max_concurrency: 3 })).body
+            const second = (yield* createOrganization()).body
+            const list = yield* call("GET", "/admin/v1/organizations")
+            assert.strictEqual(list.status, 200)
+            const ids: Array<string> = list.body.map((o: { id: string }) => o.id)
+            assert.isBelow(ids.indexOf(first.id), ids.indexOf(second.id))
+            assert.isAtLeast(ids.indexOf(first.id), 0)
+            assert.deepStrictEqual(list.body[ids.indexOf(first.id)], first)
+            assert.deepStrictEqual(yield* call("GET", `/admin/v1/organizations/${second.id}`), {
+              status: 200,
+              body: second
+            })
+            assert.strictEqual((yield* call("GET", `/admin/v1/organizations/${unknownOrg}`)).status, 404)
+            assert.strictEqual((yield* call("GET", "/admin/v1/organizations/not-a-uuid")).status, 404)
+          }))
+
+        it.effect("lists an organization's keys without their text, a revoked one with its time", () =>
+          Effect.gen(function*() {
+            const org = (yield* createOrganization()).body
+            const other = (yield* createOrganization()).body
+            const kept = (yield* issueKey(org.id)).body
+            const revoked = (yield* issueKey(org.id)).body
+            yield* issueKey(other.id)
+            yield* call("DELETE", `/admin/v1/organizations/${org.id}/api-keys/${revoked.id}`)
+            const list = yield* call("GET", `/admin/v1/organizations/${org.id}/api-keys`)
+            assert.strictEqual(list.status, 200)
+            assert.deepStrictEqual(list.body.map((k: { id: string }) => k.id), [kept.id, revoked.id])
+            for (const key of list.body) {
+              assert.deepStrictEqual(Object.keys(key).sort(), ["created_datetime", "id", "revoked_datetime"])
+              assert.notInclude(JSON.stringify(key), "va_")
+            }
+            assert.isNull(list.body[0].revoked_datetime)
+            assert.isFalse(Number.isNaN(Date.parse(list.body[1].revoked_datetime)))
+            assert.strictEqual((yield* call("GET", `/admin/v1/organizations/${unknownOrg}/api-keys`)).status, 404)
+          }))
+
+        it.effect("lists an organization's numbers", () =>
+          Effect.gen(function*() {
+            const org = (yield* createOrganization()).body
+            const [a, b] = [randomNumber(), randomNumber()].sort()
+            yield* call("POST", `/admin/v1/organizations/${org.id}/phone-numbers`, { body: { phone_number: b } })
+            yield* call("POST", `/admin/v1/organizations/${org.id}/phone-numbers`, {
+              body: { phone_number: a, sms_enabled: false }
+            })
+            assert.deepStrictEqual(yield* call("GET", `/admin/v1/organizations/${org.id}/phone-numbers`), {
+              status: 200,
+              body: [{ phone_number: a, sms_enabled: false }, { phone_number: b, sms_enabled: true }]
+            })
+            assert.strictEqual(
+              (yield* call("GET", `/admin/v1/organizations/${unknownOrg}/phone-numbers`)).status,
+              404
+            )
+          }))
+
+        it.effect("pages the DNC list in number order with cursors bound to the organization", () =>
+          Effect.gen(function*() {
+            const org = (yield* createOrganization()).body
+            const other = (yield* createOrganization()).body
+            const numbers = Array.from({ length: 5 }, () => randomNumber()).sort()
+            yield* call("POST", `/admin/v1/organizations/${org.id}/dnc`, { body: { phone_numbers: numbers } })
+            yield* call("POST", `/admin/v1/organizations/${other.id}/dnc`, {
+              body: { phone_numbers: [randomNumber()] }
+            })
+            const dnc = `/admin/v1/organizations/${org.id}/dnc`
+            const first = yield* call("GET", `${dnc}?limit=2`)
+            assert.strictEqual(first.status, 200)
+            assert.deepStrictEqual(first.body.phone_numbers.map((e: { phone_number: string }) => e.phone_number), [
+              numbers[0],
+              numbers[1]
+            ])
+            assert.isTrue(first.body.has_more)
+            assert.isFalse(Number.isNaN(Date.parse(first.body.phone_numbers[0].created_datetime)))
+            const seen: Array<string> = []
+            let cursor: string | null = null
+            do {
+              const page: { body: { phone_numbers: Array<{ phone_number: string }>; next_cursor: string | null } } =
+                yield* call("GET", `${dnc}?limit=2${cursor === null ? "" : `&after=${encodeURIComponent(cursor)}`}`)
+              seen.push(...page.body.phone_numbers.map((e) => e.phone_number))
+              cursor = page.body.next_cursor
+            } while (cursor !== null)
+            assert.deepStrictEqual(seen, numbers)
+
+            assert.strictEqual((yield* call("GET", `${dnc}?limit=0`)).status, 400)
+            assert.strictEqual((yield* call("GET", `${dnc}?after=nonsense`)).status, 400)
+            const foreign = `/admin/v1/organizations/${other.id}/dnc?after=${
+              encodeURIComponent(first.body.next_cursor)
+            }`
+            assert.strictEqual((yield* call("GET", foreign)).status, 400)
+            assert.strictEqual((yield* call("GET", `/admin/v1/organizations/${unknownOrg}/dnc`)).status, 404)
+          }))
+
         it.effect("stores an inbound message to one of the organization's numbers", () =>
           Effect.gen(function*() {
             const org = (yield* createOrganization()).body
@@ -288,6 +381,11 @@ describe("admin API without VOICE_AGENT_ADMIN_TOKEN", () => {
       Effect.gen(function*() {
         const routes: ReadonlyArray<readonly [HttpMethod.HttpMethod, string, unknown]> = [
           ["POST", "/admin/v1/organizations", { name: "x" }],
+          ["GET", "/admin/v1/organizations", undefined],
+          ["GET", `/admin/v1/organizations/${unknownOrg}`, undefined],
+          ["GET", `/admin/v1/organizations/${unknownOrg}/api-keys`, undefined],
+          ["GET", `/admin/v1/organizations/${unknownOrg}/phone-numbers`, undefined],
+          ["GET", `/admin/v1/organizations/${unknownOrg}/dnc`, undefined],
           ["PATCH", `/admin/v1/organizations/${unknownOrg}`, { name: "x" }],
           ["POST", `/admin/v1/organizations/${unknownOrg}/api-keys`, undefined],
           ["DELETE", `/admin/v1/organizations/${unknownOrg}/api-keys/${unknownOrg}`, undefined],

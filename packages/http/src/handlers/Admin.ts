@@ -7,11 +7,14 @@
  *
  * @since 0.1.0
  */
-import { NoFieldsToUpdate } from "@voice-agent/core/Errors"
+import { InvalidCursor, NoFieldsToUpdate } from "@voice-agent/core/Errors"
 import type { OrganizationNotFound } from "@voice-agent/core/Errors"
 import { toInboundMessage } from "@voice-agent/core/Message"
 import { toPhoneNumberResource } from "@voice-agent/core/Organization"
 import type { Organization, OrganizationSettings } from "@voice-agent/core/Organization"
+import { pageInfo } from "@voice-agent/core/Page"
+import { E164Pattern } from "@voice-agent/core/PhoneNumber"
+import type { E164 } from "@voice-agent/core/PhoneNumber"
 import { ApiKeyRepository } from "@voice-agent/core/ports/ApiKeyRepository"
 import { InboundSimulator } from "@voice-agent/core/ports/Carrier"
 import { DncRepository } from "@voice-agent/core/ports/DncRepository"
@@ -19,7 +22,7 @@ import { InboundCalls } from "@voice-agent/core/ports/InboundCalls"
 import { MessageRepository } from "@voice-agent/core/ports/MessageRepository"
 import { OrganizationRepository } from "@voice-agent/core/ports/OrganizationRepository"
 import { PhoneNumberRepository } from "@voice-agent/core/ports/PhoneNumberRepository"
-import { nowDate } from "@voice-agent/core/Time"
+import { nowDate, toIso } from "@voice-agent/core/Time"
 import * as Webhook from "@voice-agent/core/Webhook"
 import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
@@ -27,7 +30,9 @@ import { createHash, timingSafeEqual } from "node:crypto"
 import { AdminAuthorization, organizationDefaults, toOrganizationResource } from "../api/AdminApi.ts"
 import { Api } from "../api/Api.ts"
 import { BadRequest, Conflict, NotFound, Unauthorized } from "../api/HttpErrors.ts"
+import { CursorCodec } from "./Cursor.ts"
 import { mapDomainErrors } from "./ErrorMapping.ts"
+import { parseLimit } from "./QueryParams.ts"
 import { FastApiValidationLive } from "./Validation.ts"
 
 /**
@@ -109,8 +114,51 @@ export const AdminHandlersNoDeps = HttpApiBuilder.group(
     const numbers = yield* PhoneNumberRepository
     const dnc = yield* DncRepository
     const messages = yield* MessageRepository
+    const cursors = yield* CursorCodec
     const existing = (id: string) => organizations.get(id).pipe(mapDomainErrors)
     return handlers.handleAll({
+      listOrganizations: () => Effect.map(organizations.list, (list) => list.map(toOrganizationResource)),
+      getOrganization: ({ params }) => Effect.map(existing(params.org_id), toOrganizationResource),
+      listApiKeys: ({ params }) =>
+        existing(params.org_id).pipe(
+          Effect.andThen(keys.list(params.org_id)),
+          Effect.map((list) =>
+            list.map((key) => ({
+              id: key.id,
+              created_datetime: toIso(key.createdAt),
+              revoked_datetime: key.revokedAt === null ? null : toIso(key.revokedAt)
+            }))
+          )
+        ),
+      listPhoneNumbers: ({ params }) =>
+        existing(params.org_id).pipe(
+          Effect.andThen(numbers.list(params.org_id)),
+          Effect.map((list) => list.map(toPhoneNumberResource))
+        ),
+      listDnc: Effect.fn("Admin.listDnc")(function*({ params, query }) {
+        yield* existing(params.org_id)
+        const limit = yield* parseLimit(query.limit, { min: 1, max: 1000, fallback: 100 }).pipe(mapDomainErrors)
+        let after: E164 | undefined
+        if (query.after !== undefined) {
+          const position = yield* cursors.decode("dnc", params.org_id, query.after).pipe(mapDomainErrors)
+          if (typeof position.n !== "string" || !E164Pattern.test(position.n)) {
+            return yield* mapDomainErrors(Effect.fail(new InvalidCursor()))
+          }
+          after = position.n as E164
+        }
+        const page = yield* dnc.list({ organizationId: params.org_id, after, limit })
+        return {
+          phone_numbers: page.entries.map((entry) => ({
+            phone_number: entry.phoneNumber,
+            created_datetime: toIso(entry.createdAt)
+          })),
+          ...pageInfo(
+            page.entries,
+            page.hasMore,
+            (last) => cursors.encode("dnc", params.org_id, { n: last.phoneNumber })
+          )
+        }
+      }),
       createOrganization: ({ payload }) =>
         organizations.create({ ...organizationDefaults, ...toSettings(payload), name: payload.name }).pipe(
           Effect.map(toOrganizationResource)

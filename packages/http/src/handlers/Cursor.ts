@@ -14,7 +14,7 @@ import { createHmac, timingSafeEqual } from "node:crypto"
 /**
  * @category models
  */
-export type CursorKind = "contacts" | "conversations" | "webhook-deliveries" | "agents"
+export type CursorKind = "contacts" | "conversations" | "webhook-deliveries" | "agents" | "dnc"
 
 const tagLength = 16
 

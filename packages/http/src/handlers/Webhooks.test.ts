@@ -1,14 +1,17 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Carrier } from "@voice-agent/core/ports/Carrier"
+import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
 import { RecordingStore } from "@voice-agent/core/ports/RecordingStore"
 import { WebhookRepository } from "@voice-agent/core/ports/WebhookRepository"
+import * as Webhook from "@voice-agent/core/Webhook"
 import { AttemptErrorTypes, attemptsKept } from "@voice-agent/core/Webhook"
 import * as SqlStorage from "@voice-agent/store-sql/SqlStorage"
 import * as TestDatabase from "@voice-agent/store-sql/testing/TestDatabase"
 import { Clock, Effect, Layer, Option, Redacted } from "effect"
 import { HttpClient, HttpClientRequest, HttpRouter } from "effect/http"
 import type { HttpMethod } from "effect/http"
+import { randomUUID } from "node:crypto"
 import { isHttpUrl } from "../api/WebhooksApi.ts"
 import * as HttpApp from "../HttpApp.ts"
 import { AdminToken } from "./Admin.ts"
@@ -252,6 +255,78 @@ for (const backend of await TestDatabase.backends()) {
           assert.strictEqual(
             (yield* call("GET", `${deliveries}?after=${foreign.body.next_cursor}`)).status,
             400
+          )
+        }))
+
+      it.effect("lists the deliveries of the events a call caused, to every endpoint, oldest first", () =>
+        Effect.gen(function*() {
+          const orgId = yield* organization
+          const first = (yield* call("POST", hooks(orgId), { body: { url: "http://127.0.0.1:9/first" } })).body
+          const second = (yield* call("POST", hooks(orgId), {
+            body: { url: "http://127.0.0.1:9/second", events: ["call.ended"] }
+          })).body
+          const conversations = yield* ConversationRepository
+          const webhooks = yield* WebhookRepository
+          const startedAt = new Date(yield* Clock.currentTimeMillis)
+          const endedAt = new Date(startedAt.getTime() + 8_000)
+          const record = (callId: string, contactId: string | null) =>
+            conversations.insert({
+              callId,
+              organizationId: orgId,
+              campaignId: null,
+              contactId,
+              direction: "outbound",
+              fromNumber: "+12025550100",
+              toNumber: "+12025550101",
+              startedAt,
+              answeredAt: startedAt,
+              endedAt,
+              durationSec: 8,
+              terminationReason: "user-hangup"
+            })
+          const callId = `CA${randomUUID().replaceAll("-", "")}`
+          const ours = yield* record(callId, "41")
+          // Another call at the same moment, and a status change of another contact: not ours.
+          const theirs = yield* record(`CA${randomUUID().replaceAll("-", "")}`, "42")
+          const change = (id: string) =>
+            Webhook.contactStatusChanged({
+              id,
+              organizationId: orgId,
+              campaignId: "c",
+              phoneNumber: "+12025550101",
+              data: {},
+              previousStatus: "TRYING",
+              status: "COMPLETED"
+            })
+          const t = startedAt.getTime()
+          yield* webhooks.enqueue([Webhook.callStarted(ours), Webhook.callStarted(theirs)], t)
+          yield* webhooks.enqueue([Webhook.callEnded(theirs), change("42")], t + 8_000)
+          yield* webhooks.enqueue([Webhook.callEnded(ours)], t + 8_001)
+          yield* webhooks.enqueue([change("41")], t + 8_002)
+
+          const reply = yield* call("GET", `/admin/v1/webhook-deliveries?call_id=${callId}`)
+          assert.strictEqual(reply.status, 200)
+          const listed = reply.body.deliveries.map((d: any) => `${d.event_type} ${d.url}`)
+          assert.deepStrictEqual(listed.slice(0, 1), ["call.started http://127.0.0.1:9/first"])
+          assert.sameMembers(listed.slice(1, 3), [
+            "call.ended http://127.0.0.1:9/first",
+            "call.ended http://127.0.0.1:9/second"
+          ])
+          assert.deepStrictEqual(listed.slice(3), ["contact.status_changed http://127.0.0.1:9/first"])
+          const ended = reply.body.deliveries.find((d: any) => d.webhook_id === second.id)
+          assert.strictEqual(ended.event_type, "call.ended")
+          assert.deepStrictEqual(ended.attempt_history, [])
+          assert.strictEqual(first.url, "http://127.0.0.1:9/first")
+
+          assert.deepStrictEqual((yield* call("GET", "/admin/v1/webhook-deliveries?call_id=CA-unknown")).body, {
+            deliveries: []
+          })
+          assert.strictEqual((yield* call("GET", "/admin/v1/webhook-deliveries")).status, 422)
+          assert.strictEqual(
+            (yield* call("GET", `/admin/v1/webhook-deliveries?call_id=${callId}`, {
+              token: "wrong"
+            })).status,
+            401
           )
         }))
 

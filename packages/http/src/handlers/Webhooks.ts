@@ -15,6 +15,7 @@ import { Effect, Layer } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../api/Api.ts"
 import { NotFound } from "../api/HttpErrors.ts"
+import { maxCallDeliveries } from "../api/WebhooksApi.ts"
 import type { WebhookAttemptResource, WebhookDeliveryResource, WebhookResource } from "../api/WebhooksApi.ts"
 import { AdminAuthorizationLive } from "./Admin.ts"
 import { CursorCodec } from "./Cursor.ts"
@@ -117,7 +118,15 @@ export const WebhooksHandlersNoDeps = HttpApiBuilder.group(
               (last) => cursors.encode("webhook-deliveries", params.org_id, { id: last.id })
             )
           }
-        }).pipe(mapDomainErrors)
+        }).pipe(mapDomainErrors),
+      callDeliveries: ({ query }) =>
+        Effect.map(webhooks.listCallDeliveries(query.call_id, maxCallDeliveries), (deliveries) => ({
+          deliveries: deliveries.map((delivery) => ({
+            ...toDeliveryResource(delivery),
+            webhook_id: delivery.endpointId,
+            url: delivery.url
+          }))
+        }))
     })
   })
 )
