@@ -337,6 +337,8 @@ CREATE INDEX agents_live_by_organization ON public.agents USING btree (organizat
 
 CREATE UNIQUE INDEX agents_live_name_unique ON public.agents USING btree (organization_id, name) WHERE (deleted_at IS NULL);
 
+CREATE INDEX api_keys_by_organization ON public.api_keys USING btree (organization_id, created_at, id);
+
 CREATE INDEX campaigns_live_by_agent ON public.campaigns USING btree (agent_id) WHERE ((agent_id IS NOT NULL) AND (deleted_at IS NULL));
 
 CREATE INDEX campaigns_live_by_organization ON public.campaigns USING btree (organization_id, created_at) WHERE (deleted_at IS NULL);

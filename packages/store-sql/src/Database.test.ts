@@ -56,7 +56,8 @@ for (const backend of backends) {
             { id: 11, name: "webhook_attempts" },
             { id: 12, name: "lost_call_recordings" },
             { id: 13, name: "carrier_calls" },
-            { id: 14, name: "listen_tickets" }
+            { id: 14, name: "listen_tickets" },
+            { id: 15, name: "api_keys_by_organization" }
           ])
           assert.deepStrictEqual(yield* Migrations.run, [])
           assert.deepStrictEqual(yield* Migrations.run, [])

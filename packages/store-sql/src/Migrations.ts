@@ -27,6 +27,7 @@ import webhookAttempts from "./migrations/0011_webhook_attempts.ts"
 import lostCallRecordings from "./migrations/0012_lost_call_recordings.ts"
 import carrierCalls from "./migrations/0013_carrier_calls.ts"
 import listenTickets from "./migrations/0014_listen_tickets.ts"
+import apiKeysByOrganization from "./migrations/0015_api_keys_by_organization.ts"
 
 /**
  * Every migration, by `<id>_<name>`.
@@ -47,7 +48,8 @@ export const migrations = {
   "0011_webhook_attempts": webhookAttempts,
   "0012_lost_call_recordings": lostCallRecordings,
   "0013_carrier_calls": carrierCalls,
-  "0014_listen_tickets": listenTickets
+  "0014_listen_tickets": listenTickets,
+  "0015_api_keys_by_organization": apiKeysByOrganization
 }
 
 /**
