@@ -87,8 +87,8 @@
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeWS from "@effect/platform-node/NodeWS"
-import * as Sentences from "@voice-agent/agents/conversation/Sentences"
 import * as ConversationAgent from "@voice-agent/agents/ConversationAgent"
+import * as Sentences from "@voice-agent/agents/dialogue/Sentences"
 import * as SimMediaStream from "@voice-agent/carrier-sim/SimMediaStream"
 import * as SimPerson from "@voice-agent/carrier-sim/SimPerson"
 import type { FieldItem, FieldValue, Task } from "@voice-agent/core/AgentTask"

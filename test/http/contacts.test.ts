@@ -568,6 +568,28 @@ await eachBackend("contacts", (it) => {
       assert.strictEqual((yield* contactsOf(org, other.campaign_code)).length, 1)
     }))
 
+  it.effect("a contact id is written one way: 0, leading zeros, a sign or a space name no contact (404)", () =>
+    Effect.gen(function*() {
+      const org = yield* organization()
+      const c = yield* campaign(org)
+      yield* upload(org, c.campaign_code, [{ phone_number: randomNumber() }])
+      const [contact] = yield* contactsOf(org, c.campaign_code)
+      for (
+        const id of ["0", `0${contact.id}`, `00${contact.id}`, `+${contact.id}`, `${contact.id}.0`, `%20${contact.id}`]
+      ) {
+        const path = `/v2/campaigns/${c.campaign_code}/contacts/${id}`
+        assertDetail(yield* api(org.key, "GET", `${path}/eligibility`), 404, id)
+        assertDetail(yield* api(org.key, "DELETE", path), 404, id)
+      }
+      assert.deepStrictEqual((yield* contactsOf(org, c.campaign_code)).map((k: any) => k.id), [contact.id])
+      const eligibility = yield* api(
+        org.key,
+        "GET",
+        `/v2/campaigns/${c.campaign_code}/contacts/${contact.id}/eligibility`
+      )
+      assert.strictEqual(eligibility.status, 200, eligibility.text)
+    }))
+
   it.effect("contacts of a deleted campaign leave the list; its contact paths answer 404", () =>
     Effect.gen(function*() {
       const org = yield* organization()

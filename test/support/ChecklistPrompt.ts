@@ -1,6 +1,6 @@
 /**
  * How the scripted models of the tests and benchmarks read the agent's prompt: the checklist
- * fields still to collect, in order, as `agents/conversation/ModelPrompt` writes them
+ * fields still to collect, in order, as `agents/dialogue/ModelPrompt` writes them
  * (`- [to collect] field "key" (type)… Ask: "question"`).
  */
 

@@ -22,8 +22,8 @@
  *
  * @since 0.1.0
  */
-import type * as Conversation from "@voice-agent/agents/conversation/Conversation"
 import type { Note, Remote } from "@voice-agent/agents/ConversationAgent"
+import type * as Dialogue from "@voice-agent/agents/dialogue/Dialogue"
 import type * as Envelope from "@voice-agent/agents/remote/Envelope"
 import * as Wire from "@voice-agent/agents/remote/Wire"
 import { terminationReasonFor } from "@voice-agent/core/ContactState"
@@ -55,7 +55,7 @@ interface Session {
   /** Empty for a direct call whose media started first: checked against the record on connect. */
   organizationId: string
   readonly channel: Channel.Channel
-  readonly commands: Queue.Queue<Conversation.Command>
+  readonly commands: Queue.Queue<Dialogue.Command>
   readonly keys: Queue.Queue<string>
   readonly attached: Deferred.Deferred<void>
   readonly tasked: Deferred.Deferred<void>
@@ -183,7 +183,7 @@ export const make = (settings: Settings) =>
           callId,
           organizationId,
           channel: yield* Channel.make(`Call ${callId}`),
-          commands: yield* Queue.bounded<Conversation.Command>(1_024),
+          commands: yield* Queue.bounded<Dialogue.Command>(1_024),
           keys: yield* Queue.bounded<string>(64),
           attached: yield* Deferred.make<void>(),
           tasked: yield* Deferred.make<void>(),

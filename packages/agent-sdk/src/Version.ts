@@ -3,8 +3,9 @@
  *
  * @since 0.1.0
  */
+import packageJson from "../package.json" with { type: "json" }
 
 export const SDK_NAME = "voice-agent-typescript"
 
-/** Kept equal to package.json's version (a test checks). */
-export const SDK_VERSION = "0.1.0"
+/** package.json's version: the one place it is written. */
+export const SDK_VERSION: string = packageJson.version

@@ -8,9 +8,9 @@
  * HUMAN turn, thanks them, says goodbye, and gives the person a moment to hang up before it
  * ends the call itself. An answering machine gets a message after its greeting and beep.
  *
- * Outcomes (the contact's status follows, CONTRACT §5): the conversation reached its goodbye,
- * `completed` (`user-hangup` if the person hung up after it, `bot-hangup` if the agent did);
- * the person hung up before, `cut-short`; a machine, `voicemail`.
+ * Outcomes (the contact's status follows, docs/DECISIONS.md "Dialing"): the conversation reached
+ * its goodbye, `completed` (`user-hangup` if the person hung up after it, `bot-hangup` if the agent
+ * did); the person hung up before, `cut-short`; a machine, `voicemail`.
  *
  * Speech goes through the `TextToSpeech` and `SpeechToText` ports, so the same agent speaks
  * simulated speech with the simulated carrier and real speech with real providers.

@@ -82,9 +82,9 @@ const ended = (at: number, reason: Extract<CallEvent, { _tag: "Ended" }>["reason
 const moveTo = (t: number) => TestClock.setTime(t)
 
 /**
- * CONTRACT §6, one row per outcome (both ends of each range, and numbers outside it), with the
- * events the carrier reports and when. Conversations: answered at 1 s, the person hangs up
- * 3 to 6 s later (fixed per number).
+ * The outcome table of packages/carrier-sim/README.md, one row per outcome (both ends of each
+ * range, and numbers outside it), with the events the carrier reports and when. Conversations:
+ * answered at 1 s, the person hangs up 3 to 6 s later (fixed per number).
  */
 const rows: ReadonlyArray<{ readonly to: string; readonly events: ReadonlyArray<CallEvent> }> = [
   { to: "+12025550100", events: [ringing(0), answered(1_000), ended(4_700, "remote-hangup")] },

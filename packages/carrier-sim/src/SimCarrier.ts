@@ -1,5 +1,6 @@
 /**
- * The simulated carrier (CONTRACT §6), deterministic, for development, demos and tests.
+ * The simulated carrier (its README holds the outcome table), deterministic, for development, demos
+ * and tests.
  *
  * Calls: `placeCall` refuses only what a carrier would (a `to` that is not E.164: non-retryable
  * `rejected`; also a call id that is still in a call of ours), then hands the call to a script
@@ -30,7 +31,7 @@
  * after it (`Ended` `remote-hangup`), and `never-hangs-up` and `voicemail` calls last until we
  * hang up.
  *
- * Briefings (CONTRACT §7 "the simulated person's answers"): when the context has
+ * Briefings (docs/AGENTS.md, the simulated person's answers): when the context has
  * `SimBriefings`, a person who answers is first briefed for the call (the checklist fields of
  * the call's agent and the contact's `data.sim_answers`, `SimPerson.Briefing`); a briefing
  * that cannot be had leaves them unbriefed.
@@ -41,7 +42,7 @@
  * A call's state is dropped when its script ends, and closing the layer interrupts every
  * script in flight (closing their streams, reporting nothing more).
  *
- * Inbound calls (`InboundSimulator.callIn`, CONTRACT §7 "Simulated inbound call"): the call is
+ * Inbound calls (`InboundSimulator.callIn`, docs/ADMIN.md): the call is
  * answered at once (`Answered` human) and streams like an answered outbound call, the caller on
  * the line by the last four digits of the caller's number: `early-hangup` and `never-hangs-up`
  * numbers behave as such, every other number is a person who talks (no one calls in busy).

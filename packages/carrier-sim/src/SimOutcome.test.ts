@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { conversationMs, outcomeFor } from "./SimOutcome.ts"
 
 describe("SimOutcome", () => {
-  it("outcomeFor follows CONTRACT §6's table of last four digits", () => {
+  it("outcomeFor follows the README's table of last four digits", () => {
     const cases: Array<[string, string]> = [
       ["+12025550100", "conversation"],
       ["+12025550139", "conversation"],

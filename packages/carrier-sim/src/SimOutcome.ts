@@ -1,7 +1,8 @@
 /**
- * What the simulated carrier does with a number (CONTRACT §6): decided by the last four
- * digits of the dialed number within the NANP fictional range 555-0100..0199, and when it
- * happens ({@link timings}, {@link conversationMs}), compressed so that tests stay fast.
+ * What the simulated carrier does with a number (the table in packages/carrier-sim/README.md):
+ * decided by the last four digits of the dialed number within the NANP fictional range
+ * 555-0100..0199, and when it happens ({@link timings}, {@link conversationMs}), compressed so that
+ * tests stay fast.
  *
  * @since 0.1.0
  */

@@ -1,5 +1,5 @@
 /**
- * The Twilio carrier's settings, read from the environment (CONTRACT §3):
+ * The Twilio carrier's settings, read from the environment (docs/DAEMON.md, docs/TWILIO.md):
  *
  * | variable | |
  * | - | - |

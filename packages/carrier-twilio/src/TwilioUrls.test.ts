@@ -27,7 +27,7 @@ describe("voiceUrl and statusUrl", () => {
 })
 
 describe("smsStatusUrl and mediaUrl", () => {
-  it("are the paths of CONTRACT §7 under the public URL, media on its WebSocket twin", () => {
+  it("are the paths of docs/TWILIO.md under the public URL, media on its WebSocket twin", () => {
     assert.strictEqual(TwilioUrls.smsStatusUrl(publicUrl), "https://agent.example.com/carrier/twilio/sms-status")
     assert.strictEqual(TwilioUrls.mediaUrl(publicUrl), "wss://agent.example.com/carrier/twilio/media")
     assert.strictEqual(TwilioUrls.mediaUrl("http://127.0.0.1:8080"), "ws://127.0.0.1:8080/carrier/twilio/media")

@@ -1,5 +1,5 @@
 /**
- * Where Twilio reaches the daemon (CONTRACT §7 "Twilio webhooks"): the webhook paths under
+ * Where Twilio reaches the daemon (docs/TWILIO.md): the webhook paths under
  * `VOICE_AGENT_PUBLIC_URL`, the URLs this carrier hands Twilio with each call and message, and
  * the media streams' URL (the public URL's `ws`/`wss` twin). Pure: strings in, strings out.
  *

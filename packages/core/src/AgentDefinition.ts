@@ -1,8 +1,9 @@
 /**
- * Agent definitions as data (CONTRACT §7 "Agents", docs/AGENTS.md): the stored definition (a
+ * Agent definitions as data (docs/AGENTS.md): the stored definition (a
  * name, a persona, a task, and optional instructions, language and provider names), the create
  * and update bodies of `/v2/agents` with their limits, the resource the API answers with, the
- * collected-fields answer, and the failures of the agents' storage.
+ * collected-fields answer. Its failures (`AgentNotFound`, `AgentNameTaken`, `AgentInUse`,
+ * `UnknownProvider`) are with the other domain errors in `Errors`.
  *
  * Owns: the field rules that need no I/O (lengths, unique item keys, choices only and at least
  * two on `multiple_choice`, the language tag's shape) and the check of provider names against
@@ -15,6 +16,7 @@
 import { Schema } from "effect"
 import type { FieldValue } from "./AgentTask.ts"
 import { Persona, Task } from "./AgentTask.ts"
+import { UnknownProvider } from "./Errors.ts"
 import { PageFields } from "./Page.ts"
 import { toIso } from "./Time.ts"
 
@@ -317,24 +319,6 @@ export type ProviderKind = "llm" | "stt" | "tts"
 export type ProviderNames = { readonly [K in ProviderKind]: ReadonlyArray<string> }
 
 /**
- * A definition names a provider that is not configured.
- *
- * @category errors
- */
-export class UnknownProvider extends Schema.TaggedError<UnknownProvider>()("UnknownProvider", {
-  kind: Schema.Literals(["llm", "stt", "tts"]),
-  name: Schema.String,
-  configured: Schema.Array(Schema.String)
-}) {
-  override get message(): string {
-    const configured = this.configured.length === 0
-      ? `no ${this.kind} providers are configured`
-      : `configured: ${this.configured.join(", ")}`
-    return `Unknown ${this.kind} provider ${JSON.stringify(this.name)} (${configured})`
-  }
-}
-
-/**
  * The first provider name of `request` that is not among `configured` (no Providers at all:
  * nothing is configured, so only absent or `null` names pass).
  *
@@ -367,11 +351,12 @@ export const PersonaResource = Schema.Struct({
 }).annotate({ identifier: "Persona" })
 
 /**
- * The Agent resource.
+ * The Agent resource, as the API answers a definition (`Agent` in the OpenAPI document; core's
+ * `Agent` port is what runs a call).
  *
  * @category schemas
  */
-export const Agent = Schema.Struct({
+export const AgentResource = Schema.Struct({
   id: Schema.String.annotate({ description: "agt- followed by 20 hexadecimal digits" }),
   name: Schema.String,
   persona: PersonaResource,
@@ -388,12 +373,12 @@ export const Agent = Schema.Struct({
 /**
  * @category models
  */
-export type Agent = typeof Agent.Type
+export type AgentResource = typeof AgentResource.Type
 
 /**
  * @category encoding
  */
-export const toAgent = (definition: AgentDefinition): Agent => ({
+export const toAgentResource = (definition: AgentDefinition): AgentResource => ({
   id: definition.id,
   name: definition.name,
   persona: definition.persona,
@@ -412,7 +397,7 @@ export const toAgent = (definition: AgentDefinition): Agent => ({
  *
  * @category schemas
  */
-export const AgentList = Schema.Struct({ agents: Schema.Array(Agent), ...PageFields }).annotate({
+export const AgentList = Schema.Struct({ agents: Schema.Array(AgentResource), ...PageFields }).annotate({
   identifier: "AgentList"
 })
 
@@ -468,34 +453,3 @@ export const FieldValueSchema: Schema.Codec<FieldValue> = Schema.Union([
 export const ConversationFields = Schema.Struct({
   fields: Schema.Record(Schema.String, FieldValueSchema)
 }).annotate({ identifier: "ConversationFields" })
-
-// ----------------------------------------------------------------------------------- errors
-
-/**
- * No live definition with this id in this organization.
- *
- * @category errors
- */
-export class AgentNotFound extends Schema.TaggedError<AgentNotFound>()("AgentNotFound", {
-  agentId: Schema.String
-}) {}
-
-/**
- * Another live definition of the organization has this name.
- *
- * @category errors
- */
-export class AgentNameTaken extends Schema.TaggedError<AgentNameTaken>()("AgentNameTaken", {
-  name: Schema.String
-}) {}
-
-/**
- * A definition still attached to live campaigns or to numbers cannot be deleted.
- *
- * @category errors
- */
-export class AgentInUse extends Schema.TaggedError<AgentInUse>()("AgentInUse", {
-  agentId: Schema.String,
-  campaignCodes: Schema.Array(Schema.String),
-  phoneNumbers: Schema.Array(Schema.String)
-}) {}

@@ -8,6 +8,7 @@
  * @since 0.1.0
  */
 import { Schema } from "effect"
+import type { CivilDate } from "./CalendarDate.ts"
 
 /**
  * The field types of the reference.
@@ -138,10 +139,7 @@ export type Persona = typeof Persona.Type
  *
  * @category models
  */
-export type FieldValue =
-  | string
-  | number
-  | { readonly year: number; readonly month: number; readonly day: number }
+export type FieldValue = string | number | CivilDate
 
 /**
  * Whether a field's value must be kept out of transcripts and logs.

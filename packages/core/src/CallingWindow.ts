@@ -13,8 +13,8 @@
  * - Times: `H:MM`/`HH:MM` (24-hour, an optional `:00` seconds part), and 12-hour forms with
  *   `am`/`pm` in any case, with or without minutes and a space (`9am`, `9:30 PM`, `12am` = 00:00,
  *   `12pm` = 12:00). `24:00` is accepted and means the end of the day; it is only valid as an
- *   `end_time`. Windows do not cross midnight: `22:00`-`02:00` is rejected with a request to
- *   split it in two (CONTRACT §5), and so is an end of `00:00`/`12am` (write `24:00`).
+ *   `end_time`. Windows do not cross midnight: `22:00`-`02:00` is rejected with a request to split
+ *   it in two (docs/DECISIONS.md, "Campaigns"), and so is an end of `00:00`/`12am` (write `24:00`).
  *
  * @since 0.1.0
  */
@@ -194,7 +194,8 @@ export const CallingWindowInput = Schema.Struct({
 }).pipe(Schema.decodeTo(CallingWindow)).annotate({ identifier: "CallingWindowInput" })
 
 /**
- * The recommended calling range of API.md; windows outside it are accepted with a warning.
+ * The recommended calling range (docs/DECISIONS.md, "Campaigns"); windows outside it are accepted
+ * with a warning.
  *
  * @category models
  */

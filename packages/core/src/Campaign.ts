@@ -1,6 +1,6 @@
 /**
  * Outbound calling campaigns: the stored record, the documented resource and the create and
- * update request bodies of API.md, with their defaults and limits.
+ * update request bodies of the documented API (docs/HTTP_API.md), with their defaults and limits.
  *
  * Owns: field rules that need no I/O (name length, retry delay range, date format, windows,
  * timezone). Does not own rules that need the organization's data (origin numbers owned,
@@ -17,7 +17,7 @@ import { toIso } from "./Time.ts"
 import { TimeZone } from "./Timezone.ts"
 
 /**
- * Defaults and limits of API.md ("Limits" and the create table).
+ * Defaults and limits of the documented API (docs/DECISIONS.md, "Campaigns").
  *
  * @category constructors
  */
@@ -35,7 +35,7 @@ export const CampaignLimits = {
   nameMaxLength: 200,
   retryDelayMinS: 3600,
   retryDelayMaxS: 2_592_000,
-  /** Not set by API.md; 100 attempts per contact is far beyond any sane retry policy. */
+  /** Not set by the documented API; 100 attempts per contact is beyond any sane retry policy. */
   maxAttempts: 100
 } as const
 
@@ -126,7 +126,7 @@ const CallingWindows = Schema.Array(CallingWindowInput).check(Schema.isMinLength
 
 /**
  * Body of `POST /v2/campaigns`. Origin numbers stay strings here: an unparsable one is a
- * 400 (API.md), not a validation error, so CampaignService normalizes them.
+ * 400 (docs/DECISIONS.md, "Campaigns"), not a validation error, so CampaignService normalizes them.
  * `null` for an optional field means absent, as real clients send it.
  *
  * @category schemas
@@ -181,7 +181,7 @@ export const UpdateCampaignRequest = Schema.Struct({
 export type UpdateCampaignRequest = typeof UpdateCampaignRequest.Type
 
 /**
- * The Campaign resource of API.md, plus `enabled` (CONTRACT §5 allows it).
+ * The Campaign resource of the documented API, plus `enabled` (docs/DECISIONS.md, "Campaigns").
  *
  * @category schemas
  */

@@ -1,11 +1,11 @@
 /**
- * Campaign use cases, written against the storage ports: the rules of API.md and CONTRACT §5
- * that need the organization's data (origin numbers owned, concurrency under the
+ * Campaign use cases, written against the storage ports: the rules of the documented API and
+ * docs/DECISIONS.md that need the organization's data (origin numbers owned, concurrency under the
  * organization's cap, the callable-contact predicate).
  *
- * Check order within a request (CONTRACT §5): 400s (no fields, unparsable origin number,
- * concurrency over the cap), then 404 (no such campaign), then 403 (an origin number the
- * organization does not own), then 409 (name taken).
+ * Check order within a request (docs/DECISIONS.md, "Requests and errors"): 400s (no fields,
+ * unparsable origin number, concurrency over the cap), then 404 (no such campaign), then 403 (an
+ * origin number the organization does not own), then 409 (name taken).
  *
  * Creating or changing a campaign (any PATCH, a resume included) wakes the dial loops
  * (DialerWakeup) once the change is stored, so new windows, dates or limits apply at once.
@@ -78,7 +78,7 @@ export class CampaignService extends Context.Service<CampaignService, {
   >
   readonly remove: (organization: Organization, campaign: CampaignRecord) => Effect.Effect<void, CampaignNotFound>
   readonly statusCounts: (campaign: CampaignRecord) => Effect.Effect<CampaignStatusCounts>
-  /** CONTRACT §5's callable predicate, at the current instant of the `Clock`. */
+  /** The callable predicate (docs/DECISIONS.md, "Dialing") at the `Clock`'s instant. */
   readonly hasCallableContacts: (campaign: CampaignRecord) => Effect.Effect<boolean>
 }>()("@voice-agent/core/CampaignService") {
   static readonly layer = Layer.effect(

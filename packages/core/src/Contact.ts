@@ -14,14 +14,15 @@ import { PageFields } from "./Page.ts"
 import type { E164 } from "./PhoneNumber.ts"
 
 /**
- * Contacts per upload request (API.md "Limits").
+ * Contacts per upload request (docs/DECISIONS.md, "Contacts").
  *
  * @category constructors
  */
 export const MaxContactsPerUpload = 10_000
 
 /**
- * Serialized size limit of a contact's `data`, in UTF-8 bytes (API.md: 16 KB).
+ * Serialized size limit of a contact's `data`, in UTF-8 bytes: 16 KB (docs/DECISIONS.md,
+ * "Contacts").
  *
  * @category constructors
  */

@@ -1,3 +1,4 @@
+// One concept over 500 lines: a contact file read, checked and batched, in its three formats, one pass.
 /**
  * Contact files as operators keep them (`.csv`, `.json`, `.jsonl`), read and checked before
  * anything is sent, then split into the API's upload batches. The terminal (`voice-agent

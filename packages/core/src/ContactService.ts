@@ -1,6 +1,6 @@
 /**
  * Contact use cases against the storage ports: upload (all or nothing), list, delete, and the
- * eligibility explainer (CONTRACT §7).
+ * eligibility explainer (docs/DECISIONS.md, "Extensions").
  *
  * An upload is checked in two passes: the storage-free rules (ContactUpload) and then, in the
  * store's one transaction, the Do-Not-Call list and the campaign's existing numbers. When the

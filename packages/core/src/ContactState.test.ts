@@ -432,7 +432,7 @@ describe("ContactState", () => {
       assert.isTrue(ContactState.isCallable(state(), campaign(), false, monday10))
     })
 
-    it("every condition of CONTRACT §5 is required", () => {
+    it("every condition of the callable predicate is required (docs/DECISIONS.md, Dialing)", () => {
       const cases: ReadonlyArray<
         readonly [string, ContactDialState, ContactState.CampaignDialing, boolean, number]
       > = [
@@ -524,7 +524,7 @@ describe("ContactState", () => {
   })
 
   describe("terminationReasonFor", () => {
-    it("maps every outcome to a CONTRACT §5 value", () => {
+    it("maps every outcome to a documented termination_reason (docs/DECISIONS.md, Dialing)", () => {
       const expected: Record<ContactState.CallOutcome, string> = {
         "completed": "user-hangup",
         "cut-short": "user-hangup",

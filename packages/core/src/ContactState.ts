@@ -1,7 +1,7 @@
 /**
- * The contact state machine of CONTRACT §5, as pure functions: the one definition of what a
- * contact's next state is. The dialer computes every transition here and the store writes the
- * result; where SQL must decide by itself over many rows (the claim's callable condition, the
+ * The contact state machine (docs/DECISIONS.md, "Dialing"), as pure functions: the one definition
+ * of what a contact's next state is. The dialer computes every transition here and the store writes
+ * the result; where SQL must decide by itself over many rows (the claim's callable condition, the
  * DNC sweep), its statements are tested against these functions.
  *
  * Owns: the four statuses, the dialing state of a contact (status, attempts, next attempt
@@ -30,10 +30,10 @@
  *   open again (past `end_date`, no windows): a contact that can never be called is not pending.
  * - Answered: `completed` and `transfer` are `COMPLETED`; `cut-short`, `voicemail` and
  *   `agent-failure` are `PARTIALLY_COMPLETED`. No retries after an answered call.
- * - An attempt that never became a call ({@link release}) uses up nothing: the DNC re-check
- *   just before the dial fails the contact (CONTRACT §5); a retryable carrier refusal, and a
- *   remote agent declining the call it was offered, wait {@link carrierBackoffMs}; a shutdown or
- *   a lost claim leaves it due as it was.
+ * - An attempt that never became a call ({@link release}) uses up nothing: the DNC re-check just
+ *   before the dial fails the contact (docs/DECISIONS.md, "Dialing"); a retryable carrier refusal,
+ *   and a remote agent declining the call it was offered, wait {@link carrierBackoffMs}; a shutdown
+ *   or a lost claim leaves it due as it was.
  * - Only `TRYING` moves. A number put on the DNC list fails its `TRYING` contacts at once, also
  *   one whose call is in flight (its lease stays until the call ends; the outcome then only
  *   counts the attempt and clears the lease).
@@ -49,7 +49,7 @@ import { isOpenAt, nextOpenAt } from "./CallingSchedule.ts"
 import type { TerminationReason } from "./Conversation.ts"
 
 /**
- * The contact statuses of API.md, in lifecycle order.
+ * The contact statuses of the documented API, in lifecycle order.
  *
  * @category models
  */
@@ -205,10 +205,10 @@ export const hasExpiredLease = (state: ContactDialState, now: number): boolean =
   state.lease !== null && state.lease.expiresAt <= now
 
 /**
- * CONTRACT §5's predicate: `TRYING`, not held by a dialer (no lease at all: an expired one is
- * recovered first), attempts left, next attempt due, the campaign enabled and not deleted,
- * `now` inside its dates and one of its windows (in its zone), and the number not on the DNC
- * list. Concurrency caps are the claim's, not the contact's.
+ * The callable predicate (docs/DECISIONS.md, "Dialing"): `TRYING`, not held by a dialer (no lease
+ * at all: an expired one is recovered first), attempts left, next attempt due, the campaign enabled
+ * and not deleted, `now` inside its dates and one of its windows (in its zone), and the number not
+ * on the DNC list. Concurrency caps are the claim's, not the contact's.
  *
  * @category guards
  */

@@ -19,8 +19,8 @@ export const Direction = Schema.Literals(["inbound", "outbound"])
 export type Direction = typeof Direction.Type
 
 /**
- * `termination_reason` values (CONTRACT §5): the reference service's values for answered
- * calls, and `busy`, `no-answer`, `failed` for calls never answered.
+ * `termination_reason` values (docs/DECISIONS.md, "Dialing"): the reference service's values for
+ * answered calls, and `busy`, `no-answer`, `failed` for calls never answered.
  *
  * @category schemas
  */
@@ -51,9 +51,25 @@ export const Speaker = Schema.Literals(["HUMAN", "AGENT"])
 export type Speaker = typeof Speaker.Type
 
 /**
+ * The channels a call's audio is recorded in: what the agent said, and what the person on the
+ * call (the remote party) said.
+ *
+ * @category models
+ */
+export const RecordedChannels = ["agent", "remote"] as const
+
+/**
+ * @category models
+ */
+export type RecordedChannel = typeof RecordedChannels[number]
+
+/**
+ * The recordings a call has: its recorded channels and `mixed`, their sum (derived on read,
+ * never stored).
+ *
  * @category schemas
  */
-export const RecordingChannel = Schema.Literals(["agent", "remote", "mixed"])
+export const RecordingChannel = Schema.Literals([...RecordedChannels, "mixed"])
 
 /**
  * @category models
@@ -91,7 +107,7 @@ export interface TranscriptTurnRecord {
 }
 
 /**
- * The Conversation resource of API.md.
+ * The Conversation resource of the documented API.
  *
  * @category schemas
  */

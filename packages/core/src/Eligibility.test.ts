@@ -50,7 +50,7 @@ const explain = (
 
 describe("Eligibility", () => {
   describe("BlockedReasons", () => {
-    it("lists CONTRACT §7's reasons in blocked_by order", () => {
+    it("lists the documented reasons in blocked_by order (docs/DECISIONS.md, Extensions)", () => {
       assert.deepStrictEqual(Eligibility.BlockedReasons, [
         "paused",
         "before_start_date",
@@ -262,7 +262,7 @@ describe("Eligibility", () => {
       )
     })
 
-    it("blocked_by lists every reason that applies, in CONTRACT §7's order", () => {
+    it("blocked_by lists every reason that applies, in the documented order", () => {
       const everything = Eligibility.explain(
         ContactState.claim(state({ attempts: 3, nextAttemptAt: utc("2026-01-20T15:00:00Z") }), "w1", monday10, LEASE),
         campaign({ enabled: false }, { startDate: "2026-01-07" }),

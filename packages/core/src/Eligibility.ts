@@ -1,5 +1,5 @@
 /**
- * Why a contact is or is not callable now, and when it will be (CONTRACT §7, "Eligibility"):
+ * Why a contact is or is not callable now, and when it will be (docs/DECISIONS.md, "Extensions"):
  * the explainer behind `GET /v2/campaigns/{campaign_code}/contacts/{contact_id}/eligibility`.
  *
  * Owns: the reasons, their order, and `next_eligible_at`. It is defined on the same predicate
@@ -8,7 +8,7 @@
  *
  * Decisions:
  * - `callable` includes the caps (the claim would take the contact now); `has-callable-contacts`
- *   (CONTRACT §5) does not, since a full campaign still has contacts to call.
+ *   (docs/DECISIONS.md, "Dialing") does not, since a full campaign still has contacts to call.
  * - `next_eligible_at` is the earliest instant the contact would be callable if nothing
  *   changes: `now` when callable; the later of now and the next attempt time, moved to the next
  *   window opening; `null` when that never comes (paused, final status, attempts exhausted,
@@ -25,7 +25,7 @@ import { isCallable } from "./ContactState.ts"
 import { fromMillis, toIso } from "./Time.ts"
 
 /**
- * Every reason of CONTRACT §7, in the order `blocked_by` lists them.
+ * Every reason of docs/DECISIONS.md ("Extensions"), in the order `blocked_by` lists them.
  *
  * @category models
  */
@@ -142,7 +142,7 @@ export const wouldClaim = (
 
 /**
  * The body of `GET /v2/campaigns/{campaign_code}/contacts/{contact_id}/eligibility`
- * (CONTRACT §7).
+ * (docs/DECISIONS.md, "Extensions").
  *
  * @category schemas
  */

@@ -1,5 +1,5 @@
 /**
- * The domain's failures: one tagged error class per failure that API.md names.
+ * The domain's failures: one tagged error class per failure the documented API names.
  *
  * Owns: the error classes and their fields. Does not own HTTP status codes: the same
  * failure maps to different statuses on different endpoints (an unowned number is 400 for
@@ -125,7 +125,7 @@ export class NoFieldsToUpdate extends Schema.TaggedError<NoFieldsToUpdate>()("No
 export class TermsNotAccepted extends Schema.TaggedError<TermsNotAccepted>()("TermsNotAccepted", {}) {}
 
 /**
- * Why one uploaded contact was rejected (CONTRACT §5).
+ * Why one uploaded contact was rejected (docs/DECISIONS.md, "Contacts").
  *
  * @category models
  */
@@ -197,7 +197,8 @@ export class RecordingNotFound extends Schema.TaggedError<RecordingNotFound>()("
 export class InvalidCursor extends Schema.TaggedError<InvalidCursor>()("InvalidCursor", {}) {}
 
 /**
- * A query parameter whose value is invalid where API.md names 400 (limits, dates, filters).
+ * A query parameter whose value is invalid where the documented API names 400 (limits, dates,
+ * filters: docs/DECISIONS.md, "Requests and errors").
  *
  * @category errors
  */
@@ -225,3 +226,50 @@ export class NumberOnDoNotCallList extends Schema.TaggedError<NumberOnDoNotCallL
 export class LanguageModelNotConfigured
   extends Schema.TaggedError<LanguageModelNotConfigured>()("LanguageModelNotConfigured", {})
 {}
+
+/**
+ * No live definition with this id in this organization.
+ *
+ * @category errors
+ */
+export class AgentNotFound extends Schema.TaggedError<AgentNotFound>()("AgentNotFound", {
+  agentId: Schema.String
+}) {}
+
+/**
+ * Another live definition of the organization has this name.
+ *
+ * @category errors
+ */
+export class AgentNameTaken extends Schema.TaggedError<AgentNameTaken>()("AgentNameTaken", {
+  name: Schema.String
+}) {}
+
+/**
+ * A definition still attached to live campaigns or to numbers cannot be deleted.
+ *
+ * @category errors
+ */
+export class AgentInUse extends Schema.TaggedError<AgentInUse>()("AgentInUse", {
+  agentId: Schema.String,
+  campaignCodes: Schema.Array(Schema.String),
+  phoneNumbers: Schema.Array(Schema.String)
+}) {}
+
+/**
+ * A definition names a provider that is not configured.
+ *
+ * @category errors
+ */
+export class UnknownProvider extends Schema.TaggedError<UnknownProvider>()("UnknownProvider", {
+  kind: Schema.Literals(["llm", "stt", "tts"]),
+  name: Schema.String,
+  configured: Schema.Array(Schema.String)
+}) {
+  override get message(): string {
+    const configured = this.configured.length === 0
+      ? `no ${this.kind} providers are configured`
+      : `configured: ${this.configured.join(", ")}`
+    return `Unknown ${this.kind} provider ${JSON.stringify(this.name)} (${configured})`
+  }
+}

@@ -1,5 +1,5 @@
 /**
- * Listen tickets (CONTRACT §8): `POST /v1/conversations/{call_id}/listen-tickets` answers
+ * Listen tickets (docs/LISTEN.md): `POST /v1/conversations/{call_id}/listen-tickets` answers
  * `201 {ticket, expires_at}`, a credential for one live-listen upgrade of that call
  * (`GET /v1/conversations/{call_id}/listen?channel=...&ticket=<ticket>`, no header) within
  * {@link ttlMs}. A call that has not ended may have one, ringing included; an ended, unknown or

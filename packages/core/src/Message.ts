@@ -4,6 +4,7 @@
  * @since 0.1.0
  */
 import { Schema } from "effect"
+import type { Direction } from "./Conversation.ts"
 import { E164 } from "./PhoneNumber.ts"
 import { toIso } from "./Time.ts"
 
@@ -25,7 +26,7 @@ export const Modality = Schema.Literal("sms")
 export interface MessageRecord {
   readonly id: string
   readonly organizationId: string
-  readonly direction: "inbound" | "outbound"
+  readonly direction: Direction
   readonly modality: "sms"
   readonly fromNumber: string
   readonly toNumber: string
@@ -58,7 +59,7 @@ export const SendSmsResponse = Schema.Struct({
 }).annotate({ identifier: "SendSMSResponse" })
 
 /**
- * The inbound message resource of API.md.
+ * The inbound message resource of the documented API.
  *
  * @category schemas
  */

@@ -11,7 +11,7 @@ import { Schema } from "effect"
 import type { E164 } from "./PhoneNumber.ts"
 
 /**
- * The organization-wide cap on simultaneous calls when none is set (CONTRACT §4).
+ * The organization-wide cap on simultaneous calls when none is set (docs/ADMIN.md).
  *
  * @category constructors
  */
@@ -53,7 +53,8 @@ export interface OwnedPhoneNumber {
 }
 
 /**
- * The documented shape of `GET /v1/phone-numbers` entries (CONTRACT §5).
+ * The documented shape of `GET /v1/phone-numbers` entries (docs/DECISIONS.md, "Deprecated v1
+ * paths").
  *
  * @category schemas
  */

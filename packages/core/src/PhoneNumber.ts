@@ -1,18 +1,19 @@
 /**
  * Phone numbers: the E.164 wire form and the normalization of what people type.
  *
- * Owns: the E.164 pattern and schema of API.md, `normalize` (contact uploads and every other
- * "any formatting, default region US" input) and `normalizeDialableUs` (the stricter check of
- * `DELETE /v2/campaigns/{code}/contacts?phone_number=`). Does not own ownership checks (whether
- * an organization holds a number), DNC lookups, or the simulated carrier's digit rules.
+ * Owns: the E.164 pattern and schema of the documented API, `normalize` (contact uploads and every
+ * other "any formatting, default region US" input) and `normalizeDialableUs` (the stricter check of
+ * `DELETE /v2/campaigns/{code}/contacts?phone_number=`). Does not own ownership checks (whether an
+ * organization holds a number), DNC lookups, or the simulated carrier's digit rules.
  *
  * Decisions:
  * - Parsing uses libphonenumber-js with `max` metadata (the full per-region number patterns).
  * - "Possible", not "valid", is required. libphonenumber's `isValid()` also checks that the area
  *   code is in service and that the range is allocated; with `max` metadata it accepts
  *   `+12025550123` but rejects the same fictional 555-01XX line under 349 of the 800 NANP area
- *   codes 200..999 (for example `+15555550123`, `+12425550123`). CONTRACT §6 makes 555-0100..0199
- *   the simulated carrier's test range, so those numbers must pass whatever the area code.
+ *   codes 200..999 (for example `+15555550123`, `+12425550123`). The simulated carrier's outcome
+ *   table (packages/carrier-sim/README.md) is 555-0100..0199, so those numbers must pass whatever
+ *   the area code.
  * - On top of `isPossible()` (the length fits the country's plan), a +1 number must follow the
  *   NANP structure that every dialable number has: area code and exchange start with 2..9, and
  *   the area code is not an N11 service code (`+11234567890`, `+19115550123` are rejected).
@@ -29,7 +30,8 @@ import { parsePhoneNumberFromString, validatePhoneNumberLength } from "libphonen
 import type { CountryCode } from "libphonenumber-js/max"
 
 /**
- * The E.164 pattern API.md gives for phone number fields: `+`, a non-zero digit, at most 15 digits.
+ * The E.164 pattern the documented API gives for phone number fields: `+`, a non-zero digit, at
+ * most 15 digits.
  *
  * @category models
  */

@@ -1,5 +1,5 @@
 /**
- * Event webhooks (CONTRACT §7, docs/WEBHOOKS.md), pure: the event types, what each event's
+ * Event webhooks (docs/WEBHOOKS.md), pure: the event types, what each event's
  * `data` holds, the message body, the signing secret's text form, and the retry schedule.
  *
  * Owns: the shapes a receiver sees and the arithmetic of retries. Does not own signing (HMAC:

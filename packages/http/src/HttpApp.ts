@@ -1,9 +1,11 @@
 /**
  * The HTTP application as route layers: every group's handlers, `GET /openapi.json`, the
- * `/docs` page and `GET /` (to the web console, which the daemon serves). Serve it with `HttpRouter.serve(HttpApp.layer)` over an HTTP server layer;
- * it needs the storage ports, ServerSecrets, the Carrier (send-sms), the RecordingStore and
- * the admin token provided. Optional services (answered 501 without them): `DirectCalls`
- * (create-outbound), `Providers` (llm/generate), `ModelProxy` (the `openai/v1/*` proxy).
+ * `/docs` page and `GET /` (to the web console, which the daemon serves). Serve it with
+ * `HttpRouter.serve(HttpApp.layer)` over an HTTP server layer; it needs the storage ports
+ * (`StorageOutage` included: 503 while the database is out of reach), ServerSecrets, the Carrier
+ * (send-sms), the RecordingStore and the admin token provided. Optional services (answered 501
+ * without them): `DirectCalls` (create-outbound), `Providers` (llm/generate), `ModelProxy` (the
+ * `openai/v1/*` proxy).
  *
  * @since 0.1.0
  */

@@ -1,7 +1,7 @@
 /**
  * The Node HTTP server the API is served on: `node:http`'s, with the answers Node gives on its
  * own (before any request reaches the app) in the API's error shape, `{"detail": "<sentence>"}`
- * (CONTRACT §5), instead of a bare status line:
+ * (docs/DECISIONS.md, "Requests and errors"), instead of a bare status line:
  *
  * - a request its parser refuses (bytes not allowed in the target or a header, a malformed
  *   `Content-Length` or `Transfer-Encoding`, headers over its 16 KiB limit, chunk extensions

@@ -1,3 +1,4 @@
+// One concept over 500 lines: one wire format, both directions, its per-frame fast path beside the Schemas it matches.
 /**
  * The Twilio Media Streams wire format: the JSON text frames of a bidirectional stream
  * (`<Connect><Stream>`), both directions, as Effect Schemas with a pure `decode`/`encode`.

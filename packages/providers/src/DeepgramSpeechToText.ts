@@ -1,7 +1,8 @@
 /**
  * Deepgram's streaming speech-to-text (`wss://api.deepgram.com/v1/listen`) behind the
  * `SpeechToText` port. Owns the listen URL, the handshake, the audio and control messages sent,
- * the `Results` read back, and how they map to the port's transcripts and errors. Does not own
+ * the `Results` read back (the wire itself: `DeepgramWire`), and how they map to the port's
+ * transcripts and errors. Does not own
  * the socket implementation (a `Socket.WebSocketConstructor` from the composition) or turn
  * taking (the agent's: a final transcript is not a turn).
  *
@@ -67,9 +68,10 @@
 import type { PcmFrame, TranscribeOptions, Transcript } from "@voice-agent/core/ports/SpeechToText"
 import { SpeechError, SpeechToText } from "@voice-agent/core/ports/SpeechToText"
 import * as Wav from "@voice-agent/media/Wav"
-import { Cause, Duration, Effect, Layer, Option, Predicate, Queue, Redacted, Schema, Stream } from "effect"
+import { Cause, Duration, Effect, Layer, Option, Predicate, Queue, Redacted, Stream } from "effect"
 import * as Pull from "effect/Pull"
 import * as Socket from "effect/socket/Socket"
+import * as Wire from "./DeepgramWire.ts"
 import * as Http from "./internal/Http.ts"
 
 /**
@@ -105,12 +107,7 @@ export interface DeepgramConfig {
   readonly sendBufferBytes?: number
 }
 
-const SAMPLE_RATE = 8000
-const SAMPLES_PER_MS = SAMPLE_RATE / 1000
-const DEFAULT_BASE_URL = "wss://api.deepgram.com"
-const DEFAULT_MODEL = "nova-3"
-const KEEP_ALIVE = JSON.stringify({ type: "KeepAlive" })
-const CLOSE_STREAM = JSON.stringify({ type: "CloseStream" })
+const SAMPLES_PER_MS = Wire.SAMPLE_RATE / 1000
 const DRAIN_POLL = Duration.millis(10)
 
 /**
@@ -118,30 +115,7 @@ const DRAIN_POLL = Duration.millis(10)
  *
  * @category constructors
  */
-export const listenUrl = (config: DeepgramConfig, options: TranscribeOptions = {}): string => {
-  const base = (config.baseUrl ?? DEFAULT_BASE_URL).replace(/^http/, "ws").replace(/\/+$/, "")
-  const url = new URL(`${base}/v1/listen`)
-  const query = url.searchParams
-  const model = config.model ?? DEFAULT_MODEL
-  query.set("encoding", "linear16")
-  query.set("sample_rate", String(SAMPLE_RATE))
-  query.set("channels", "1")
-  query.set("model", model)
-  const language = options.language ?? config.language
-  if (language !== undefined && language !== "") query.set("language", language)
-  query.set("interim_results", String(options.interimResults === true))
-  query.set("punctuate", "true")
-  query.set("smart_format", "true")
-  const endpointing = config.endpointingMs ?? 300
-  query.set("endpointing", endpointing === false ? "false" : String(Math.round(endpointing)))
-  query.set("vad_events", String(config.vadEvents === true))
-  const parameter = config.keywordsParameter ?? (model.startsWith("nova-3") ? "keyterm" : "keywords")
-  for (const keyword of options.keywords ?? []) {
-    const trimmed = keyword.trim()
-    if (trimmed !== "") query.append(parameter, trimmed)
-  }
-  return url.toString()
-}
+export { listenUrl } from "./DeepgramWire.ts"
 
 // ---------------------------------------------------------------------------------------------
 // The call's clock
@@ -190,7 +164,7 @@ const place = (timeline: Timeline, frame: PcmFrame, maxGapSamples: number): Uint
 
 /** A time in seconds from the stream's start, on the call's clock (ms, rounded). */
 const callMsOf = (timeline: Timeline, seconds: number): number => {
-  const stream = seconds * SAMPLE_RATE
+  const stream = seconds * Wire.SAMPLE_RATE
   const anchors = timeline.anchors
   let anchor: Anchor = anchors[0] ?? { stream: 0, callMs: 0 }
   for (let i = anchors.length - 1; i > 0; i--) {
@@ -201,37 +175,6 @@ const callMsOf = (timeline: Timeline, seconds: number): number => {
   }
   return Math.round(anchor.callMs + (stream - anchor.stream) / SAMPLES_PER_MS)
 }
-
-// ---------------------------------------------------------------------------------------------
-// Messages from Deepgram
-
-const Word = Schema.Struct({ start: Schema.Finite, end: Schema.Finite })
-
-const Results = Schema.Struct({
-  type: Schema.Literal("Results"),
-  start: Schema.Finite,
-  duration: Schema.Finite,
-  is_final: Schema.optionalKey(Schema.Boolean),
-  channel: Schema.Struct({
-    alternatives: Schema.Array(Schema.Struct({
-      transcript: Schema.String,
-      words: Schema.optionalKey(Schema.Array(Word))
-    }))
-  })
-})
-
-const ErrorMessage = Schema.Struct({
-  type: Schema.Literal("Error"),
-  description: Schema.optionalKey(Schema.String),
-  message: Schema.optionalKey(Schema.String),
-  variant: Schema.optionalKey(Schema.String)
-})
-
-const OtherMessage = Schema.Struct({ type: Schema.String })
-
-const decodeMessage = Schema.decodeUnknownOption(
-  Schema.fromJsonString(Schema.Union([Results, ErrorMessage, OtherMessage]))
-)
 
 // ---------------------------------------------------------------------------------------------
 // The handshake
@@ -420,7 +363,7 @@ const transcribe = (
           Effect.timeoutOption(settings.keepAlive)
         )
         if (Option.isNone(next)) {
-          yield* write(KEEP_ALIVE)
+          yield* write(Wire.keepAlive)
           continue
         }
         if (next.value === undefined) break
@@ -431,7 +374,7 @@ const transcribe = (
       }
       // set first: Deepgram's close may be read before this fiber runs again
       closeSent = true
-      yield* write(CLOSE_STREAM)
+      yield* write(Wire.closeStream)
       yield* Effect.sleep(Duration.millis(settings.closeTimeoutMs))
       return yield* new SpeechError({
         reason: "timeout",
@@ -443,7 +386,7 @@ const transcribe = (
     })
 
     const transcriptOf = (text: string): Effect.Effect<Transcript | undefined, SpeechError> => {
-      const message = decodeMessage(text)
+      const message = Wire.decodeMessage(text)
       if (Option.isNone(message)) {
         return Effect.as(Effect.logWarning("Deepgram sent a message that is not JSON; ignored"), undefined)
       }
@@ -513,7 +456,7 @@ export const make = (
   Effect.gen(function*() {
     const construct = yield* Socket.WebSocketConstructor
     const probe = yield* Effect.try({
-      try: () => new URL(listenUrl(config)),
+      try: () => new URL(Wire.listenUrl(config)),
       catch: () => new Error(`DeepgramSpeechToText: baseUrl is not a URL: ${config.baseUrl}`)
     }).pipe(Effect.orDie)
     const settings: Settings = {
@@ -527,7 +470,8 @@ export const make = (
       sendBufferBytes: config.sendBufferBytes ?? 65_536
     }
     return SpeechToText.of({
-      transcribe: (audio, options = {}) => transcribe(construct, settings, listenUrl(config, options), audio, options)
+      transcribe: (audio, options = {}) =>
+        transcribe(construct, settings, Wire.listenUrl(config, options), audio, options)
     })
   })
 

@@ -1,3 +1,4 @@
+// One concept over 500 lines: a call's state and the four fibers sharing it (events, playing, tools, audio).
 /**
  * The OpenAI Realtime API as a `SpeechToSpeech` model: one WebSocket per call to
  * `{baseUrl}/realtime?model=<model>` (`Authorization: Bearer <key>`), G.711 μ-law both ways, so
@@ -69,9 +70,7 @@
  * most `MAX_WAITING_ITEMS` items wait to play and `MAX_TOOL_BATCHES` batches of tool calls to
  * run; with the `ws` client the socket is paused while its 64 KiB buffer is full.
  *
- * Length: one module past 600 lines (its header a sixth of it) because the event schemas,
- * the call's state and the four fibers sharing it (reading events, playing, running tools,
- * forwarding audio) make one state machine; apart, each piece would take the state as arguments.
+ * The events read and sent are in `OpenAiRealtimeEvents`.
  *
  * @since 0.1.0
  */
@@ -81,8 +80,9 @@ import type { SessionEnd, SpeechSession } from "@voice-agent/core/ports/SpeechTo
 import { SpeechToSpeech } from "@voice-agent/core/ports/SpeechToSpeech"
 import { SpeechError } from "@voice-agent/core/ports/SpeechToText"
 import * as MuLaw from "@voice-agent/media/MuLaw"
-import { Cause, Deferred, Effect, Layer, Option, Queue, Redacted, Schema, Stream } from "effect"
+import { Cause, Deferred, Effect, Layer, Option, Queue, Redacted, Stream } from "effect"
 import * as Socket from "effect/socket/Socket"
+import * as Events from "./OpenAiRealtimeEvents.ts"
 
 /**
  * @category models
@@ -113,76 +113,6 @@ const MAX_WAITING_ITEMS = 16
 const MAX_TOOL_BATCHES = 16
 const MAX_SPEECH_STARTS = 64
 
-// What we read of the server's events. Other events, and fields we do not use, are ignored.
-const NullableString = Schema.NullOr(Schema.String)
-const ServerEvent = Schema.Union([
-  Schema.Struct({ type: Schema.Literals(["session.created", "session.updated"]) }),
-  Schema.Struct({
-    type: Schema.Literal("error"),
-    error: Schema.Struct({
-      type: Schema.String,
-      code: Schema.optionalKey(NullableString),
-      message: Schema.String
-    })
-  }),
-  Schema.Struct({
-    type: Schema.Literal("input_audio_buffer.speech_started"),
-    item_id: Schema.String,
-    audio_start_ms: Schema.Number
-  }),
-  Schema.Struct({ type: Schema.Literal("input_audio_buffer.speech_stopped") }),
-  Schema.Struct({
-    type: Schema.Literal("conversation.item.input_audio_transcription.completed"),
-    item_id: Schema.String,
-    transcript: Schema.String
-  }),
-  Schema.Struct({ type: Schema.Literal("response.created"), response: Schema.Struct({ id: Schema.String }) }),
-  Schema.Struct({
-    type: Schema.Literals(["response.output_audio.delta", "response.audio.delta"]),
-    response_id: Schema.String,
-    item_id: Schema.String,
-    delta: Schema.String
-  }),
-  Schema.Struct({
-    type: Schema.Literals(["response.output_audio.done", "response.audio.done"]),
-    item_id: Schema.String
-  }),
-  Schema.Struct({
-    type: Schema.Literals(["response.output_audio_transcript.done", "response.audio_transcript.done"]),
-    item_id: Schema.String,
-    transcript: Schema.String
-  }),
-  Schema.Struct({
-    type: Schema.Literal("response.function_call_arguments.done"),
-    response_id: Schema.String,
-    call_id: Schema.String,
-    name: Schema.String,
-    arguments: Schema.String
-  }),
-  Schema.Struct({
-    type: Schema.Literal("response.done"),
-    response: Schema.Struct({
-      id: Schema.String,
-      status: Schema.optionalKey(Schema.String),
-      status_details: Schema.optionalKey(Schema.NullOr(Schema.Struct({
-        reason: Schema.optionalKey(NullableString),
-        error: Schema.optionalKey(Schema.NullOr(Schema.Struct({ code: Schema.optionalKey(NullableString) })))
-      }))),
-      output: Schema.optionalKey(Schema.Array(Schema.Struct({
-        type: Schema.String,
-        id: Schema.optionalKey(Schema.String),
-        status: Schema.optionalKey(Schema.String),
-        call_id: Schema.optionalKey(Schema.String),
-        name: Schema.optionalKey(Schema.String),
-        arguments: Schema.optionalKey(Schema.String),
-        content: Schema.optionalKey(Schema.Array(Schema.Struct({ transcript: Schema.optionalKey(NullableString) })))
-      })))
-    })
-  })
-])
-type ServerEvent = typeof ServerEvent.Type
-
-const decodeEvent = Schema.decodeUnknownOption(Schema.fromJsonString(ServerEvent))
 const utf8 = new TextDecoder()
 
 interface Settings {
@@ -297,64 +227,11 @@ const lostError = (error: Socket.SocketError): SpeechError =>
     ? fail("unavailable", `the connection closed (code ${error.reason.code})`)
     : fail("unavailable", "the connection was lost")
 
-/** An `error` event after which the session cannot go on. */
-const isFatal = (error: { readonly type: string; readonly code?: string | null }): boolean =>
-  error.type !== "invalid_request_error" || error.code === "session_expired"
-
-/** The reason of an `error` event that ended the setup. */
-const setupReason = (error: { readonly type: string; readonly code?: string | null }): SpeechError["reason"] => {
-  const kind = `${error.type} ${error.code ?? ""}`
-  if (/rate_limit/.test(kind)) return "rate-limited"
-  if (/api_key|authentication|permission/.test(kind)) return "unauthorized"
-  if (error.type === "invalid_request_error") return "rejected"
-  return "unavailable"
-}
-
-/** ISO-639-1 for the transcription model, from a BCP 47 tag (`en-US` → `en`); a name gives none. */
-const isoLanguage = (language: string | undefined): string | undefined => {
-  const match = language === undefined ? null : /^([a-z]{2})(?:-|$)/i.exec(language)
-  return match === null ? undefined : match[1]!.toLowerCase()
-}
-
 /** The first `share` of the text's words (what the person heard of an item cut short). */
 const heardText = (text: string, share: number): string => {
   const words = text.trim().split(/\s+/).filter((word) => word.length > 0)
   return words.slice(0, Math.round(words.length * Math.min(1, Math.max(0, share)))).join(" ")
 }
-
-const sessionUpdate = (session: SpeechSession, settings: Settings) => {
-  const language = isoLanguage(session.language)
-  const voice = session.voice ?? settings.voice
-  return {
-    type: "session.update",
-    session: {
-      type: "realtime",
-      output_modalities: ["audio"],
-      instructions: session.instructions,
-      audio: {
-        input: {
-          format: { type: "audio/pcmu" },
-          transcription: {
-            model: settings.transcriptionModel,
-            ...(language === undefined ? {} : { language })
-          },
-          turn_detection: { type: "server_vad", create_response: true, interrupt_response: false }
-        },
-        output: { format: { type: "audio/pcmu" }, ...(voice === undefined ? {} : { voice }) }
-      },
-      tools: session.tools.map((tool) => ({
-        type: "function",
-        name: tool.name,
-        description: tool.description,
-        parameters: tool.parameters
-      })),
-      tool_choice: "auto"
-    }
-  }
-}
-
-const openingInstructions = (session: SpeechSession, opening: string): string =>
-  `${session.instructions}\n\nThe call has just been answered. Speak first: say exactly this, then wait for the person to answer:\n${opening}`
 
 const run = Effect.fnUntraced(function*(call: AgentCall, session: SpeechSession, settings: Settings) {
   const scope = yield* Effect.scope
@@ -370,11 +247,11 @@ const run = Effect.fnUntraced(function*(call: AgentCall, session: SpeechSession,
     openTimeout: settings.timeoutMs
   })
   const pending: Array<string | Uint8Array> = []
-  const nextEvent = (reader: Socket.Reader): Effect.Effect<ServerEvent, Socket.SocketError> =>
-    Effect.suspend(function loop(): Effect.Effect<ServerEvent, Socket.SocketError> {
+  const nextEvent = (reader: Socket.Reader): Effect.Effect<Events.ServerEvent, Socket.SocketError> =>
+    Effect.suspend(function loop(): Effect.Effect<Events.ServerEvent, Socket.SocketError> {
       while (pending.length > 0) {
         const frame = pending.shift()!
-        const event = decodeEvent(typeof frame === "string" ? frame : utf8.decode(frame))
+        const event = Events.decode(typeof frame === "string" ? frame : utf8.decode(frame))
         if (Option.isSome(event)) return Effect.succeed(event.value)
       }
       return Effect.flatMap(reader.pull, (frames) => {
@@ -390,7 +267,7 @@ const run = Effect.fnUntraced(function*(call: AgentCall, session: SpeechSession,
         if (event.type === type) return
         if (event.type === "error") {
           return yield* fail(
-            setupReason(event.error),
+            Events.setupReason(event.error),
             `${event.error.code ?? event.error.type}: ${event.error.message}`
           )
         }
@@ -405,10 +282,10 @@ const run = Effect.fnUntraced(function*(call: AgentCall, session: SpeechSession,
   const writer = yield* socket.writer
   const send = (event: object) => writer.write(JSON.stringify(event)).pipe(Effect.mapError(lostError))
 
-  yield* send(sessionUpdate(session, settings))
+  yield* send(Events.sessionUpdate(session, settings))
   yield* awaitSetup(reader, "session.updated").pipe(timeout("session.updated"))
   if (session.opening !== undefined) {
-    yield* send({ type: "response.create", response: { instructions: openingInstructions(session, session.opening) } })
+    yield* send(Events.openingResponse(session, session.opening))
   }
 
   const done = yield* Deferred.make<SessionEnd, SpeechError>()
@@ -460,7 +337,7 @@ const run = Effect.fnUntraced(function*(call: AgentCall, session: SpeechSession,
     yield* Deferred.succeed(item.played, playback)
     if (item.silenced && playback._tag === "Interrupted") {
       const audioEndMs = Math.max(0, Math.floor(Math.min(playback.playedMs, item.receivedMs)))
-      yield* send({ type: "conversation.item.truncate", item_id: item.id, content_index: 0, audio_end_ms: audioEndMs })
+      yield* send(Events.itemTruncate(item.id, audioEndMs))
     }
     yield* report(item)
   }).pipe(Effect.forever)
@@ -483,9 +360,9 @@ const run = Effect.fnUntraced(function*(call: AgentCall, session: SpeechSession,
       outputs.push({ callId: toolCall.id, output: result.output })
     }
     for (const { callId, output } of outputs) {
-      yield* send({ type: "conversation.item.create", item: { type: "function_call_output", call_id: callId, output } })
+      yield* send(Events.functionCallOutput(callId, output))
     }
-    if (!batch.cancelled) yield* send({ type: "response.create" })
+    if (!batch.cancelled) yield* send(Events.responseCreate)
   }).pipe(Effect.forever)
 
   const forward = Stream.runForEachArray(call.input, (inputs) =>
@@ -507,7 +384,7 @@ const run = Effect.fnUntraced(function*(call: AgentCall, session: SpeechSession,
         bufferedMs += bytes.length / BYTES_PER_MS
       }
       if (parts.length === 0) return
-      yield* send({ type: "input_audio_buffer.append", audio: Buffer.concat(parts).toString("base64") })
+      yield* send(Events.audioAppend(Buffer.concat(parts)))
     })).pipe(Effect.andThen(Deferred.succeed(done, { _tag: "HungUp" })))
 
   /** The person speaks: stop what is playing, cancel what is generating. */
@@ -516,7 +393,7 @@ const run = Effect.fnUntraced(function*(call: AgentCall, session: SpeechSession,
     if (unplayed.length > 0) yield* call.interrupt
     if (activeResponse !== undefined && !silenced.has(activeResponse)) {
       silenced.add(activeResponse)
-      yield* send({ type: "response.cancel", response_id: activeResponse })
+      yield* send(Events.responseCancel(activeResponse))
     }
     for (const item of unplayed) {
       item.silenced = true
@@ -566,11 +443,11 @@ const run = Effect.fnUntraced(function*(call: AgentCall, session: SpeechSession,
   })
 
   const responseDone = Effect.fnUntraced(
-    function*(response: Extract<ServerEvent, { type: "response.done" }>["response"]) {
+    function*(response: Extract<Events.ServerEvent, { type: "response.done" }>["response"]) {
       if (activeResponse === response.id) activeResponse = undefined
       if (owedResponse && activeResponse === undefined) {
         owedResponse = false
-        yield* send({ type: "response.create" })
+        yield* send(Events.responseCreate)
       }
       const cancelled = response.status === "cancelled" || silenced.has(response.id)
       silenced.delete(response.id)
@@ -607,7 +484,7 @@ const run = Effect.fnUntraced(function*(call: AgentCall, session: SpeechSession,
     }
   )
 
-  const handle = Effect.fnUntraced(function*(event: ServerEvent) {
+  const handle = Effect.fnUntraced(function*(event: Events.ServerEvent) {
     switch (event.type) {
       case "input_audio_buffer.speech_started": {
         if (speechStarts.size >= MAX_SPEECH_STARTS) speechStarts.delete(speechStarts.keys().next().value!)
@@ -657,7 +534,7 @@ const run = Effect.fnUntraced(function*(call: AgentCall, session: SpeechSession,
         return yield* responseDone(event.response)
       case "error": {
         const { code, message, type } = event.error
-        if (isFatal(event.error)) return yield* fail("unavailable", `${code ?? type}: ${message}`)
+        if (Events.isFatal(event.error)) return yield* fail("unavailable", `${code ?? type}: ${message}`)
         return yield* Effect.logWarning(`OpenAI Realtime: ${code ?? type}: ${message}`)
       }
       case "session.created":

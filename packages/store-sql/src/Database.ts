@@ -1,6 +1,6 @@
 /**
- * Which database the process talks to (CONTRACT §2), as layers that provide the SQL client
- * with every migration applied.
+ * Which database the process talks to (docs/DAEMON.md: `DATABASE_URL`, else `--data-dir`), as
+ * layers that provide the SQL client with every migration applied.
  *
  * Owns: the choice between a PostgreSQL server (`DATABASE_URL`) and the embedded PGlite
  * persisted under a data directory (or in memory), and the lifetime of the embedded one.
@@ -44,7 +44,7 @@ export type DatabaseError =
   | DataDirLock.DataDirUnavailable
 
 /**
- * The data directory used when none is given (CONTRACT §2).
+ * The data directory used when none is given (docs/DAEMON.md).
  *
  * @category constructors
  */
@@ -164,8 +164,8 @@ export const layerFromConfig = (
   }))
 
 /**
- * Whether an error or a cause says the database cannot be reached now (core/StorageOutage).
+ * Whether an error or a cause says the database cannot be reached now (SqlStorageOutage).
  *
  * @category guards
  */
-export { isUnavailable, isUnavailableCause } from "@voice-agent/core/StorageOutage"
+export { isUnavailable, isUnavailableCause } from "./SqlStorageOutage.ts"

@@ -19,8 +19,9 @@
  */
 import { PgClient } from "@effect/sql-pg"
 import type { AgentDefinition, AgentPatch, NewAgentDefinition } from "@voice-agent/core/AgentDefinition"
-import { AgentIdPrefix, AgentInUse, AgentNameTaken, AgentNotFound, isAgentId } from "@voice-agent/core/AgentDefinition"
+import { AgentIdPrefix, isAgentId } from "@voice-agent/core/AgentDefinition"
 import { Task } from "@voice-agent/core/AgentTask"
+import { AgentInUse, AgentNameTaken, AgentNotFound } from "@voice-agent/core/Errors"
 import { CampaignNotFound, PhoneNumberNotOwned } from "@voice-agent/core/Errors"
 import type { AgentQuery } from "@voice-agent/core/ports/AgentRepository"
 import { AgentRepository } from "@voice-agent/core/ports/AgentRepository"

@@ -26,6 +26,7 @@ import type { E164 as E164Type } from "@voice-agent/core/PhoneNumber"
 import { E164 } from "@voice-agent/core/PhoneNumber"
 import type { ContactQuery } from "@voice-agent/core/ports/ContactRepository"
 import { ContactRepository } from "@voice-agent/core/ports/ContactRepository"
+import { isSerialId } from "@voice-agent/core/SerialId"
 import { fromMillis } from "@voice-agent/core/Time"
 import { isUuid } from "@voice-agent/core/Uuid"
 import { Effect, Layer, Option, Schema } from "effect"
@@ -33,7 +34,6 @@ import { SqlSchema } from "effect/sql"
 import type { SqlClient, Statement } from "effect/sql"
 import { beingDialed, holdsLease } from "./internal/beingDialed.ts"
 import { callableContact } from "./internal/callable.ts"
-import { isBigintId } from "./internal/ids.ts"
 import { orDieInfrastructure } from "./internal/sqlErrors.ts"
 import { closeLostConversations } from "./sql/closeLostConversations.ts"
 
@@ -365,7 +365,7 @@ export const make = Effect.gen(function*() {
       function*(query: ContactQuery) {
         const wellFormed = isUuid(query.organizationId) &&
           (query.campaignId === undefined || isUuid(query.campaignId)) &&
-          (query.afterId === undefined || isBigintId(query.afterId))
+          (query.afterId === undefined || isSerialId(query.afterId))
         if (!wellFormed) return { contacts: [], hasMore: false }
         const rows = yield* listPage(query)
         return { contacts: rows.slice(0, query.limit), hasMore: rows.length > query.limit }
@@ -387,7 +387,7 @@ export const make = Effect.gen(function*() {
     ),
     deleteById: Effect.fn("ContactRepository.deleteById")(
       function*(campaignId: string, contactId: string, nowMs: number) {
-        if (!isUuid(campaignId) || !isBigintId(contactId)) return yield* new ContactNotFound({ contactRef: contactId })
+        if (!isUuid(campaignId) || !isSerialId(contactId)) return yield* new ContactNotFound({ contactRef: contactId })
         const now = fromMillis(nowMs)
         yield* sql.withTransaction(
           Effect.flatMap(lockById({ campaignId, contactId, now }), (copies) => deleteLocked(copies, contactId, now))

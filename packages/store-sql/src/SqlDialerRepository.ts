@@ -32,6 +32,7 @@ import type { ConversationRecord } from "@voice-agent/core/Conversation"
 import { E164 } from "@voice-agent/core/PhoneNumber"
 import type { CallEnd, CallStart } from "@voice-agent/core/ports/DialerRepository"
 import { DialerRepository } from "@voice-agent/core/ports/DialerRepository"
+import { isSerialId } from "@voice-agent/core/SerialId"
 import { fromMillis } from "@voice-agent/core/Time"
 import { isUuid } from "@voice-agent/core/Uuid"
 import type { OutgoingEvent } from "@voice-agent/core/Webhook"
@@ -42,7 +43,6 @@ import type { SqlError } from "effect/sql"
 import { beingDialed } from "./internal/beingDialed.ts"
 import { waitingContact } from "./internal/callable.ts"
 import { dialStateColumns, DialStateRow, toDialState, toPolicy, toStateWrite } from "./internal/dialState.ts"
-import { isBigintId } from "./internal/ids.ts"
 import { orDieInfrastructure } from "./internal/sqlErrors.ts"
 import { conversationColumns, statusChanged } from "./internal/webhookEvents.ts"
 import { claimDueContacts } from "./sql/claimDueContacts.ts"
@@ -208,7 +208,7 @@ export const make = Effect.gen(function*() {
   const lock = (
     contactId: string
   ): Effect.Effect<Option.Option<typeof LockedContact.Type>, SqlError.SqlError | Schema.SchemaError> =>
-    isBigintId(contactId) ? lockContact(contactId) : Effect.succeedNone
+    isSerialId(contactId) ? lockContact(contactId) : Effect.succeedNone
 
   /**
    * Stores the locked contact's next state, and writes `events` with its
@@ -386,7 +386,7 @@ export const make = Effect.gen(function*() {
     ),
     inspect: Effect.fn("DialerRepository.inspect")(
       (campaignId: string, contactId: string, now: number) =>
-        !isUuid(campaignId) || !isBigintId(contactId)
+        !isUuid(campaignId) || !isSerialId(contactId)
           ? Effect.succeedNone
           : Effect.map(
             inspectRow({ campaignId, contactId, now: fromMillis(now) }),

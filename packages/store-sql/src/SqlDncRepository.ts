@@ -1,6 +1,6 @@
 /**
  * DncRepository on SQL (table `dnc_entries`), including the sweep that fails an
- * organization's `TRYING` contacts when their number is listed (CONTRACT §5): the
+ * organization's `TRYING` contacts when their number is listed (docs/DECISIONS.md, "Dialing"): the
  * `ContactState.onDoNotCall` transition over many rows at once, in one statement, tested
  * against that function. Each contact it fails gets its `contact.status_changed` webhook event,
  * written in the same transaction (sql/enqueueWebhookEvents).

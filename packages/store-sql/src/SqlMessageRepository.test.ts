@@ -99,7 +99,8 @@ for (const backend of await TestDatabase.backends()) {
 
           const first = yield* messages.listInbound({ organizationId: org.id, toNumber: to, limit: 3 })
           assert.deepStrictEqual(first, { messages: byTime.slice(0, 3), hasMore: true })
-          // Next page as API.md says: start = received_at of the last message; it comes again.
+          // Next page as docs/DECISIONS.md ("SMS") says: start = received_at of the last message,
+          // which comes again.
           const next = yield* messages.listInbound({
             organizationId: org.id,
             toNumber: to,

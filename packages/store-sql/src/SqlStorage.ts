@@ -19,12 +19,14 @@ import * as SqlMessageRepository from "./SqlMessageRepository.ts"
 import * as SqlOrganizationRepository from "./SqlOrganizationRepository.ts"
 import * as SqlPhoneNumberRepository from "./SqlPhoneNumberRepository.ts"
 import * as SqlServerSecrets from "./SqlServerSecrets.ts"
+import * as SqlStorageOutage from "./SqlStorageOutage.ts"
 import * as SqlWebhookRepository from "./SqlWebhookRepository.ts"
 
 /**
  * The twelve repositories (the dialer's, the webhooks', the agents' and listen tickets' included), the
  * installation's secrets, the dialer's call events and wake-ups, and what carriers say of calls
- * under their own ids (CarrierCalls). Requires a database layer
+ * under their own ids (CarrierCalls), and which failures mean the database is out of reach
+ * (StorageOutage). Requires a database layer
  * (`Database.layerPostgres`, `Database.layerPglite`, `Database.layerFromConfig`): the SQL client
  * and, for `jsonb` parameters, the PostgreSQL client it is.
  *
@@ -46,5 +48,6 @@ export const layer = Layer.mergeAll(
   SqlDialerWakeup.layer,
   SqlWebhookRepository.layer,
   SqlAgentRepository.layer,
-  SqlListenTicketRepository.layer
+  SqlListenTicketRepository.layer,
+  SqlStorageOutage.layer
 )

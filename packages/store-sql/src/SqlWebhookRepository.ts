@@ -18,6 +18,7 @@
 import { PgClient } from "@effect/sql-pg"
 import { OrganizationNotFound } from "@voice-agent/core/Errors"
 import { WebhookRepository } from "@voice-agent/core/ports/WebhookRepository"
+import { isSerialId } from "@voice-agent/core/SerialId"
 import { fromMillis } from "@voice-agent/core/Time"
 import { isUuid } from "@voice-agent/core/Uuid"
 import type { OutgoingEvent, WebhookDelivery, WebhookEndpoint } from "@voice-agent/core/Webhook"
@@ -34,7 +35,6 @@ import { Effect, Layer, Option, PubSub, Schema, Stream } from "effect"
 import { SqlSchema } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { isEmbedded } from "./Database.ts"
-import { isBigintId } from "./internal/ids.ts"
 import * as Listener from "./internal/listener.ts"
 import { orDieInfrastructure } from "./internal/sqlErrors.ts"
 import * as WebhookSignal from "./internal/webhookSignal.ts"
@@ -305,7 +305,7 @@ export const make = Effect.gen(function*() {
       function*(query) {
         const endpoint = yield* ownedEndpoint(query.organizationId, query.endpointId)
         if (Option.isNone(endpoint)) return yield* new WebhookEndpointNotFound({ endpointId: query.endpointId })
-        if (query.after !== undefined && !isBigintId(query.after)) return { deliveries: [], hasMore: false }
+        if (query.after !== undefined && !isSerialId(query.after)) return { deliveries: [], hasMore: false }
         const rows = yield* selectDeliveries({
           endpointId: query.endpointId,
           after: query.after ?? null,

@@ -14,8 +14,8 @@ import { ActionItem } from "@voice-agent/core/AgentTask"
 import type { FieldValue } from "@voice-agent/core/AgentTask"
 import type { TerminationReason } from "@voice-agent/core/Conversation"
 import { Schema } from "effect"
-import type * as Conversation from "../conversation/Conversation.ts"
 import type { Note } from "../ConversationAgent.ts"
+import type * as Dialogue from "../dialogue/Dialogue.ts"
 import type { Payload } from "./Envelope.ts"
 
 const NullableString = Schema.optionalKey(Schema.NullOr(Schema.String))
@@ -85,7 +85,7 @@ type CommandType = keyof typeof commandSchemas
  * @category models
  */
 export type Decoded =
-  | { readonly _tag: "Conversation"; readonly command: Conversation.Command }
+  | { readonly _tag: "Conversation"; readonly command: Dialogue.Command }
   /** Keys to send to the person. */
   | { readonly _tag: "SendDtmf"; readonly digits: string }
   /** The agent picked an action for an intent: it is told to carry it out. */
@@ -117,7 +117,7 @@ export const decodeCommand = (payload: Payload): Decoded => {
 
 type Decodes = { readonly [K in CommandType]: typeof commandSchemas[K]["Type"] }
 
-const conversation = (command: Conversation.Command): Decoded => ({ _tag: "Conversation", command })
+const conversation = (command: Dialogue.Command): Decoded => ({ _tag: "Conversation", command })
 
 const noted = (commandType: CommandType, detail: string): Decoded => ({ _tag: "Noted", commandType, detail })
 

@@ -2,7 +2,7 @@
  * An agent definition's editor: name, persona, and the task with its checklist (fields with
  * their type and choices, statements to say, to-dos), plus the optional language and providers.
  */
-import type { Agent } from "@voice-agent/core/AgentDefinition"
+import type { AgentResource } from "@voice-agent/core/AgentDefinition"
 import type { ActionItem, FieldType } from "@voice-agent/core/AgentTask"
 import { useState } from "preact/hooks"
 import { run } from "../api/Client.ts"
@@ -151,7 +151,7 @@ const Item = (
 }
 
 export const AgentForm = (
-  { agent, onSaved }: { readonly agent?: Agent | undefined; readonly onSaved: (agent: Agent) => void }
+  { agent, onSaved }: { readonly agent?: AgentResource | undefined; readonly onSaved: (agent: AgentResource) => void }
 ) => {
   const [name, setName] = useState(agent?.name ?? "")
   const [persona, setPersona] = useState({

@@ -2,7 +2,7 @@
  * One agent definition: edit it, attach it to campaigns (their outbound calls) and to numbers
  * (their inbound calls), or delete it.
  */
-import type { Agent } from "@voice-agent/core/AgentDefinition"
+import type { AgentResource } from "@voice-agent/core/AgentDefinition"
 import { Effect } from "effect"
 import { useState } from "preact/hooks"
 import { run } from "../api/Client.ts"
@@ -95,7 +95,7 @@ const Attachments = (
   )
 }
 
-const Attach = ({ agent }: { readonly agent: Agent }) => {
+const Attach = ({ agent }: { readonly agent: AgentResource }) => {
   const attachments = useResource<Attachments>(loadAttachments, [agent.id])
   const [failure, setFailure] = useState<Failure | undefined>(undefined)
   const act = (call: Promise<unknown>) => {

@@ -13,15 +13,8 @@
  */
 import { Context } from "effect"
 import type { Effect, Option } from "effect"
-import type {
-  AgentDefinition,
-  AgentInUse,
-  AgentNameTaken,
-  AgentNotFound,
-  AgentPatch,
-  NewAgentDefinition
-} from "../AgentDefinition.ts"
-import type { CampaignNotFound, PhoneNumberNotOwned } from "../Errors.ts"
+import type { AgentDefinition, AgentPatch, NewAgentDefinition } from "../AgentDefinition.ts"
+import type { AgentInUse, AgentNameTaken, AgentNotFound, CampaignNotFound, PhoneNumberNotOwned } from "../Errors.ts"
 
 /**
  * A page of `GET /v2/agents`, newest first.

@@ -76,6 +76,13 @@ export const isLast = (seen: ReadonlySet<CallEventKind>): boolean =>
 const replayRank: Record<CallEventKind, number> = { Ringing: 0, Answered: 1, AgentEnded: 1.5, Ended: 2 }
 
 /**
+ * Every kind of call event.
+ *
+ * @category models
+ */
+export const CallEventKinds = Object.keys(replayRank) as ReadonlyArray<CallEventKind>
+
+/**
  * The order in which recorded events are given to a subscriber: the carrier's in their order,
  * and the agent's verdict before the carrier's end, so that a stream that ends with `Ended`
  * (`isLast`) still carries a verdict already recorded.

@@ -62,12 +62,12 @@ export class Carrier extends Context.Service<Carrier, {
 }>()("@voice-agent/core/ports/Carrier") {}
 
 /**
- * The simulated network's callers (CONTRACT §7 "Simulated inbound call"): a carrier that can
- * make a call come in provides it. The call is already accepted on our side (it has our call id
- * and its media token); the carrier answers it at once and streams it to `mediaUrl` like an
- * answered outbound call, with a person on the line chosen by the caller's number (CONTRACT §6),
- * and reports its progress to `CallEvents`. `Carrier.hangUp` ends it. Real carriers do not
- * provide this: their calls come in through their webhooks.
+ * The simulated network's callers (docs/ADMIN.md, the simulated inbound call): a carrier that can
+ * make a call come in provides it. The call is already accepted on our side (it has our call id and
+ * its media token); the carrier answers it at once and streams it to `mediaUrl` like an answered
+ * outbound call, with a person on the line chosen by the caller's number
+ * (packages/carrier-sim/README.md), and reports its progress to `CallEvents`. `Carrier.hangUp` ends
+ * it. Real carriers do not provide this: their calls come in through their webhooks.
  *
  * @category services
  */

@@ -6,7 +6,7 @@
  *
  * The carrier's duration may be reported before the call ends (then the end takes it) or after
  * (then the ended call's `duration_sec` becomes it): either way the record ends with the
- * carrier's figure. A call never answered keeps `duration_sec` 0 (CONTRACT §5).
+ * carrier's figure. A call never answered keeps `duration_sec` 0 (docs/DECISIONS.md, "Dialing").
  *
  * @since 0.1.0
  */

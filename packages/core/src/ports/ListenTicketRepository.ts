@@ -1,5 +1,5 @@
 /**
- * Storage port for listen tickets (CONTRACT §8 "Live listen, completed"): a short-lived,
+ * Storage port for listen tickets (docs/LISTEN.md): a short-lived,
  * one-use credential for one call's live-listen WebSocket, for clients that cannot send an
  * `Authorization` header on an upgrade (browsers). Tickets are stored as hashes only; the
  * plaintext exists once, in the answer to `issue`. They live in the database every daemon

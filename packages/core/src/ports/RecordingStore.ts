@@ -21,7 +21,8 @@
  */
 import { Context, Schema } from "effect"
 import type { Effect, Scope, Stream } from "effect"
-import type { RecordingChannel } from "../Conversation.ts"
+import type { RecordedChannel, RecordingChannel } from "../Conversation.ts"
+import { RecordedChannels } from "../Conversation.ts"
 import type { RecordingNotFound } from "../Errors.ts"
 
 /**
@@ -50,7 +51,7 @@ export type RecordingWriteFailure = typeof RecordingWriteFailure.Type
  */
 export class RecordingWriteError extends Schema.TaggedError<RecordingWriteError>()("RecordingWriteError", {
   callId: Schema.String,
-  channel: Schema.Literals(["agent", "remote"]),
+  channel: Schema.Literals(RecordedChannels),
   reason: RecordingWriteFailure,
   message: Schema.String
 }) {}
@@ -110,7 +111,7 @@ export class RecordingStore extends Context.Service<RecordingStore, {
    */
   readonly openWriter: (
     callId: string,
-    channel: "agent" | "remote"
+    channel: RecordedChannel
   ) => Effect.Effect<RecordingWriter, RecordingWriteError, Scope.Scope>
   readonly read: (
     callId: string,

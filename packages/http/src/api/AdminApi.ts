@@ -1,12 +1,12 @@
 /**
- * The admin API of CONTRACT §4: organizations, their API keys, phone numbers, Do-Not-Call
+ * The admin API (docs/ADMIN.md): organizations, their API keys, phone numbers, Do-Not-Call
  * entries, and inbound messages injected as if a carrier delivered them.
  *
  * Authorized by `Authorization: Bearer $VOICE_AGENT_ADMIN_TOKEN` (middleware `AdminAuthorization`,
  * implemented in handlers/Admin.ts). With no token configured every route answers 404, as if
  * the admin API did not exist.
  *
- * Decisions (CONTRACT §4 leaves them open):
+ * Decisions (written down in docs/ADMIN.md):
  * - Phone numbers in bodies and queries are normalized to E.164 (any common formatting, default
  *   region US); one that cannot be is a 422 validation error at its `loc`.
  * - `null` for an optional field means absent, as for the public API.
@@ -85,7 +85,7 @@ const OrganizationName = Schema.String.check(
 )
 
 /**
- * The settings of a new organization when the request leaves them out (CONTRACT §4).
+ * The settings of a new organization when the request leaves them out (docs/ADMIN.md).
  *
  * @category constructors
  */

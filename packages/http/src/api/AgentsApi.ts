@@ -1,5 +1,5 @@
 /**
- * Agent definitions (CONTRACT §7 "Agents", docs/AGENTS.md): CRUD under `/v2/agents`, attaching
+ * Agent definitions (docs/AGENTS.md): CRUD under `/v2/agents`, attaching
  * one to a campaign (`/v2/campaigns/{campaign_code}/agent`) or to one of the organization's
  * numbers for its inbound calls (`/v2/phone-numbers/{phone_number}/agent`, our extension), and
  * the values an agent collected in a call (`/v1/conversations/{call_id}/fields`).
@@ -12,15 +12,15 @@
  *   100, default 50, `after`, `next_cursor`, `has_more`; a bad `limit` or `after` is a 400).
  * - `DELETE` answers `{ok: true}` like a campaign delete; 409 while the definition is attached
  *   to a live campaign or a number.
- * - The attach endpoints answer the attachment (`{campaign_code, agent_id}`,
- *   `{phone_number, agent_id}`), and each has a `GET` twin: the Campaign resource may carry no
- *   extra field (CONTRACT §5) and the number list is fixed too, so this is where it is read.
+ * - The attach endpoints answer the attachment (`{campaign_code, agent_id}`, `{phone_number,
+ *   agent_id}`), and each has a `GET` twin: the Campaign resource may carry no extra field
+ *   (docs/DECISIONS.md, "Campaigns") and the number list is fixed too, so this is where it is read.
  *
  * @since 0.1.0
  */
 import {
-  Agent,
   AgentList,
+  AgentResource,
   AttachAgentRequest,
   CampaignAgent,
   ConversationFields,
@@ -46,7 +46,7 @@ export class AgentsApi extends HttpApiGroup.make("agents")
   .add(
     HttpApiEndpoint.post("create", "/v2/agents", {
       payload: storableBody(CreateAgentRequest),
-      success: Agent.pipe(HttpApiSchema.status(201)),
+      success: AgentResource.pipe(HttpApiSchema.status(201)),
       error: [BadRequest, Conflict]
     }).annotate(OpenApi.Summary, "Create an agent"),
     HttpApiEndpoint.get("list", "/v2/agents", {
@@ -56,13 +56,13 @@ export class AgentsApi extends HttpApiGroup.make("agents")
     }).annotate(OpenApi.Summary, "List agents"),
     HttpApiEndpoint.get("get", "/v2/agents/:agent_id", {
       params: agentId,
-      success: Agent,
+      success: AgentResource,
       error: NotFound
     }).annotate(OpenApi.Summary, "Get an agent"),
     HttpApiEndpoint.patch("update", "/v2/agents/:agent_id", {
       params: agentId,
       payload: storableBody(UpdateAgentRequest),
-      success: Agent,
+      success: AgentResource,
       error: [BadRequest, NotFound, Conflict]
     }).annotate(OpenApi.Summary, "Update an agent"),
     HttpApiEndpoint.delete("delete", "/v2/agents/:agent_id", {

@@ -1,5 +1,5 @@
 /**
- * The v2 campaign endpoints of API.md, addressed by `{campaign_code}`.
+ * The v2 campaign endpoints of the documented API, addressed by `{campaign_code}`.
  *
  * @since 0.1.0
  */

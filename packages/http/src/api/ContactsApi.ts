@@ -1,6 +1,6 @@
 /**
- * The contact endpoints of API.md: upload, list, delete by phone number, delete by id; and our
- * extension, the eligibility explainer (CONTRACT §7).
+ * The contact endpoints of the documented API: upload, list, delete by phone number, delete by id;
+ * and our extension, the eligibility explainer (docs/DECISIONS.md, "Extensions").
  *
  * @since 0.1.0
  */
@@ -32,7 +32,7 @@ export class UploadRejected extends Schema.Error<UploadRejected>("UploadRejected
 
 /**
  * Query of the contact list (v2 by `campaign_code`; the deprecated v1 by `campaign_id`).
- * Values that API.md answers with 400 stay strings here and are checked by the handler.
+ * Values that the documented API answers with 400 stay strings here and are checked by the handler.
  *
  * @category schemas
  */

@@ -1,6 +1,6 @@
 /**
- * The conversation endpoints of API.md: list, details, transcript, recordings; and listen
- * tickets (CONTRACT §8), the browser's credential for the live-listen WebSocket.
+ * The conversation endpoints of the documented API: list, details, transcript, recordings; and
+ * listen tickets (docs/LISTEN.md), the browser's credential for the live-listen WebSocket.
  *
  * @since 0.1.0
  */

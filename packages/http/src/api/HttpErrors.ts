@@ -1,6 +1,7 @@
 /**
- * The error bodies of the HTTP API: `{"detail": "<sentence>"}` for every status (CONTRACT §5),
- * one class per status so that OpenAPI documents one schema per response code.
+ * The error bodies of the HTTP API: `{"detail": "<sentence>"}` for every status (docs/DECISIONS.md,
+ * "Requests and errors"), one class per status so that OpenAPI documents one schema per response
+ * code.
  *
  * `Schema.Error` rather than `TaggedError`: the body carries no `_tag` field. Each is also
  * `Respondable`, so that an error an endpoint does not declare still answers its own status and
@@ -13,7 +14,8 @@ import { HttpServerRespondable, HttpServerResponse } from "effect/http"
 
 /**
  * The body of every error but validation errors. One shared schema, so that OpenAPI names it
- * `ErrorResponse` (as API.md does) for every status rather than one `…Encoded` per class.
+ * `ErrorResponse` (as the documented API does) for every status rather than one `…Encoded` per
+ * class.
  *
  * @category schemas
  */

@@ -1,5 +1,5 @@
 /**
- * The deprecated v1 campaign and contact paths (API.md "Versioning" 2, CONTRACT §5): the
+ * The deprecated v1 campaign and contact paths (docs/DECISIONS.md, "Deprecated v1 paths"): the
  * reference service's own SDKs still call them, so each answers exactly like its v2 twin,
  * addressing the campaign by its internal `id` (a `gcmp-` code is accepted too), with a
  * `Deprecation: true` header (added by the router middleware in handlers/Deprecation.ts).

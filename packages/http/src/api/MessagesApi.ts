@@ -1,5 +1,5 @@
 /**
- * The SMS endpoints of API.md (send, inbound list) and the organization's numbers.
+ * The SMS endpoints of the documented API (send, inbound list) and the organization's numbers.
  *
  * @since 0.1.0
  */

@@ -1,5 +1,5 @@
 /**
- * `POST /v2/create-outbound` (CONTRACT §7, the reference SDK's `Client.create_outbound`): one
+ * `POST /v2/create-outbound` (docs/SDK_HTTP.md, the reference SDK's `Client.create_outbound`): one
  * outbound call outside any campaign. The numbers travel in the query string, as the SDK sends
  * them; the answer is the call's id, which the SDK's agent then attaches to over
  * `v2/connect-call/{call_id}`. See docs/SDK_HTTP.md.
@@ -25,8 +25,8 @@ export const CreateOutboundResponse = Schema.Struct({ call_id: Schema.String }).
 
 /**
  * Placing a call needs outbound dialing enabled and no billing issue (403 otherwise), checked
- * before the request is read (CONTRACT §5's check order); the campaign dialer skips such
- * organizations the same way.
+ * before the request is read (the check order of docs/DECISIONS.md, "Requests and errors"); the
+ * campaign dialer skips such organizations the same way.
  *
  * @category services
  */

@@ -1,5 +1,5 @@
 /**
- * The reference SDK's housekeeping and language-model endpoints (CONTRACT §7; the Python SDK's
+ * The reference SDK's housekeeping and language-model endpoints (the Python SDK's
  * `guava/client.py`, `guava/telemetry.py`, `guava/helpers/llm.py`). See docs/SDK_HTTP.md.
  *
  * - `check-sdk-deprecation` (GET, and POST as SDK 0.35 sends it), without a key: every SDK

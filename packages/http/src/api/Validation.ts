@@ -1,7 +1,7 @@
 /**
- * FastAPI-shaped request validation errors (CONTRACT §5): a request whose path, query,
- * headers or body fail their schema answers
- * `422 {"detail":[{"loc":["body","name"],"msg":"Field required","type":"missing"}]}`.
+ * FastAPI-shaped request validation errors (docs/DECISIONS.md, "Requests and errors"): a request
+ * whose path, query, headers or body fail their schema answers `422
+ * {"detail":[{"loc":["body","name"],"msg":"Field required","type":"missing"}]}`.
  *
  * Effect's default is an empty 400; this middleware (implemented in handlers/Validation.ts)
  * turns every request-decoding failure into the 422 body, and documents it in OpenAPI.

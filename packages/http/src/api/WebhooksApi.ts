@@ -1,8 +1,8 @@
 /**
- * Event webhooks of the admin API (CONTRACT §7, docs/WEBHOOKS.md): an organization's endpoints
+ * Event webhooks of the admin API (docs/WEBHOOKS.md): an organization's endpoints
  * and their deliveries. Same admin authorization as the rest of the admin API (api/AdminApi.ts).
  *
- * Decisions (CONTRACT §7 leaves them open):
+ * Decisions (docs/WEBHOOKS.md):
  * - `url`: any absolute `http` or `https` URL with a host, loopback and private addresses
  *   included (the admin API is trusted); at most 2,048 characters; anything else is a 422.
  * - `events`: a non-empty list of known types (an unknown one is a 422 at its index); absent or
@@ -11,9 +11,10 @@
  *   documented order of types.
  * - The create answer is exactly `{id, url, events, secret}`; the list and the delivery list
  *   never show a secret. The list is a plain array, oldest first (an organization has few).
- * - Deliveries are listed newest first with the keyset cursors of the public lists (`limit` 1
- *   to 100, default 50; a bad `limit` or `after` is a 400, as API.md has it for list endpoints),
- *   each with its newest attempts (`attempt_history`, newest first; `attempts` stays the count).
+ * - Deliveries are listed newest first with the keyset cursors of the public lists (`limit` 1 to
+ *   100, default 50; a bad `limit` or `after` is a 400, as the documented API has it for list
+ *   endpoints), each with its newest attempts (`attempt_history`, newest first; `attempts` stays
+ *   the count).
  * - An unknown organization or endpoint, or one of another organization: 404.
  *
  * @since 0.1.0

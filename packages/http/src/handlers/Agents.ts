@@ -11,14 +11,13 @@
  */
 import type { CreateAgentRequest, UpdateAgentRequest } from "@voice-agent/core/AgentDefinition"
 import {
-  AgentNotFound,
   fromCreateRequest,
   fromUpdateRequest,
   isAgentId,
-  toAgent,
+  toAgentResource,
   unknownProvider
 } from "@voice-agent/core/AgentDefinition"
-import { ConversationNotFound, InvalidCursor, NoFieldsToUpdate } from "@voice-agent/core/Errors"
+import { AgentNotFound, ConversationNotFound, InvalidCursor, NoFieldsToUpdate } from "@voice-agent/core/Errors"
 import { pageInfo } from "@voice-agent/core/Page"
 import { normalize } from "@voice-agent/core/PhoneNumber"
 import { AgentRepository } from "@voice-agent/core/ports/AgentRepository"
@@ -68,7 +67,7 @@ export const AgentsHandlersNoDeps = HttpApiBuilder.group(
         Effect.gen(function*() {
           const organization = yield* CurrentOrganization
           yield* checkProviders(payload)
-          return toAgent(yield* agents.create(organization.id, fromCreateRequest(payload), yield* nowDate))
+          return toAgentResource(yield* agents.create(organization.id, fromCreateRequest(payload), yield* nowDate))
         }).pipe(mapDomainErrors),
       list: ({ query }) =>
         Effect.gen(function*() {
@@ -84,7 +83,7 @@ export const AgentsHandlersNoDeps = HttpApiBuilder.group(
           }
           const page = yield* agents.list({ organizationId: organization.id, limit, after })
           return {
-            agents: page.agents.map(toAgent),
+            agents: page.agents.map(toAgentResource),
             ...pageInfo(
               page.agents,
               page.hasMore,
@@ -97,7 +96,7 @@ export const AgentsHandlersNoDeps = HttpApiBuilder.group(
           const organization = yield* CurrentOrganization
           const found = yield* agents.get(organization.id, params.agent_id)
           if (Option.isNone(found)) return yield* new AgentNotFound({ agentId: params.agent_id })
-          return toAgent(found.value)
+          return toAgentResource(found.value)
         }).pipe(mapDomainErrors),
       update: ({ params, payload }) =>
         Effect.gen(function*() {
@@ -106,7 +105,7 @@ export const AgentsHandlersNoDeps = HttpApiBuilder.group(
           if (Object.keys(payload).length === 0) return yield* new NoFieldsToUpdate()
           yield* checkProviders(payload)
           const patch = fromUpdateRequest(payload)
-          return toAgent(yield* agents.update(organization.id, params.agent_id, patch, yield* nowDate))
+          return toAgentResource(yield* agents.update(organization.id, params.agent_id, patch, yield* nowDate))
         }).pipe(mapDomainErrors),
       delete: ({ params }) =>
         Effect.gen(function*() {

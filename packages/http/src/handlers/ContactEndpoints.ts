@@ -12,6 +12,7 @@ import { ContactStatus, ContactStatuses } from "@voice-agent/core/ContactState"
 import { toContactEligibility } from "@voice-agent/core/Eligibility"
 import { InvalidCursor, InvalidParameter, TermsNotAccepted } from "@voice-agent/core/Errors"
 import { pageInfo } from "@voice-agent/core/Page"
+import { isSerialId } from "@voice-agent/core/SerialId"
 import { Effect, Schema } from "effect"
 import { UploadRejected } from "../api/ContactsApi.ts"
 import { isTruthyQueryValue } from "../api/Params.ts"
@@ -98,7 +99,7 @@ export const make = Effect.gen(function*() {
         let afterId: string | undefined
         if (params.after !== undefined) {
           const position = yield* cursors.decode("contacts", organization.id, params.after)
-          if (typeof position.id !== "string" || !/^\d{1,19}$/.test(position.id)) return yield* new InvalidCursor()
+          if (typeof position.id !== "string" || !isSerialId(position.id)) return yield* new InvalidCursor()
           afterId = position.id
         }
         const campaign = params.campaignRef === undefined ? undefined : yield* campaigns.find(params.campaignRef, kind)
@@ -159,7 +160,10 @@ export const make = Effect.gen(function*() {
         Effect.as({ deleted: 1 }),
         mapDomainErrors
       ),
-    /** `GET …/contacts/{contact_id}/eligibility` (CONTRACT §7): 404 for the campaign, then the contact. */
+    /**
+     * `GET …/contacts/{contact_id}/eligibility` (docs/DECISIONS.md, "Extensions"): 404 for the
+     * campaign, then the contact.
+     */
     eligibility: (ref: string, contactId: string) =>
       withCampaign(ref, "code", (campaign) => service.eligibility(campaign, contactId)).pipe(
         Effect.map(toContactEligibility),

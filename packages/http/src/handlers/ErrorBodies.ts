@@ -1,8 +1,8 @@
 /**
- * Gives every error answer the API's `{"detail": "<sentence>"}` body (CONTRACT §5), also
- * those that Effect's router and HttpApi produce without one: unknown routes (404), methods
- * (405), unsupported content types (415), bodies over the size limit (413) and internal
- * errors (500). Answers that already carry JSON are left alone.
+ * Gives every error answer the API's `{"detail": "<sentence>"}` body (docs/DECISIONS.md, "Requests
+ * and errors"), also those that Effect's router and HttpApi produce without one: unknown routes
+ * (404), methods (405), unsupported content types (415), bodies over the size limit (413) and
+ * internal errors (500). Answers that already carry JSON are left alone.
  *
  * Also sets the request body limit: 10,000 contacts with typical `data` are a few MB; 64 MB
  * leaves room for large `data` while bounding what one request can make the server read. A
@@ -15,7 +15,7 @@
  *
  * @since 0.1.0
  */
-import { isUnavailableCause } from "@voice-agent/core/StorageOutage"
+import { StorageOutage } from "@voice-agent/core/ports/StorageOutage"
 import { ByteSize, Effect, Layer } from "effect"
 import type { Types } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -102,30 +102,36 @@ const tooLarge = HttpServerResponse.jsonUnsafe({ detail: reasons[413] }, {
 })
 
 /**
+ * Needs `StorageOutage` (the storage layer provides it) to tell a database out of reach (503)
+ * from a failure (500).
+ *
  * @category layers
  */
 export const ErrorBodiesLive = HttpRouter.middleware(
-  (httpEffect) =>
-    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-      const limit = bodyLimitFor(request.url)
-      return declaresTooLarge(request.headers, limit)
-        ? Effect.succeed(tooLarge)
-        : Effect.provideService(httpEffect, HttpIncomingMessage.MaxBodySize, limit)
-    }).pipe(
-      // Failures that HttpApi leaves unanswered (a body over the limit, a defect) become
-      // their response here, so they get a body; a 5xx keeps its cause in the log.
-      Effect.catchCause((cause) =>
-        // The database is down or restarting: the client may try again shortly (one warning
-        // line, not a stack per request).
-        isUnavailableCause(cause)
-          ? Effect.as(Effect.logWarning("request refused: the database is unavailable"), databaseUnavailable)
-          : Effect.flatMap(HttpServerError.causeResponse(cause), ([response, rest]) =>
-            response.status >= 500
-              ? Effect.as(Effect.logError("request failed", rest), response)
-              : Effect.succeed(response))
-      ),
-      Effect.map(withDetailBody)
-    ) as Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>,
+  Effect.map(
+    StorageOutage,
+    (storage) => (httpEffect) =>
+      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+        const limit = bodyLimitFor(request.url)
+        return declaresTooLarge(request.headers, limit)
+          ? Effect.succeed(tooLarge)
+          : Effect.provideService(httpEffect, HttpIncomingMessage.MaxBodySize, limit)
+      }).pipe(
+        // Failures that HttpApi leaves unanswered (a body over the limit, a defect) become
+        // their response here, so they get a body; a 5xx keeps its cause in the log.
+        Effect.catchCause((cause) =>
+          // The database is down or restarting: the client may try again shortly (one warning
+          // line, not a stack per request).
+          storage.isUnavailableCause(cause)
+            ? Effect.as(Effect.logWarning("request refused: the database is unavailable"), databaseUnavailable)
+            : Effect.flatMap(HttpServerError.causeResponse(cause), ([response, rest]) =>
+              response.status >= 500
+                ? Effect.as(Effect.logError("request failed", rest), response)
+                : Effect.succeed(response))
+        ),
+        Effect.map(withDetailBody)
+      ) as Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>
+  ),
   { global: true }
 )
 

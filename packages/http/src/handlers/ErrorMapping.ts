@@ -7,7 +7,6 @@
  *
  * @since 0.1.0
  */
-import type { AgentInUse, AgentNameTaken, AgentNotFound, UnknownProvider } from "@voice-agent/core/AgentDefinition"
 import type * as Errors from "@voice-agent/core/Errors"
 import { Effect } from "effect"
 import { BadRequest, Conflict, Forbidden, NotFound } from "../api/HttpErrors.ts"
@@ -36,17 +35,17 @@ export type DomainError =
   | Errors.NumberOnDoNotCallList
   | Errors.OutboundDialingDisabled
   | Errors.BillingIssue
-  | AgentNotFound
-  | AgentNameTaken
-  | AgentInUse
-  | UnknownProvider
+  | Errors.AgentNotFound
+  | Errors.AgentNameTaken
+  | Errors.AgentInUse
+  | Errors.UnknownProvider
 
 /**
  * @category models
  */
 export type HttpError = BadRequest | Forbidden | NotFound | Conflict
 
-const inUseDetail = (error: AgentInUse): string => {
+const inUseDetail = (error: Errors.AgentInUse): string => {
   const where = [
     ...error.campaignCodes.map((code) => `campaign ${code}`),
     ...error.phoneNumbers.map((number) => `phone number ${number}`)

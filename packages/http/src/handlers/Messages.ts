@@ -29,7 +29,7 @@ export const SendSmsHandlersNoDeps = HttpApiBuilder.group(
       ({ payload }) =>
         Effect.flatMap(CurrentOrganization, (organization) => service.send(organization, payload)).pipe(
           Effect.catchTags({
-            // API.md: an unowned sender is 400 on this endpoint.
+            // docs/DECISIONS.md ("SMS"): an unowned sender is 400 on this endpoint.
             PhoneNumberNotOwned: (e) =>
               Effect.fail(
                 new BadRequest({
@@ -71,7 +71,7 @@ export const MessagesHandlersNoDeps = HttpApiBuilder.group(
           return { messages: page.messages.map(toInboundMessage), has_more: page.hasMore }
         }).pipe(
           Effect.catchTag("PhoneNumberNotOwned", (e) =>
-            // API.md: a `to_number` the organization does not own is 404 on this endpoint.
+            // docs/DECISIONS.md ("SMS"): a `to_number` the organization does not own is 404 here.
             Effect.fail(
               new NotFound({ detail: `Phone number ${e.phoneNumbers.join(", ")} not found for this organization` })
             )),

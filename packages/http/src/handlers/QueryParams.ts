@@ -1,6 +1,7 @@
 /**
- * Parsing of list parameters for which API.md names 400 rather than 422 (limits, dates,
- * cursors, filters): they are declared as plain strings in the API and checked here.
+ * Parsing of list parameters for which the documented API names 400 rather than 422
+ * (docs/DECISIONS.md, "Requests and errors") (limits, dates, cursors, filters): they are declared
+ * as plain strings in the API and checked here.
  *
  * @since 0.1.0
  */

@@ -8,6 +8,7 @@ import { InvalidCursor } from "@voice-agent/core/Errors"
 import { pageInfo } from "@voice-agent/core/Page"
 import { OrganizationRepository } from "@voice-agent/core/ports/OrganizationRepository"
 import { WebhookRepository } from "@voice-agent/core/ports/WebhookRepository"
+import { isSerialId } from "@voice-agent/core/SerialId"
 import { nowMillis, toIso } from "@voice-agent/core/Time"
 import type { WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEventType } from "@voice-agent/core/Webhook"
 import { receivedTypes, WebhookEventTypes } from "@voice-agent/core/Webhook"
@@ -101,7 +102,7 @@ export const WebhooksHandlersNoDeps = HttpApiBuilder.group(
           let after: string | undefined
           if (query.after !== undefined) {
             const position = yield* cursors.decode("webhook-deliveries", params.org_id, query.after)
-            if (typeof position.id !== "string" || !/^\d{1,19}$/.test(position.id)) return yield* new InvalidCursor()
+            if (typeof position.id !== "string" || !isSerialId(position.id)) return yield* new InvalidCursor()
             after = position.id
           }
           const page = yield* webhooks.listDeliveries({

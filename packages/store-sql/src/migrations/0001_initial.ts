@@ -6,8 +6,8 @@
  * also names (contact statuses, directions, speakers) are spelled out here on purpose, so
  * this file keeps meaning what it meant when it ran.
  *
- * Index policy: one index per list query and filter of API.md, each named after the query it
- * serves, and nothing speculative, since every index is paid for on the 10,000-row upload.
+ * Index policy: one index per list query and filter of the documented API, each named after the
+ * query it serves, and nothing speculative, since every index is paid for on the 10,000-row upload.
  */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"

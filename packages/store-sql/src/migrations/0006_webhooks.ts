@@ -1,5 +1,5 @@
 /**
- * Event webhooks (CONTRACT §7, docs/WEBHOOKS.md): the endpoints an organization registers, the
+ * Event webhooks (docs/WEBHOOKS.md): the endpoints an organization registers, the
  * events (Standard Webhooks messages) written for it, and one delivery per endpoint per event,
  * which is also the durable queue the delivery workers claim from.
  *

@@ -1,5 +1,5 @@
 /**
- * Agent definitions as data (CONTRACT §7 "Agents", docs/AGENTS.md): the definitions, which
+ * Agent definitions as data (docs/AGENTS.md): the definitions, which
  * campaign and which number each is attached to, and the field values collected in calls.
  *
  * Forward-only and frozen once merged.

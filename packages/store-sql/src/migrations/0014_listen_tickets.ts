@@ -1,5 +1,5 @@
 /**
- * Listen tickets (CONTRACT §8 "Live listen, completed"; docs/LISTEN.md): one-use, 60-second
+ * Listen tickets (docs/LISTEN.md): one-use, 60-second
  * credentials for one call's live-listen WebSocket, for browsers, which cannot send the bearer
  * key on an upgrade.
  *

@@ -1,6 +1,6 @@
 /**
- * The default conversation policy: no model, works offline, the same answers every time. It
- * owns what to say and when; `Conversation.step` owns the bookkeeping and the last guard on
+ * The default dialogue policy: no model, works offline, the same answers every time. It
+ * owns what to say and when; `Dialogue.step` owns the bookkeeping and the last guard on
  * sensitive values.
  *
  * - **Start.** A human gets a greeting from the persona (`"Hello, this is {agent_name} from
@@ -40,10 +40,14 @@
  *
  * @since 0.1.0
  */
-import type { FieldItem, FieldValue, Persona } from "@voice-agent/core/AgentTask"
+import type { FieldItem, FieldValue } from "@voice-agent/core/AgentTask"
+import type { CivilDate } from "@voice-agent/core/CalendarDate"
 import type { Result } from "effect"
-import type { Day, Decision, Directive, Input, Policy, State, Variables } from "./Conversation.ts"
-import * as Conversation from "./Conversation.ts"
+import type { Decision, Directive, Input, Policy, State, Variables } from "./Dialogue.ts"
+import * as Dialogue from "./Dialogue.ts"
+import type { Lines } from "./Lines.ts"
+import { defaultLines, questionFor } from "./Lines.ts"
+import { asksForHuman, isHangUp, isQuestion, isRequest, normalize, stopPhrase } from "./Phrases.ts"
 import * as ReachPerson from "./ReachPerson.ts"
 
 /**
@@ -53,7 +57,7 @@ import * as ReachPerson from "./ReachPerson.ts"
  */
 export interface ExtractionContext {
   /** The date of the call in its timezone. */
-  readonly today: Day
+  readonly today: CivilDate
   readonly language: string
   readonly variables: Variables
 }
@@ -72,27 +76,6 @@ export type Extractor = (
 ) => Result.Result<FieldValue, unknown>
 
 /**
- * The policy's fixed lines.
- *
- * @category models
- */
-export interface Lines {
-  readonly greeting: (persona: Persona, direction: "inbound" | "outbound") => string
-  readonly voicemail: (persona: Persona) => string
-  readonly closing: string
-  /** Said when the caller asks to stop. */
-  readonly stopped: string
-  /** Said when a required field could not be understood. */
-  readonly giveUp: string
-  /** Said when the caller stays silent after being asked again. */
-  readonly silenceGoodbye: string
-  /** Before a question asked again after a silence. */
-  readonly stillThere: string
-  /** A re-ask after a failed answer: the `attempt`th (1-based). */
-  readonly reask: (field: FieldItem, question: string, attempt: number) => string
-}
-
-/**
  * @category models
  */
 export interface Options {
@@ -104,196 +87,8 @@ export interface Options {
   readonly lines?: Partial<Lines> | undefined
 }
 
-const present = (value: string | null | undefined): string | undefined => {
-  const trimmed = value?.trim()
-  return trimmed === undefined || trimmed === "" ? undefined : trimmed
-}
-
-const introduction = (persona: Persona): string | undefined => {
-  const name = present(persona.agent_name)
-  const organization = present(persona.organization_name)
-  if (name !== undefined && organization !== undefined) return `this is ${name} from ${organization}`
-  if (name !== undefined) return `this is ${name}`
-  if (organization !== undefined) return `this is ${organization}`
-  return undefined
-}
-
-const humanize = (key: string) => key.replace(/[_-]+/g, " ").replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase().trim()
-
-const listOf = (choices: ReadonlyArray<string>) =>
-  choices.length <= 1 ? choices.join("") : `${choices.slice(0, -1).join(", ")} or ${choices.at(-1)}`
-
-/**
- * The question a field is asked by: its `question`, else one built from its `description`
- * or its key.
- *
- * @category getters
- */
-export const questionFor = (field: FieldItem): string => {
-  const question = present(field.question)
-  if (question !== undefined) return question
-  const contact = ReachPerson.contactOf(field)
-  if (contact !== undefined) return ReachPerson.question(contact)
-  const choices = field.field_type === "multiple_choice" && field.choices !== undefined && field.choices.length > 0
-    ? ` Is it ${listOf(field.choices)}?`
-    : ""
-  const description = firstSentence(field.description)
-  if (description === undefined) return `Could you tell me your ${humanize(field.key)}?${choices}`
-  const asked = askedIn(description)
-  if (asked !== undefined) return `${asked}${choices}`
-  return `Could you tell me ${description.charAt(0).toLowerCase() + description.slice(1)}?${choices}`
-}
-
-/** A description's first sentence of its first line, without its closing punctuation. */
-const firstSentence = (description: string | undefined): string | undefined =>
-  present(present(description)?.split("\n")[0]?.split(/(?<=[.?!])\s+/)[0]?.replace(/[.?!:]+$/, ""))
-
-const toCaller: ReadonlyArray<readonly [RegExp, string]> = [
-  [
-    /\bthe (?:patient|caller|customer|contact|person|user|client|member|guest|resident|student|applicant)'s\b/gi,
-    "your"
-  ],
-  [/\bthey're\b/gi, "you're"],
-  [/\bthey've\b/gi, "you've"],
-  [/\bthemselves\b/gi, "yourself"],
-  [/\btheirs\b/gi, "yours"],
-  [/\btheir\b/gi, "your"],
-  [/\bthey\b/gi, "you"],
-  [/\bthem\b/gi, "you"]
-]
-
-/**
- * The question in a description written as an instruction to a model ("Ask the patient whether
- * they confirm…", "If they want to reschedule, ask for their preferred day…"), put to the
- * caller ("Could you tell me whether you confirm…?").
- */
-const askedIn = (description: string): string | undefined => {
-  const match = /\bask(?:\s+(?:the\s+\w+|them|him|her))?(?:\s+(?:for|about))?\s+(.+)$/i.exec(description)?.[1]
-  if (match === undefined) return undefined
-  const rest = toCaller.reduce((text, [pattern, replacement]) => text.replace(pattern, replacement), match.trim())
-  const infinitive = /^to\s+(.+)$/i.exec(rest)?.[1]
-  return infinitive === undefined ? `Could you tell me ${rest}?` : `Could you ${infinitive}?`
-}
-
-const hintFor = (field: FieldItem): string | undefined => {
-  switch (field.field_type) {
-    case "integer":
-      return "Could you say just the number?"
-    case "date":
-      return "Could you say the date with the month, the day and the year?"
-    case "multiple_choice":
-      return field.choices === undefined || field.choices.length === 0
-        ? undefined
-        : `Please choose one of: ${listOf(field.choices)}.`
-    case "calendar_slot":
-      return "Could you say the day and the time that suits you?"
-    case "digit_sequence":
-      return "Could you say the digits one at a time, or key them in followed by the pound key?"
-    case "cvv":
-      return "Could you say the three or four digit security code one digit at a time, or key it in followed by the pound key?"
-    case "text":
-      return undefined
-  }
-}
-
-/**
- * @category constructors
- */
-export const defaultLines: Lines = {
-  greeting: (persona, direction) => {
-    const intro = introduction(persona)
-    const hello = intro === undefined ? "Hello." : `Hello, ${intro}.`
-    return direction === "inbound" ? `${hello} Thank you for calling.` : hello
-  },
-  voicemail: (persona) => {
-    const intro = introduction(persona)
-    return `${
-      intro === undefined ? "Hello." : `Hello, ${intro}.`
-    } Sorry we missed you. We will try again later. Goodbye.`
-  },
-  closing: "Thank you, that is everything I needed. Goodbye.",
-  stopped: "I understand. Thank you for your time. Goodbye.",
-  giveUp: "I'm sorry, I could not get that. Someone will follow up with you. Goodbye.",
-  silenceGoodbye: "I have not heard from you, so I will end the call here. Goodbye.",
-  stillThere: "Are you still there?",
-  reask: (field, question, attempt) => {
-    const hint = attempt > 1 ? hintFor(field) : undefined
-    return `Sorry, I didn't catch that. ${hint ?? question}`
-  }
-}
-
-const stopPatterns: ReadonlyArray<RegExp> = [
-  /\bstop (calling|call(ing)? me|this)\b/,
-  /\b(do not|don't|dont|never) call\b/,
-  /\bnot interested\b/,
-  /\bgood ?bye\b/,
-  /\bbye\b/,
-  /\bremove me\b/,
-  /\btake me off\b/,
-  /\bleave me alone\b/,
-  /\bunsubscribe\b/
-]
-
-const normalize = (text: string) =>
-  text.toLowerCase().replace(/[’']/g, "'").replace(/[^a-z0-9' ]+/g, " ").replace(/\s+/g, " ").trim()
-
-/**
- * The stop phrase in `text`, if the caller asks to stop ("stop calling", "not interested",
- * "goodbye", "remove me", …).
- *
- * @category predicates
- */
-export const stopPhrase = (text: string): string | undefined => {
-  const normalized = normalize(text)
-  for (const pattern of stopPatterns) {
-    const match = pattern.exec(normalized)
-    if (match !== null) return match[0]
-  }
-  return undefined
-}
-
-const humanPatterns: ReadonlyArray<RegExp> = [
-  /\b(speak|talk) (to|with) (a |an )?(human|real person|person|someone|representative|agent|operator|manager)\b/,
-  /\b(a |an )?(real person|human being|live agent|representative|operator)\b/
-]
-
-/**
- * Whether the caller asks for a human ("can I speak to a person", "representative", …).
- *
- * @category predicates
- */
-export const asksForHuman = (text: string): boolean => {
-  const normalized = normalize(text)
-  return humanPatterns.some((pattern) => pattern.test(normalized))
-}
-
-/**
- * Whether an utterance is a question: it ends with a question mark, or opens as one does.
- *
- * @category predicates
- */
-export const isQuestion = (text: string): boolean =>
-  /\?\s*$/.test(text) ||
-  /^(what|when|where|who|whom|whose|why|how|which|can you|could you|do you|does|is it|is there|are you|are there|will you|would you)\b/
-    .test(normalize(text))
-
-/**
- * Whether the caller asks for something ("I'd like to…", "I want to…", "I need to…", "can I…",
- * "could I…"): a request a remote agent may act on (`action-request`).
- *
- * @category predicates
- */
-export const isRequest = (text: string): boolean =>
-  /\b(i'd like to|i would like to|i want to|i wanna|i need to|i'd like a|i want a|i need a|can i|could i|may i)\b/
-    .test(normalize(text))
-
-/**
- * Whether an instruction asks to end the call (the reference SDK's `hangup`: "… naturally end
- * the conversation and hang up the call").
- *
- * @category predicates
- */
-export const isHangUp = (instruction: string): boolean => /\bhang up\b|\bend the call\b/i.test(instruction)
+export type { Lines }
+export { asksForHuman, defaultLines, isHangUp, isQuestion, isRequest, questionFor, stopPhrase }
 
 const hasPending = (state: State): boolean =>
   state.items.some((entry) => entry.status === "pending" || entry.status === "asking")
@@ -329,16 +124,16 @@ export const make = (options: Options): Policy => {
       const item = entry.item
       switch (item.item_type) {
         case "say":
-          state = Conversation.setStatus(state, item.key, "done")
+          state = Dialogue.setStatus(state, item.key, "done")
           actions.push(say(item.statement, item.key))
           continue
         case "todo":
-          state = Conversation.setStatus(state, item.key, "done")
+          state = Dialogue.setStatus(state, item.key, "done")
           continue
         case "field": {
           const fresh = state.awaiting !== item.key
           state = {
-            ...Conversation.setStatus(state, item.key, "asking"),
+            ...Dialogue.setStatus(state, item.key, "asking"),
             awaiting: item.key,
             reasks: fresh ? 0 : state.reasks,
             silences: fresh ? 0 : state.silences,
@@ -362,7 +157,7 @@ export const make = (options: Options): Policy => {
   }
 
   /** The value `utterance` gives `field`, if any. */
-  const read = (state: State, today: Day, field: FieldItem, utterance: string): FieldValue | undefined => {
+  const read = (state: State, today: CivilDate, field: FieldItem, utterance: string): FieldValue | undefined => {
     const contact = ReachPerson.contactOf(field)
     if (contact !== undefined) return ReachPerson.outcomeOf(utterance, contact, field.choices ?? [])
     const extracted = options.extractor(field, utterance, {
@@ -380,10 +175,10 @@ export const make = (options: Options): Policy => {
       : undefined
 
   /** Takes `utterance` as the answer to `field` (a request it does not answer goes to the agent). */
-  const answer = (state: State, today: Day, field: FieldItem, utterance: string): Decision => {
+  const answer = (state: State, today: CivilDate, field: FieldItem, utterance: string): Decision => {
     const value = read(state, today, field, utterance)
     if (value === undefined) return request(state, utterance) ?? misunderstood(state, field)
-    const recorded = Conversation.recordField(state, field.key, value)
+    const recorded = Dialogue.recordField(state, field.key, value)
     return advance(recorded, [{ _tag: "RecordField", key: field.key, value }])
   }
 
@@ -393,18 +188,18 @@ export const make = (options: Options): Policy => {
     if (state.reasks < maxReasks) {
       const attempt = state.reasks + 1
       return {
-        state: { ...Conversation.setStatus(cleared, field.key, "asking"), reasks: attempt },
+        state: { ...Dialogue.setStatus(cleared, field.key, "asking"), reasks: attempt },
         actions: [{ _tag: "Ask", key: field.key, text: lines.reask(field, questionFor(field), attempt) }]
       }
     }
     if (field.required === false) {
-      return advance({ ...Conversation.setStatus(cleared, field.key, "skipped"), awaiting: undefined, reasks: 0 })
+      return advance({ ...Dialogue.setStatus(cleared, field.key, "skipped"), awaiting: undefined, reasks: 0 })
     }
     return end(cleared, lines.giveUp, "cut-short")
   }
 
   const awaited = (state: State): FieldItem | undefined =>
-    state.awaiting === undefined ? undefined : Conversation.field(state, state.awaiting)
+    state.awaiting === undefined ? undefined : Dialogue.field(state, state.awaiting)
 
   const isStop = (state: State, text: string): boolean => {
     const phrase = stopPhrase(text)
@@ -465,9 +260,9 @@ export const make = (options: Options): Policy => {
         let next = state
         for (const speech of input.dropped) {
           if (speech.key === undefined) continue
-          if (speech.kind === "statement") next = Conversation.setStatus(next, speech.key, "pending")
+          if (speech.kind === "statement") next = Dialogue.setStatus(next, speech.key, "pending")
           if (speech.kind === "question") {
-            next = Conversation.setStatus(next, speech.key, "pending")
+            next = Dialogue.setStatus(next, speech.key, "pending")
             // Cut off before the question: the caller has not heard it, so is not answering it.
             if (input.speech.id !== speech.id && next.awaiting === speech.key) next = { ...next, awaiting: undefined }
           }
@@ -528,7 +323,7 @@ export const make = (options: Options): Policy => {
         if (target === undefined || target.key !== command.key) return { state, actions: [] }
         const choice = command.matched[0]
         if (choice !== undefined) {
-          return advance(Conversation.recordField(state, target.key, choice), [
+          return advance(Dialogue.recordField(state, target.key, choice), [
             { _tag: "RecordField", key: target.key, value: choice }
           ])
         }

@@ -1,12 +1,13 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { FieldItem, FieldType, FieldValue } from "@voice-agent/core/AgentTask"
+import type { CivilDate } from "@voice-agent/core/CalendarDate"
 import { Result } from "effect"
 import * as fc from "fast-check"
-import type { CalendarDate, ExtractionFailureReason } from "./FieldExtraction.ts"
+import type { ExtractionFailureReason } from "./FieldExtraction.ts"
 import { extract } from "./FieldExtraction.ts"
 
 /** Tuesday 1 September 2026. */
-const today: CalendarDate = { year: 2026, month: 9, day: 1 }
+const today: CivilDate = { year: 2026, month: 9, day: 1 }
 const context = { today }
 
 const field = (field_type: FieldType, extra: Partial<FieldItem> = {}): FieldItem => ({
@@ -16,7 +17,7 @@ const field = (field_type: FieldType, extra: Partial<FieldItem> = {}): FieldItem
   ...extra
 })
 
-const value = (item: FieldItem, utterance: string, at: CalendarDate = today): FieldValue => {
+const value = (item: FieldItem, utterance: string, at: CivilDate = today): FieldValue => {
   const result = extract(item, utterance, { today: at })
   if (Result.isFailure(result)) assert.fail(`${JSON.stringify(utterance)}: ${result.failure.message}`)
   return result.success
@@ -131,8 +132,8 @@ const yearInWords = (year: number, style: number): string => {
   return `${below100(century, false)} ${rest < 10 ? `oh ${ONES[rest]}` : below100(rest, false)}`
 }
 
-const allDates = (from: number, to: number): ReadonlyArray<CalendarDate> => {
-  const out: Array<CalendarDate> = []
+const allDates = (from: number, to: number): ReadonlyArray<CivilDate> => {
+  const out: Array<CivilDate> = []
   for (let year = from; year <= to; year++) {
     for (let month = 1; month <= 12; month++) {
       const days = month === 2 ? (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28) : [4, 6, 9, 11]
@@ -148,7 +149,7 @@ const allDates = (from: number, to: number): ReadonlyArray<CalendarDate> => {
 // ---------------------------------------------------------------------------------------------
 
 describe("FieldExtraction", () => {
-  describe("the simulated person's answers (CONTRACT §7)", () => {
+  describe("the simulated person's answers (docs/AGENTS.md)", () => {
     it("reads each default answer as its field type", () => {
       assert.strictEqual(value(field("text"), "Alex Morgan"), "Alex Morgan")
       assert.strictEqual(value(field("integer"), "forty two"), 42)
@@ -465,13 +466,13 @@ describe("FieldExtraction", () => {
 
     const dates = allDates(1950, 2060)
     const styles = [
-      (d: CalendarDate) => `${MONTHS[d.month - 1]} ${ordinal(d.day)} ${yearInWords(d.year, 0)}`,
-      (d: CalendarDate) => `the ${ordinal(d.day)} of ${MONTHS[d.month - 1]} ${yearInWords(d.year, 1)}`,
-      (d: CalendarDate) => `${MONTHS[d.month - 1]} ${below100(d.day, false)}, ${yearInWords(d.year, 0)}`,
-      (d: CalendarDate) => `the ${suffixed(d.day)} of ${MONTHS[d.month - 1]} ${d.year}`,
-      (d: CalendarDate) => `${MONTHS[d.month - 1]} ${d.day}, ${d.year}`,
-      (d: CalendarDate) => `${d.month}/${d.day}/${d.year}`,
-      (d: CalendarDate) => `${d.year}-${String(d.month).padStart(2, "0")}-${String(d.day).padStart(2, "0")}`
+      (d: CivilDate) => `${MONTHS[d.month - 1]} ${ordinal(d.day)} ${yearInWords(d.year, 0)}`,
+      (d: CivilDate) => `the ${ordinal(d.day)} of ${MONTHS[d.month - 1]} ${yearInWords(d.year, 1)}`,
+      (d: CivilDate) => `${MONTHS[d.month - 1]} ${below100(d.day, false)}, ${yearInWords(d.year, 0)}`,
+      (d: CivilDate) => `the ${suffixed(d.day)} of ${MONTHS[d.month - 1]} ${d.year}`,
+      (d: CivilDate) => `${MONTHS[d.month - 1]} ${d.day}, ${d.year}`,
+      (d: CivilDate) => `${d.month}/${d.day}/${d.year}`,
+      (d: CivilDate) => `${d.year}-${String(d.month).padStart(2, "0")}-${String(d.day).padStart(2, "0")}`
     ]
 
     it("reads every date from 1950 to 2060 said the first way", () => {
@@ -491,7 +492,7 @@ describe("FieldExtraction", () => {
       const names = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
       fc.assert(
         fc.property(fc.constantFrom(...allDates(2024, 2030)), fc.nat(6), (from, weekday) => {
-          const got = value(item, `next ${names[weekday]}`, from) as CalendarDate
+          const got = value(item, `next ${names[weekday]}`, from) as CivilDate
           const days = (Date.UTC(got.year, got.month - 1, got.day) - Date.UTC(from.year, from.month - 1, from.day)) /
             86_400_000
           assert.isTrue(days >= 1 && days <= 7)

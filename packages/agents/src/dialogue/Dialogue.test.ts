@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { Task } from "@voice-agent/core/AgentTask"
-import type { Action, Decision, Directive, Event, Input, Policy, State } from "./Conversation.ts"
-import * as Conversation from "./Conversation.ts"
+import type { Action, Decision, Directive, Event, Input, Policy, State } from "./Dialogue.ts"
+import * as Dialogue from "./Dialogue.ts"
 
 const task: Task = {
   task_id: "t-1",
@@ -46,7 +46,7 @@ const texts = (actions: ReadonlyArray<Action>) =>
 
 describe("make", () => {
   it("starts with every item pending and nothing said", () => {
-    const state = Conversation.make({ task, persona: { agent_name: "Grace" }, variables: { plan: "gold" } })
+    const state = Dialogue.make({ task, persona: { agent_name: "Grace" }, variables: { plan: "gold" } })
     assert.deepStrictEqual(state.items.map((entry) => entry.status), ["pending", "pending", "pending"])
     assert.strictEqual(state.language, "english")
     assert.deepStrictEqual(state.variables, { plan: "gold" })
@@ -58,8 +58,8 @@ describe("make", () => {
 describe("step", () => {
   it("records the call and merges the contact's data over the variables", () => {
     const { policy, seen } = scripted(() => [])
-    const state = Conversation.make({ task, variables: { plan: "gold", first_name: "nobody" } })
-    const next = Conversation.step(state, started, policy).state
+    const state = Dialogue.make({ task, variables: { plan: "gold", first_name: "nobody" } })
+    const next = Dialogue.step(state, started, policy).state
     assert.deepStrictEqual(next.variables, { plan: "gold", first_name: "Ada" })
     assert.strictEqual(next.call?.direction, "outbound")
     assert.deepStrictEqual(next.call?.today, { year: 2027, month: 3, day: 3 })
@@ -75,7 +75,7 @@ describe("step", () => {
         }]
         : []
     )
-    const first = Conversation.step(Conversation.make({ task }), started, policy)
+    const first = Dialogue.step(Dialogue.make({ task }), started, policy)
     assert.deepStrictEqual(first.actions, [
       { _tag: "Say", id: 1, text: "Hi.", sensitiveFree: true, key: undefined },
       { _tag: "Ask", id: 2, key: "name", text: "Name?" },
@@ -83,13 +83,13 @@ describe("step", () => {
     ])
     assert.strictEqual(first.state.awaiting, "name")
     assert.strictEqual(first.state.timer, 3)
-    const played = Conversation.step(first.state, { _tag: "SpeechPlayed", id: 1, offsetMs: 900 }, policy)
+    const played = Dialogue.step(first.state, { _tag: "SpeechPlayed", id: 1, offsetMs: 900 }, policy)
     const last = seen.at(-1)
     assert.strictEqual(last?._tag === "SpeechPlayed" ? last.speech.text : undefined, "Hi.")
     assert.deepStrictEqual(played.state.speaking.map((speech) => speech.id), [2])
     // Unknown speech: not passed on.
     const count = seen.length
-    Conversation.step(played.state, { _tag: "SpeechPlayed", id: 99, offsetMs: 950 }, policy)
+    Dialogue.step(played.state, { _tag: "SpeechPlayed", id: 99, offsetMs: 950 }, policy)
     assert.strictEqual(seen.length, count)
   })
 
@@ -103,8 +103,8 @@ describe("step", () => {
         ]
         : []
     )
-    const first = Conversation.step(Conversation.make({ task }), started, policy)
-    const cut = Conversation.step(
+    const first = Dialogue.step(Dialogue.make({ task }), started, policy)
+    const cut = Dialogue.step(
       first.state,
       { _tag: "SpeechInterrupted", id: 2, offsetMs: 1500, playedMs: 300 },
       policy
@@ -122,11 +122,11 @@ describe("step", () => {
     const { policy, seen } = scripted((_, input) =>
       input._tag === "CallStarted" ? [{ _tag: "StartSilenceTimer", ms: 10 }] : []
     )
-    const first = Conversation.step(Conversation.make({ task }), started, policy)
-    const spoke = Conversation.step(first.state, { _tag: "Utterance", text: "hello", offsetMs: 5 }, policy)
+    const first = Dialogue.step(Dialogue.make({ task }), started, policy)
+    const spoke = Dialogue.step(first.state, { _tag: "Utterance", text: "hello", offsetMs: 5 }, policy)
     assert.isUndefined(spoke.state.timer)
     const count = seen.length
-    const stale = Conversation.step(spoke.state, { _tag: "SilenceTimeout", id: 1, offsetMs: 20 }, policy)
+    const stale = Dialogue.step(spoke.state, { _tag: "SilenceTimeout", id: 1, offsetMs: 20 }, policy)
     assert.strictEqual(seen.length, count)
     assert.deepStrictEqual(stale.actions, [])
   })
@@ -137,12 +137,12 @@ describe("step", () => {
         ? [{ _tag: "RecordField", key: "cvv", value: "123" }, { _tag: "RecordField", key: "nope", value: "x" }]
         : []
     )
-    const first = Conversation.step(Conversation.make({ task }), started, policy)
-    const next = Conversation.step(first.state, { _tag: "Utterance", text: "one two three", offsetMs: 10 }, policy)
+    const first = Dialogue.step(Dialogue.make({ task }), started, policy)
+    const next = Dialogue.step(first.state, { _tag: "Utterance", text: "one two three", offsetMs: 10 }, policy)
     assert.deepStrictEqual(next.actions.filter((action) => action._tag === "RecordField"), [
       { _tag: "RecordField", key: "cvv", value: "123", sensitive: true }
     ])
-    assert.deepStrictEqual(Conversation.values(next.state), { cvv: "123" })
+    assert.deepStrictEqual(Dialogue.values(next.state), { cvv: "123" })
     assert.strictEqual(next.state.items[1]?.status, "done")
   })
 
@@ -150,13 +150,13 @@ describe("step", () => {
     const { policy } = scripted((_, input) =>
       input._tag === "CallStarted" ? [{ _tag: "Ask", key: "cvv", text: "What is the security code?" }] : []
     )
-    const first = Conversation.step(Conversation.make({ task }), started, policy)
-    const next = Conversation.step(first.state, { _tag: "Utterance", text: "it's 4 5 6", offsetMs: 10 }, policy)
+    const first = Dialogue.step(Dialogue.make({ task }), started, policy)
+    const next = Dialogue.step(first.state, { _tag: "Utterance", text: "it's 4 5 6", offsetMs: 10 }, policy)
     assert.deepStrictEqual(next.actions, [{ _tag: "RecordTurn", speaker: "HUMAN", text: "[redacted]", offsetMs: 10 }])
     assert.deepStrictEqual(next.state.turns.at(-1), { speaker: "HUMAN", text: "[redacted]" })
     // Blank transcripts are not turns.
     assert.deepStrictEqual(
-      Conversation.step(first.state, { _tag: "Utterance", text: "  ", offsetMs: 11 }, policy).actions,
+      Dialogue.step(first.state, { _tag: "Utterance", text: "  ", offsetMs: 11 }, policy).actions,
       []
     )
   })
@@ -173,8 +173,8 @@ describe("step", () => {
         ]
         : []
     )
-    const first = Conversation.step(Conversation.make({ task }), started, policy)
-    const next = Conversation.step(first.state, { _tag: "Utterance", text: "ok", offsetMs: 10 }, policy)
+    const first = Dialogue.step(Dialogue.make({ task }), started, policy)
+    const next = Dialogue.step(first.state, { _tag: "Utterance", text: "ok", offsetMs: 10 }, policy)
     assert.deepStrictEqual(texts(next.actions), [
       "ok",
       "Your code is [redacted] and your pin is [redacted], got it.",
@@ -183,7 +183,7 @@ describe("step", () => {
     ])
     // The caller repeating a collected value later is redacted in the transcript too.
     const { policy: quiet } = scripted(() => [])
-    const again = Conversation.step(next.state, { _tag: "Utterance", text: "I said 123", offsetMs: 20 }, quiet)
+    const again = Dialogue.step(next.state, { _tag: "Utterance", text: "I said 123", offsetMs: 20 }, quiet)
     assert.isTrue(again.state.ended !== undefined) // the transfer ended it: nothing more happens
     assert.deepStrictEqual(again.actions, [])
   })
@@ -192,7 +192,7 @@ describe("step", () => {
     const { policy } = scripted((_, input) =>
       input._tag === "CallStarted" ? [{ _tag: "Say", text: "Reading back your details.", sensitiveFree: false }] : []
     )
-    const next = Conversation.step(Conversation.make({ task }), started, policy)
+    const next = Dialogue.step(Dialogue.make({ task }), started, policy)
     assert.deepStrictEqual(next.state.turns, [{ speaker: "AGENT", text: "[redacted]" }])
     assert.strictEqual(next.actions[0]?._tag === "Say" && next.actions[0].sensitiveFree, false)
   })
@@ -207,25 +207,25 @@ describe("step", () => {
         }]
         : [{ _tag: "Say", text: "never", sensitiveFree: true }]
     )
-    const next = Conversation.step(Conversation.make({ task }), started, policy)
+    const next = Dialogue.step(Dialogue.make({ task }), started, policy)
     assert.deepStrictEqual(next.actions, [{ _tag: "Transfer", to: "+15550003333", message: "One moment." }])
     assert.deepStrictEqual(next.state.ended, { outcome: "transfer", endedBy: "agent", transferTo: "+15550003333" })
     assert.deepStrictEqual(
-      Conversation.step(next.state, { _tag: "Utterance", text: "hello?", offsetMs: 10 }, policy).actions,
+      Dialogue.step(next.state, { _tag: "Utterance", text: "hello?", offsetMs: 10 }, policy).actions,
       []
     )
   })
 
   it("ends by the caller hanging up: completed after the task, else cut-short", () => {
     const { policy } = scripted((_, input) => input._tag === "Utterance" ? [{ _tag: "CompleteTask" }] : [])
-    const first = Conversation.step(Conversation.make({ task }), started, policy)
-    assert.deepStrictEqual(Conversation.step(first.state, { _tag: "HungUp", offsetMs: 5 }, policy).state.ended, {
+    const first = Dialogue.step(Dialogue.make({ task }), started, policy)
+    assert.deepStrictEqual(Dialogue.step(first.state, { _tag: "HungUp", offsetMs: 5 }, policy).state.ended, {
       outcome: "cut-short",
       endedBy: "remote"
     })
-    const done = Conversation.step(first.state, { _tag: "Utterance", text: "done", offsetMs: 5 }, policy)
+    const done = Dialogue.step(first.state, { _tag: "Utterance", text: "done", offsetMs: 5 }, policy)
     assert.deepStrictEqual(done.actions.at(-1), { _tag: "CompleteTask", taskId: "t-1" })
-    assert.deepStrictEqual(Conversation.step(done.state, { _tag: "HungUp", offsetMs: 6 }, policy).state.ended, {
+    assert.deepStrictEqual(Dialogue.step(done.state, { _tag: "HungUp", offsetMs: 6 }, policy).state.ended, {
       outcome: "completed",
       endedBy: "remote"
     })
@@ -234,9 +234,9 @@ describe("step", () => {
 
 describe("scrub", () => {
   it("leaves text alone until a sensitive value is collected, and never redacts other values", () => {
-    const state = Conversation.make({ task })
-    assert.strictEqual(Conversation.scrub(state, "code 123"), "code 123")
-    const collected = Conversation.recordField(Conversation.recordField(state, "name", "Ada"), "cvv", "123")
-    assert.strictEqual(Conversation.scrub(collected, "Ada, code 123, not 1234"), "Ada, code [redacted], not 1234")
+    const state = Dialogue.make({ task })
+    assert.strictEqual(Dialogue.scrub(state, "code 123"), "code 123")
+    const collected = Dialogue.recordField(Dialogue.recordField(state, "name", "Ada"), "cvv", "123")
+    assert.strictEqual(Dialogue.scrub(collected, "Ada, code 123, not 1234"), "Ada, code [redacted], not 1234")
   })
 })

@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { Task } from "@voice-agent/core/AgentTask"
-import type { Action, Command, Event, State } from "./Conversation.ts"
-import * as Conversation from "./Conversation.ts"
 import * as DeterministicPolicy from "./DeterministicPolicy.ts"
+import type { Action, Command, Event, State } from "./Dialogue.ts"
+import * as Dialogue from "./Dialogue.ts"
 import * as FieldExtraction from "./FieldExtraction.ts"
 
 // A conversation a remote agent drives (the reference SDK's commands), under the deterministic
@@ -37,7 +37,7 @@ const run = (state: State, events: ReadonlyArray<Event>) => {
   let current = state
   const actions: Array<Action> = []
   for (const event of events) {
-    const stepped = Conversation.step(current, event, policy)
+    const stepped = Dialogue.step(current, event, policy)
     current = stepped.state
     actions.push(...stepped.actions)
   }
@@ -45,7 +45,7 @@ const run = (state: State, events: ReadonlyArray<Event>) => {
 }
 
 const command = (command: Command): Event => ({ _tag: "Command", command })
-const controlled = Conversation.make({ controller: { answersQuestions: false, handlesRequests: false } })
+const controlled = Dialogue.make({ controller: { answersQuestions: false, handlesRequests: false } })
 /** Plays every speech queued so far. */
 const playAll = (state: State): ReadonlyArray<Event> =>
   state.speaking.map((speech) => ({ _tag: "SpeechPlayed", id: speech.id, offsetMs: 0 }))
@@ -151,7 +151,7 @@ describe("a conversation a remote agent drives", () => {
     // "I need to bring four" answers the field: no request.
     const answered = run(requested.state, [{ _tag: "Utterance", text: "I need to bring four", offsetMs: 2_000 }])
     assert.isFalse(answered.actions.some((action) => action._tag === "ActionRequest"))
-    assert.deepStrictEqual(Conversation.values(answered.state), { guests: 4 })
+    assert.deepStrictEqual(Dialogue.values(answered.state), { guests: 4 })
     // An agent without the hook: the request is a failed answer, asked again.
     const { state: plain } = run(controlled, [command({ _tag: "SetTask", task: numbers }), started])
     const reasked = run(run(plain, playAll(plain)).state, [
@@ -169,7 +169,7 @@ describe("a conversation a remote agent drives", () => {
     assert.strictEqual(script?.text, "Calls are recorded for quality.")
     // The person answers while the script still plays.
     const answered = run(scripted.state, [{ _tag: "Utterance", text: "Alex Morgan", offsetMs: 4_000 }])
-    assert.deepStrictEqual(Conversation.values(answered.state), { name: "Alex Morgan" })
+    assert.deepStrictEqual(Dialogue.values(answered.state), { name: "Alex Morgan" })
 
     // Nobody answers: once the script has played, the silence timer runs and asks again.
     const played = run(scripted.state, [{ _tag: "SpeechPlayed", id: script!.id, offsetMs: 5_000 }])
@@ -197,7 +197,7 @@ describe("a conversation a remote agent drives", () => {
     const matched = run(queried.state, [
       command({ _tag: "ChoiceResult", key: "doctor", queryId: "1", matched: ["Dr. Jane Smith"] })
     ])
-    assert.deepStrictEqual(Conversation.values(matched.state), { doctor: "Dr. Jane Smith" })
+    assert.deepStrictEqual(Dialogue.values(matched.state), { doctor: "Dr. Jane Smith" })
   })
 
   it("tells the agent when the caller asks for a human; a call the agent leaves idle ends", () => {

@@ -15,8 +15,8 @@ import type { FieldItem, FieldValue } from "@voice-agent/core/AgentTask"
 import { isSensitive } from "@voice-agent/core/AgentTask"
 import * as CalendarDate from "@voice-agent/core/CalendarDate"
 import type { ChatMessage } from "@voice-agent/core/ports/ChatModel"
-import type { ItemState, State } from "./Conversation.ts"
-import { Redacted } from "./Conversation.ts"
+import type { ItemState, State } from "./Dialogue.ts"
+import { Redacted } from "./Dialogue.ts"
 
 const valueText = (field: FieldItem, value: FieldValue): string => {
   if (isSensitive(field)) return Redacted

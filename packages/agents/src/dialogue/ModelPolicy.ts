@@ -24,10 +24,11 @@
  * @since 0.1.0
  */
 import type { ToolDefinition } from "@voice-agent/core/ports/ChatModel"
-import type { Decision, Directive, Input, Policy, State } from "./Conversation.ts"
-import * as Conversation from "./Conversation.ts"
-import type { Extractor, Lines } from "./DeterministicPolicy.ts"
-import { defaultLines } from "./DeterministicPolicy.ts"
+import type { Extractor } from "./DeterministicPolicy.ts"
+import type { Decision, Directive, Input, Policy, State } from "./Dialogue.ts"
+import * as Dialogue from "./Dialogue.ts"
+import type { Lines } from "./Lines.ts"
+import { defaultLines } from "./Lines.ts"
 
 /**
  * @category models
@@ -140,7 +141,7 @@ export const make = (options: Options): Policy => {
       case "record_field": {
         const key = typeof args["key"] === "string" ? args["key"] : undefined
         const raw = args["value"]
-        const field = key === undefined ? undefined : Conversation.field(state, key)
+        const field = key === undefined ? undefined : Dialogue.field(state, key)
         if (field === undefined) return result(state, input.id, `Error: there is no field "${String(key)}".`)
         if (typeof raw !== "string" && typeof raw !== "number") {
           return result(state, input.id, "Error: value must be the caller's answer as a string.")
@@ -158,7 +159,7 @@ export const make = (options: Options): Policy => {
             `Error: that is not a valid ${field.field_type.replace("_", " ")} for "${field.key}". Ask again.`
           )
         }
-        const recorded = Conversation.recordField(state, field.key, extracted.success)
+        const recorded = Dialogue.recordField(state, field.key, extracted.success)
         return {
           state: recorded,
           actions: [
@@ -174,7 +175,7 @@ export const make = (options: Options): Policy => {
         }
         let done = state
         for (const entry of state.items) {
-          if (entry.item.item_type !== "field") done = Conversation.setStatus(done, entry.item.key, "done")
+          if (entry.item.item_type !== "field") done = Dialogue.setStatus(done, entry.item.key, "done")
         }
         return {
           state: done,
@@ -225,11 +226,11 @@ export const make = (options: Options): Policy => {
         }
       case "ChoiceResult": {
         const choice = command.matched[0]
-        if (choice === undefined || Conversation.field(state, command.key) === undefined) {
+        if (choice === undefined || Dialogue.field(state, command.key) === undefined) {
           return { state, actions: [generate] }
         }
         return {
-          state: Conversation.recordField(state, command.key, choice),
+          state: Dialogue.recordField(state, command.key, choice),
           actions: [{ _tag: "RecordField", key: command.key, value: choice }, generate]
         }
       }

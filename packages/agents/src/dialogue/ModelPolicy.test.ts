@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { Task } from "@voice-agent/core/AgentTask"
-import type { Action, Event, State } from "./Conversation.ts"
-import * as Conversation from "./Conversation.ts"
+import type { Action, Event, State } from "./Dialogue.ts"
+import * as Dialogue from "./Dialogue.ts"
 import * as FieldExtraction from "./FieldExtraction.ts"
 import * as ModelPolicy from "./ModelPolicy.ts"
 import * as ModelPrompt from "./ModelPrompt.ts"
@@ -31,11 +31,11 @@ const started: Event = {
   today: { year: 2026, month: 11, day: 23 }
 }
 
-const run = (events: ReadonlyArray<Event>, from: State = Conversation.make({ task })) => {
+const run = (events: ReadonlyArray<Event>, from: State = Dialogue.make({ task })) => {
   let state = from
   const actions: Array<Action> = []
   for (const event of events) {
-    const stepped = Conversation.step(state, event, policy)
+    const stepped = Dialogue.step(state, event, policy)
     state = stepped.state
     actions.push(...stepped.actions)
   }
@@ -61,7 +61,7 @@ describe("ModelPolicy", () => {
       { _tag: "ModelText", text: "How many people?" },
       tool("c1", "record_field", { key: "party_size", value: "four people" })
     ])
-    assert.deepStrictEqual(Conversation.values(state), { party_size: 4 })
+    assert.deepStrictEqual(Dialogue.values(state), { party_size: 4 })
     const said = actions.filter((action) => action._tag === "Say").map((action) => action.text)
     assert.include(said, "How many people?")
     assert.deepInclude(actions, { _tag: "ToolResult", id: "c1", output: "Recorded party_size." })
@@ -75,7 +75,7 @@ describe("ModelPolicy", () => {
       tool("c3", "launch_rocket", {}),
       { _tag: "ModelToolCall", id: "c4", name: "record_field", arguments: "{not json" }
     ])
-    assert.deepStrictEqual(Conversation.values(state), {})
+    assert.deepStrictEqual(Dialogue.values(state), {})
     const results = actions.flatMap((action) => action._tag === "ToolResult" ? [action] : [])
     assert.deepStrictEqual(results.map((result) => result.id), ["c1", "c2", "c3", "c4"])
     for (const result of results) assert.match(result.output, /^Error: /)
@@ -120,7 +120,7 @@ describe("ModelPolicy", () => {
       tool("c1", "record_field", { key: "card_cvv", value: "4 5 6" }),
       { _tag: "ModelText", text: "I have 456 as your code." }
     ])
-    assert.strictEqual(Conversation.values(state)["card_cvv"], "456")
+    assert.strictEqual(Dialogue.values(state)["card_cvv"], "456")
     const prompt = ModelPrompt.systemPrompt(state)
     assert.notInclude(prompt, "456")
     assert.include(prompt, `field "card_cvv" (cvv)`)
@@ -153,7 +153,7 @@ describe("ModelPolicy", () => {
   it("builds the prompt from persona, task, variables and turns (sim_answers are not the agent's)", () => {
     const { state } = run(
       [started, { _tag: "Utterance", text: "Hi there", offsetMs: 500 }],
-      Conversation.make({
+      Dialogue.make({
         task,
         persona: { agent_name: "Sam", organization_name: "Bistro" },
         instructions: ["Be brief."]

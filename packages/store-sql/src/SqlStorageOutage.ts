@@ -1,11 +1,13 @@
 /**
- * A database that cannot be reached now, as its errors say it (effect/sql's `SqlError`): one
- * rule for the store (what work may wait for the database to come back) and the HTTP API
- * (answered 503 rather than 500 meanwhile).
+ * A database that cannot be reached now, as its errors say it (effect/sql's `SqlError` and
+ * PostgreSQL's SQLSTATEs): one rule for the daemon (what work of a call in progress may wait for
+ * the database to come back) and, through core's `StorageOutage` port, the HTTP API (answered 503
+ * rather than 500 meanwhile).
  *
  * @since 0.1.0
  */
-import { Cause } from "effect"
+import { StorageOutage } from "@voice-agent/core/ports/StorageOutage"
+import { Cause, Layer } from "effect"
 import { SqlError } from "effect/sql"
 
 /**
@@ -52,3 +54,10 @@ export const isUnavailableCause = (cause: Cause.Cause<unknown>): boolean =>
       ? isUnavailable(reason.defect)
       : false
   )
+
+/**
+ * The `StorageOutage` port on SQL.
+ *
+ * @category layers
+ */
+export const layer: Layer.Layer<StorageOutage> = Layer.succeed(StorageOutage, StorageOutage.of({ isUnavailableCause }))

@@ -1,10 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { FieldItem, FieldValue, Task } from "@voice-agent/core/AgentTask"
 import { Result } from "effect"
-import type { Action, Event, State } from "./Conversation.ts"
-import * as Conversation from "./Conversation.ts"
 import * as DeterministicPolicy from "./DeterministicPolicy.ts"
 import type { Extractor } from "./DeterministicPolicy.ts"
+import type { Action, Event, State } from "./Dialogue.ts"
+import * as Dialogue from "./Dialogue.ts"
 import * as FieldExtraction from "./FieldExtraction.ts"
 
 const words: { readonly [word: string]: string } = {
@@ -96,13 +96,13 @@ const started = (answeredBy: "human" | "machine" = "human", direction: "inbound"
 const policy = DeterministicPolicy.make({ extractor: stub, silenceMs: 6000 })
 
 /** A call: feeds events, keeps every action, and plays speech as the runtime would report it. */
-const call = (definition: Conversation.Definition, options?: DeterministicPolicy.Options) => {
+const call = (definition: Dialogue.Definition, options?: DeterministicPolicy.Options) => {
   const chosen = options === undefined ? policy : DeterministicPolicy.make(options)
-  let state: State = Conversation.make(definition)
+  let state: State = Dialogue.make(definition)
   const all: Array<Action> = []
   let clock = 0
   const send = (event: Event): ReadonlyArray<Action> => {
-    const next = Conversation.step(state, event, chosen)
+    const next = Dialogue.step(state, event, chosen)
     state = next.state
     all.push(...next.actions)
     return next.actions
@@ -258,7 +258,7 @@ describe("make", () => {
     assert.deepStrictEqual(last[1], { _tag: "RecordField", key: "card_cvv", value: "123", sensitive: true })
     assert.deepStrictEqual(spoken(last), ["Thank you, that is everything I needed. Goodbye."])
     assert.deepStrictEqual(last.at(-1), { _tag: "EndCall", outcome: "completed" })
-    assert.deepStrictEqual(Conversation.values(c.state), {
+    assert.deepStrictEqual(Dialogue.values(c.state), {
       full_name: "Ada Lovelace",
       seats: 42,
       plan: "Pro",
@@ -385,7 +385,7 @@ describe("make", () => {
       assert.deepStrictEqual(spoken(c.answer("mumble")), ["How many seats?"])
       assert.strictEqual(c.state.items[0]?.status, "skipped")
       c.answer("2")
-      assert.deepStrictEqual(Conversation.values(c.state), { seats: 2 })
+      assert.deepStrictEqual(Dialogue.values(c.state), { seats: 2 })
       assert.strictEqual(c.state.ended?.outcome, "completed")
     })
 
@@ -439,7 +439,7 @@ describe("make", () => {
         const out = c.answer(text)
         assert.deepStrictEqual(spoken(out), ["I understand. Thank you for your time. Goodbye."], text)
         assert.deepStrictEqual(out.at(-1), { _tag: "EndCall", outcome: "cut-short" })
-        assert.deepStrictEqual(Conversation.values(c.state), {})
+        assert.deepStrictEqual(Dialogue.values(c.state), {})
       }
     })
 
@@ -520,7 +520,7 @@ describe("make", () => {
       // What they said over the statement is not the answer to the question they never heard.
       const resumed = c.hear("sorry, what?")
       assert.deepStrictEqual(spoken(resumed), ["This call may be recorded.", "May I have your full name?"])
-      assert.deepStrictEqual(Conversation.values(c.state), {})
+      assert.deepStrictEqual(Dialogue.values(c.state), {})
     })
 
     it("takes what the caller says over the question as its answer", () => {
@@ -532,7 +532,7 @@ describe("make", () => {
       c.send({ _tag: "SpeechInterrupted", id: ask?._tag === "Ask" ? ask.id : -1, offsetMs: 2300, playedMs: 300 })
       assert.strictEqual(c.state.awaiting, "full_name")
       assert.deepStrictEqual(spoken(c.hear("Ada Lovelace")), ["Could you tell me how many seats you need?"])
-      assert.deepStrictEqual(Conversation.values(c.state), { full_name: "Ada Lovelace" })
+      assert.deepStrictEqual(Dialogue.values(c.state), { full_name: "Ada Lovelace" })
     })
 
     it("asks the question again in full when the barge-in was noise (no turn before the timeout)", () => {
@@ -550,7 +550,7 @@ describe("make", () => {
       const c = call({ persona, task: checkout })
       c.start()
       assert.deepStrictEqual(c.hear("hello?").filter((action) => action._tag !== "RecordTurn"), [])
-      assert.deepStrictEqual(Conversation.values(c.state), {})
+      assert.deepStrictEqual(Dialogue.values(c.state), {})
       assert.deepStrictEqual(tags(c.answer("Ada")), ["RecordTurn", "RecordField", "Ask"])
     })
   })
@@ -578,7 +578,7 @@ describe("make", () => {
           : []
       ).join(" | ")
       for (const value of ["98765", "441", "4 4 1", "555019", "5 5 5 0 1 9"]) assert.notInclude(text, value)
-      assert.deepStrictEqual(Conversation.values(c.state), { card_cvv: "441", member_id: "555019" })
+      assert.deepStrictEqual(Dialogue.values(c.state), { card_cvv: "441", member_id: "555019" })
       assert.isTrue(
         c.all.every((action) => action._tag !== "Say" || action.sensitiveFree),
         "every say of the deterministic policy is sensitive-free"
@@ -601,7 +601,7 @@ describe("make", () => {
       ])
       const last = c.answer("one two three")
       assert.deepStrictEqual(last.at(-1), { _tag: "EndCall", outcome: "completed" })
-      assert.deepStrictEqual(Conversation.values(c.state), {
+      assert.deepStrictEqual(Dialogue.values(c.state), {
         full_name: "Ada Lovelace",
         seats: 42,
         plan: "Pro",

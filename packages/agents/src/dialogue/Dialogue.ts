@@ -1,16 +1,18 @@
+// One concept over 500 lines: its state, events, actions and `step` are one state machine, read together.
 /**
- * The conversation of one call as a value: who the agent is (persona), what it must achieve
+ * The dialogue of one call as a value (what the agent says and asks, and what it has collected;
+ * core's `Conversation` is the call's record): who the agent is (persona), what it must achieve
  * (the task and the status and collected value of each of its action items), the variables
  * (the contact's data, the definition's own), the instructions and the language, the counters a
  * policy keeps (re-asks, silences, keyed digits), the speech queued and not yet heard, the
  * silence timer, and how the call ended. Pure: no I/O and no clock; time comes in the events.
  *
- * The runtime that drives it (an `Agent`, later) turns what happens on the call into `Event`s
+ * The runtime that drives it (`ConversationAgent`) turns what happens on the call into `Event`s
  * and calls `step(state, event, policy)`; it gets the next state and the `Action`s to carry
  * out, in order:
  * - `Say` / `Ask`: speak the text after what is already queued, and report `SpeechPlayed` or
  *   `SpeechInterrupted` with the action's `id` (an interrupt drops every later queued speech:
- *   the conversation drops them with the first one reported cut, and ignores reports about
+ *   the dialogue drops them with the first one reported cut, and ignores reports about
  *   them after that).
  *   The text of an `Ask` never carries a value; a `Say` whose `sensitiveFree` is false is
  *   written to transcripts and logs as `[redacted]`.
@@ -18,9 +20,9 @@
  *   sensitive field.
  * - `RecordField`: store a collected value (`sensitive`: never log it in clear).
  * - `StartSilenceTimer`: (re)start the one silence timer; report `SilenceTimeout` with its `id`
- *   (a timeout of a timer the conversation has since replaced or cleared is dropped, so the
+ *   (a timeout of a timer the dialogue has since replaced or cleared is dropped, so the
  *   runtime never has to cancel one).
- * - `CompleteTask`, `Transfer`, `EndCall`: the last two end the conversation after the speech
+ * - `CompleteTask`, `Transfer`, `EndCall`: the last two end the dialogue after the speech
  *   already queued has played; every later event is ignored.
  * - `Generate`: ask the language model for the next reply, with a prompt built from this state
  *   (a generation still streaming is dropped first); its sentences come back as `ModelText`
@@ -79,18 +81,7 @@ export interface ItemState {
 }
 
 /**
- * A day of the calendar.
- *
- * @category models
- */
-export interface Day {
-  readonly year: number
-  readonly month: number
-  readonly day: number
-}
-
-/**
- * The call as the conversation knows it from `CallStarted`.
+ * The call as the dialogue knows it from `CallStarted`.
  *
  * @category models
  */
@@ -100,7 +91,7 @@ export interface CallInfo {
   readonly to: string
   readonly answeredBy: "human" | "machine"
   /** The date of the call in its timezone (relative dates are read from it). */
-  readonly today: Day
+  readonly today: CalendarDate.CivilDate
 }
 
 /**
@@ -117,7 +108,7 @@ export interface Speech {
 }
 
 /**
- * A turn of the conversation as a model may read it (sensitive answers already redacted).
+ * A turn of the dialogue as a model may read it (sensitive answers already redacted).
  *
  * @category models
  */
@@ -127,7 +118,7 @@ export interface Turn {
 }
 
 /**
- * How the conversation ended: by the agent (an `EndCall` or a `Transfer`) or by the caller
+ * How the dialogue ended: by the agent (an `EndCall` or a `Transfer`) or by the caller
  * hanging up.
  *
  * @category models
@@ -139,7 +130,7 @@ export interface Ended {
 }
 
 /**
- * The conversation of one call.
+ * The dialogue of one call.
  *
  * @category models
  */
@@ -167,7 +158,7 @@ export interface State {
   readonly completed: boolean
   readonly ended: Ended | undefined
   /**
-   * A remote agent drives the conversation (the reference SDK's protocol): the end of the
+   * A remote agent drives the dialogue (the reference SDK's protocol): the end of the
    * checklist completes the task and waits for the agent's next command instead of closing the
    * call, and what the agent registered hooks for is handed to it.
    */
@@ -187,7 +178,7 @@ export interface Controller {
 }
 
 /**
- * A remote agent's command, in the conversation's terms.
+ * A remote agent's command, in the dialogue's terms.
  *
  * @category models
  */
@@ -228,8 +219,8 @@ export type Event =
     /** The contact's data, merged over the definition's variables. */
     readonly variables: Variables
     readonly answeredBy: "human" | "machine"
-    /** The date of the call in its timezone: the runtime reads the clock, the conversation does not. */
-    readonly today: Day
+    /** The date of the call in its timezone: the runtime reads the clock, the dialogue does not. */
+    readonly today: CalendarDate.CivilDate
   }
   /** A final transcript of the caller's speech. */
   | { readonly _tag: "Utterance"; readonly text: string; readonly offsetMs: number }
@@ -336,7 +327,7 @@ export interface Decision {
 }
 
 /**
- * What decides the conversation: pure, one input at a time. It may change any part of the
+ * What decides the dialogue: pure, one input at a time. It may change any part of the
  * state it owns (item statuses, `awaiting`, the counters, `dtmf`); `step` applies its
  * directives to the rest.
  *
@@ -357,7 +348,7 @@ export interface Step {
 }
 
 /**
- * What a conversation starts from (an agent definition, or the reference's `set-persona`,
+ * What a dialogue starts from (an agent definition, or the reference's `set-persona`,
  * `set-task`, `set-variable`, `send-instruction` and `set-language-mode`).
  *
  * @category models
@@ -368,12 +359,12 @@ export interface Definition {
   readonly variables?: Variables | undefined
   readonly instructions?: ReadonlyArray<string> | undefined
   readonly language?: string | undefined
-  /** A remote agent drives the conversation (see `State.controller`). */
+  /** A remote agent drives the dialogue (see `State.controller`). */
   readonly controller?: Controller | undefined
 }
 
 /**
- * The conversation before the call starts.
+ * The dialogue before the call starts.
  *
  * @category constructors
  */
@@ -539,7 +530,7 @@ const resolve = (state: State, event: Event): { readonly state: State; readonly 
 /**
  * Applies one event: resolves it, asks the policy, and applies the policy's directives (ids,
  * recorded values, the end of the call, the sensitive-value guard). Nothing happens once the
- * conversation has ended.
+ * dialogue has ended.
  *
  * @category combinators
  */

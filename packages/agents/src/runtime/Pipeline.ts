@@ -1,0 +1,371 @@
+/**
+ * A call's conversation as a pipeline: speech-to-text, a policy (deterministic, or a chat model
+ * whose replies stream sentence by sentence), text-to-speech, driven through the pure dialogue
+ * (`Dialogue.step`). The caller's audio goes to the recognizer and its final transcripts are
+ * the caller's turns; the agent's speeches play one at a time, each synthesized as soon as it is
+ * queued; barge-in interrupts the agent's audio; an answering machine is waited out first; a
+ * remote agent's commands and keys come in, and notes about the call go out to it.
+ *
+ * @since 0.1.0
+ */
+import type { AgentCall, AgentEnd } from "@voice-agent/core/ports/Agent"
+import type { ChatMessage, ChatModel, ToolCall } from "@voice-agent/core/ports/ChatModel"
+import type { PcmFrame, SpeechError } from "@voice-agent/core/ports/SpeechToText"
+import type { Cause } from "effect"
+import { Deferred, Duration, Effect, Fiber, Option, Queue, Ref, Stream } from "effect"
+import * as AnsweringMachine from "../AnsweringMachine.ts"
+import type { TurnSignal } from "../AnsweringMachine.ts"
+import * as CallInputs from "../CallInputs.ts"
+import type { Dependencies, Settings } from "../ConversationAgent.ts"
+import * as DeterministicPolicy from "../dialogue/DeterministicPolicy.ts"
+import * as Dialogue from "../dialogue/Dialogue.ts"
+import * as ModelPolicy from "../dialogue/ModelPolicy.ts"
+import * as ModelPrompt from "../dialogue/ModelPrompt.ts"
+import * as Sentences from "../dialogue/Sentences.ts"
+import { agentFailure, callStarted, initialState } from "./CallDialogue.ts"
+import type { PipelinePlan } from "./CallPlan.ts"
+
+/** A command that only sets up the conversation, with nothing to say or do before the call starts. */
+const isSetting = (command: Dialogue.Command): boolean =>
+  command._tag === "SetPersona" || command._tag === "SetHooks" || command._tag === "SetVariable" ||
+  command._tag === "SetLanguage" || command._tag === "SetTask"
+
+type Queued =
+  | { readonly _tag: "Event"; readonly event: Dialogue.Event; readonly generation?: number | undefined }
+  | { readonly _tag: "Failed"; readonly message: string }
+
+/** Audio buffered ahead per queued speech: 2 s of 20 ms frames. */
+const SYNTHESIS_AHEAD_FRAMES = 100
+
+type Spoken =
+  | {
+    readonly _tag: "Speech"
+    readonly id: number
+    readonly text: string
+    readonly sensitiveFree: boolean
+    /** Its audio, synthesized from the moment it was queued (see `speak`). */
+    readonly audio: Queue.Dequeue<Int16Array, SpeechError | Cause.Done>
+    readonly synthesis: Fiber.Fiber<void>
+  }
+  | { readonly _tag: "Drained"; readonly done: Deferred.Deferred<void> }
+
+/**
+ * Runs a call through the pipeline (module header).
+ *
+ * @category constructors
+ */
+export const run = (
+  call: AgentCall,
+  plan: PipelinePlan,
+  settings: Settings,
+  extractor: DeterministicPolicy.Extractor,
+  dependencies: Dependencies
+) =>
+  Effect.gen(function*() {
+    const { definition, stt, tts, chat, remote } = plan
+    const callId = call.context.callId
+    const notify = remote === undefined ? () => Effect.void : remote.notify
+    const policy = chat === undefined
+      ? DeterministicPolicy.make({ extractor, maxReasks: settings.maxReasks, silenceMs: settings.silenceMs })
+      : ModelPolicy.make({ extractor, silenceMs: settings.silenceMs })
+    const events = yield* Queue.bounded<Queued>(1_024)
+    const audio = yield* Queue.bounded<PcmFrame, Cause.Done>(500)
+    const signals = yield* Queue.sliding<TurnSignal>(8)
+    const speeches = yield* Queue.unbounded<Spoken>()
+    const hungUp = yield* Deferred.make<void>()
+    const offer = (event: Dialogue.Event, generation?: number) =>
+      Queue.offer(events, { _tag: "Event", event, generation })
+    const fail = (message: string) => Queue.offer(events, { _tag: "Failed", message })
+    const offsetNow = Effect.map(call.elapsedMs, Math.round)
+
+    // The caller's side: audio to the recognizer, keys and voice activity to the conversation.
+    yield* Effect.forkScoped(
+      CallInputs.route(call, {
+        audio,
+        signals,
+        onDtmf: (digit, offsetMs) =>
+          Effect.andThen(notify({ _tag: "Dtmf", digit }), offer({ _tag: "Dtmf", digit, offsetMs }))
+      }).pipe(
+        Effect.ensuring(Effect.gen(function*() {
+          yield* Deferred.succeed(hungUp, undefined)
+          yield* offer({ _tag: "HungUp", offsetMs: yield* offsetNow })
+        }))
+      )
+    )
+
+    // What the caller said: final transcripts are utterances.
+    const keywords = (definition.task?.action_items ?? []).flatMap((item) =>
+      item.item_type === "field" && item.choices !== undefined ? item.choices : []
+    )
+    yield* Effect.forkScoped(
+      stt.transcribe(Stream.fromQueue(audio), {
+        ...(definition.language === null ? {} : { language: definition.language }),
+        ...(keywords.length === 0 ? {} : { keywords })
+      }).pipe(
+        Stream.filter((transcript) => transcript.final && transcript.text.trim() !== ""),
+        Stream.runForEach((transcript) =>
+          offer({ _tag: "Utterance", text: transcript.text, offsetMs: Math.round(transcript.startMs) })
+        ),
+        Effect.catch((error) => fail(`speech-to-text failed: ${error.message}`))
+      )
+    )
+
+    // The agent's side: one speech at a time, in order; an interruption drops what was queued.
+    // Each speech is synthesized as soon as it is queued (a bounded buffer ahead), so the next
+    // sentence of a reply is ready when the one before it has played: no provider latency is
+    // heard between the sentences of one reply.
+    const voice = definition.persona.voice ?? undefined
+    const speak = (id: number, text: string, sensitiveFree: boolean) =>
+      Effect.gen(function*() {
+        const audio = yield* Queue.bounded<Int16Array, SpeechError | Cause.Done>(SYNTHESIS_AHEAD_FRAMES)
+        const synthesis = yield* Effect.forkScoped(Stream.runIntoQueue(
+          tts.synthesize(text, {
+            ...(voice === undefined ? {} : { voice }),
+            ...(definition.language === null ? {} : { language: definition.language })
+          }),
+          audio
+        ))
+        yield* Queue.offer(speeches, { _tag: "Speech", id, text, sensitiveFree, audio, synthesis })
+      })
+    yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
+      const next = yield* Queue.take(speeches)
+      if (next._tag === "Drained") {
+        yield* Deferred.succeed(next.done, undefined)
+        return
+      }
+      const offsetMs = yield* offsetNow
+      yield* call.emitTurn({
+        speaker: "AGENT",
+        text: next.sensitiveFree ? next.text : Dialogue.Redacted,
+        offsetMs
+      })
+      const failure = yield* Ref.make<string | undefined>(undefined)
+      const playback = yield* call.say(
+        Stream.fromQueue(next.audio).pipe(
+          Stream.map((samples) => ({ encoding: "pcm16" as const, samples, timestampMs: 0 })),
+          Stream.catch((error) => Stream.fromEffectDrain(Ref.set(failure, error.message)))
+        )
+      )
+      const failed = yield* Ref.get(failure)
+      if (failed !== undefined) {
+        yield* fail(`text-to-speech failed: ${failed}`)
+        return
+      }
+      yield* notify({
+        _tag: "AgentSpeech",
+        text: next.sensitiveFree ? next.text : Dialogue.Redacted,
+        interrupted: playback._tag === "Interrupted"
+      })
+      if (playback._tag === "Played") {
+        yield* offer({ _tag: "SpeechPlayed", id: next.id, offsetMs: Math.round(playback.endMs) })
+      } else {
+        // Everything queued after it was dropped with it; a drain marker is kept.
+        yield* Fiber.interrupt(next.synthesis)
+        const rest = yield* Queue.takeAll(speeches)
+        for (const item of rest) {
+          if (item._tag === "Drained") yield* Queue.offer(speeches, item)
+          else yield* Fiber.interrupt(item.synthesis)
+        }
+        yield* offer({
+          _tag: "SpeechInterrupted",
+          id: next.id,
+          offsetMs: Math.round(playback.startMs + playback.playedMs),
+          playedMs: Math.round(playback.playedMs)
+        })
+      }
+    })))
+
+    // The model: one generation at a time; a new one drops the one still streaming.
+    const current = yield* Ref.make(
+      remote === undefined
+        ? initialState(definition)
+        : { ...initialState(definition), controller: { answersQuestions: false, handlesRequests: false } }
+    )
+    let generation = 0
+    let generating: Fiber.Fiber<void> | undefined
+    const toolResults = new Map<string, Deferred.Deferred<string>>()
+    const generate = (model: ChatModel["Service"], mine: number) =>
+      Effect.gen(function*() {
+        const exchanged: Array<ChatMessage> = []
+        for (let round = 0; round < settings.maxModelRounds; round++) {
+          const state = yield* Ref.get(current)
+          if (state.ended !== undefined) return
+          const calls: Array<{ readonly call: ToolCall; readonly result: Deferred.Deferred<string> }> = []
+          let splitter = Sentences.empty
+          let text = ""
+          yield* model.stream({
+            messages: [...ModelPrompt.messages(state), ...exchanged],
+            tools: ModelPolicy.tools(state)
+          })
+            .pipe(Stream.runForEach((delta) =>
+              Effect.gen(function*() {
+                switch (delta._tag) {
+                  case "Text": {
+                    text += delta.text
+                    const pushed = Sentences.push(splitter, delta.text)
+                    splitter = pushed.splitter
+                    for (const sentence of pushed.sentences) yield* offer({ _tag: "ModelText", text: sentence }, mine)
+                    return
+                  }
+                  case "ToolCall": {
+                    // Text before a tool call is complete: say it before the call is carried out.
+                    const said = Sentences.flush(splitter)
+                    splitter = Sentences.empty
+                    if (said !== undefined) yield* offer({ _tag: "ModelText", text: said }, mine)
+                    const result = yield* Deferred.make<string>()
+                    calls.push({ call: delta.call, result })
+                    toolResults.set(delta.call.id, result)
+                    yield* offer({ _tag: "ModelToolCall", ...delta.call }, mine)
+                    return
+                  }
+                  case "Finished":
+                    return
+                }
+              })
+            ))
+          const rest = Sentences.flush(splitter)
+          if (rest !== undefined) yield* offer({ _tag: "ModelText", text: rest }, mine)
+          if (calls.length === 0) return
+          exchanged.push({ role: "assistant", content: text === "" ? null : text, toolCalls: calls.map((c) => c.call) })
+          for (const { call: toolCall, result } of calls) {
+            exchanged.push({ role: "tool", toolCallId: toolCall.id, content: yield* Deferred.await(result) })
+          }
+        }
+      }).pipe(Effect.catch((error) => fail(`the language model failed: ${error.message}`)), Effect.asVoid)
+
+    const endOf = (state: Dialogue.State): AgentEnd | undefined =>
+      state.ended === undefined
+        ? undefined
+        : { outcome: state.ended.outcome, endedBy: state.ended.endedBy, transferTo: state.ended.transferTo }
+
+    /** Carries out the actions of one step; answers the call's end once the agent ended it. */
+    const perform = (actions: ReadonlyArray<Dialogue.Action>, state: Dialogue.State) =>
+      Effect.gen(function*() {
+        for (const action of actions) {
+          switch (action._tag) {
+            case "Say":
+              yield* speak(action.id, action.text, action.sensitiveFree)
+              break
+            case "Ask":
+              yield* speak(action.id, action.text, true)
+              break
+            case "RecordTurn":
+              yield* call.emitTurn({ speaker: "HUMAN", text: action.text, offsetMs: action.offsetMs })
+              yield* notify({ _tag: "CallerSpeech", text: action.text, offsetMs: action.offsetMs })
+              break
+            case "RecordField":
+              yield* dependencies.recordField(call.context.conversationId, action.key, action.value)
+              yield* notify({ _tag: "FieldRecorded", key: action.key, value: action.value })
+              yield* Effect.logInfo(
+                `Call ${callId}: field ${action.key} recorded${action.sensitive ? " (sensitive, not logged)" : ""}`
+              )
+              break
+            case "CompleteTask":
+              yield* Effect.logInfo(`Call ${callId}: task complete`)
+              yield* notify({ _tag: "TaskCompleted", taskId: action.taskId })
+              break
+            case "Question":
+            case "ActionRequest":
+              yield* notify({ _tag: action._tag, id: action.id, text: action.text })
+              break
+            case "ChoiceQuery":
+              yield* notify({ _tag: "ChoiceQuery", id: action.id, key: action.key, query: action.query })
+              break
+            case "Escalate":
+              yield* notify({ _tag: "Escalate" })
+              break
+            case "StartSilenceTimer": {
+              const id = action.id
+              yield* Effect.forkScoped(
+                Effect.sleep(Duration.millis(action.ms)).pipe(
+                  Effect.andThen(offsetNow),
+                  Effect.flatMap((offsetMs) => offer({ _tag: "SilenceTimeout", id, offsetMs }))
+                )
+              )
+              break
+            }
+            case "Generate":
+              if (chat !== undefined) {
+                if (generating !== undefined) yield* Fiber.interrupt(generating)
+                generation++
+                generating = yield* Effect.forkScoped(generate(chat, generation))
+              }
+              break
+            case "ToolResult": {
+              const waiting = toolResults.get(action.id)
+              toolResults.delete(action.id)
+              if (waiting !== undefined) yield* Deferred.succeed(waiting, action.output)
+              break
+            }
+            case "Transfer":
+            case "EndCall":
+              break
+          }
+        }
+        return endOf(state)
+      })
+
+    // An answering machine: its greeting and beep first.
+    if (call.context.answeredBy === "machine") {
+      const nextSignal = (timeoutMs: number) =>
+        Effect.raceFirst(
+          Effect.map(Queue.take(signals), Option.some),
+          Effect.as(Deferred.await(hungUp), Option.none<TurnSignal>())
+        ).pipe(Effect.timeoutOption(Duration.millis(timeoutMs)), Effect.map(Option.flatten))
+      yield* AnsweringMachine.awaitBeepEnd(nextSignal, settings.machineQuietMs)
+    }
+
+    // What the agent sent before the call started: its settings (persona, hooks, variables,
+    // language, first task) are the conversation's starting point; what asks for speech or an
+    // end (a script, an instruction, a transfer) comes right after the start, in its order.
+    const early = remote === undefined ? [] : yield* Queue.takeAll(remote.commands)
+    for (const command of early.filter(isSetting)) {
+      const stepped = Dialogue.step(yield* Ref.get(current), { _tag: "Command", command }, policy)
+      yield* Ref.set(current, stepped.state)
+    }
+    yield* Queue.offer(events, { _tag: "Event", event: yield* callStarted(call.context) })
+    if (remote !== undefined) {
+      for (const command of early.filter((command) => !isSetting(command))) yield* offer({ _tag: "Command", command })
+      yield* Effect.forkScoped(Effect.forever(
+        Effect.flatMap(Queue.take(remote.commands), (command) => offer({ _tag: "Command", command }))
+      ))
+      yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(remote.keys), call.sendDtmf)))
+    }
+    for (;;) {
+      const queued = yield* Queue.take(events)
+      if (queued._tag === "Failed") {
+        yield* Effect.logError(`Call ${callId}: ${queued.message}`)
+        return agentFailure
+      }
+      const { event } = queued
+      // Sentences and tool calls of a reply that was dropped are never said or done.
+      if (queued.generation !== undefined && queued.generation !== generation) {
+        if (event._tag === "ModelToolCall") {
+          const waiting = toolResults.get(event.id)
+          toolResults.delete(event.id)
+          if (waiting !== undefined) yield* Deferred.succeed(waiting, "Dropped: the caller spoke.")
+        }
+        continue
+      }
+      const before = yield* Ref.get(current)
+      const stepped = Dialogue.step(before, event, policy)
+      yield* Ref.set(current, stepped.state)
+      if (event._tag === "ModelToolCall") {
+        // A tool call that got no result of its own (one that ends the call) is answered here.
+        const waiting = toolResults.get(event.id)
+        const answered = stepped.actions.some((action) => action._tag === "ToolResult" && action.id === event.id)
+        if (waiting !== undefined && !answered) {
+          toolResults.delete(event.id)
+          yield* Deferred.succeed(waiting, "Done.")
+        }
+      }
+      const end = yield* perform(stepped.actions, stepped.state)
+      if (end === undefined) continue
+      if (end.endedBy === "remote") return end
+      // The agent ended it: what is queued plays first (unless the caller hangs up meanwhile).
+      const drained = yield* Deferred.make<void>()
+      yield* Queue.offer(speeches, { _tag: "Drained", done: drained })
+      yield* Effect.raceFirst(Deferred.await(drained), Deferred.await(hungUp))
+      return end
+    }
+  })
