@@ -773,6 +773,22 @@ const recipes: Record<string, Recipe> = {
     "GET",
     (a) => `/admin/v1/organizations/${a.org.id}/webhooks/${a.webhookId}/deliveries`
   ),
+  // The console's admin lists: the admin token only, whatever the organization in the path.
+  "GET /admin/v1/organizations": adminRecipe("GET", () => "/admin/v1/organizations"),
+  "GET /admin/v1/organizations/{org_id}": adminRecipe("GET", (a) => `/admin/v1/organizations/${a.org.id}`),
+  "GET /admin/v1/organizations/{org_id}/api-keys": adminRecipe(
+    "GET",
+    (a) => `/admin/v1/organizations/${a.org.id}/api-keys`
+  ),
+  "GET /admin/v1/organizations/{org_id}/phone-numbers": adminRecipe(
+    "GET",
+    (a) => `/admin/v1/organizations/${a.org.id}/phone-numbers`
+  ),
+  "GET /admin/v1/organizations/{org_id}/dnc": adminRecipe("GET", (a) => `/admin/v1/organizations/${a.org.id}/dnc`),
+  "GET /admin/v1/webhook-deliveries": adminRecipe(
+    "GET",
+    (a) => `/admin/v1/webhook-deliveries?call_id=${encodeURIComponent(a.callId)}`
+  ),
   "POST /v2/agents": (a, b) => [{
     // A's agent name is free for B (no 409 oracle).
     method: "POST",

@@ -19,6 +19,24 @@ import type { AgentEnd } from "@voice-agent/core/ports/Agent"
 import type { CallEndReason, CallEvent } from "@voice-agent/core/ports/CallEvents"
 
 /**
+ * After the end of an answered call, how long its media session may wait for the transcript's
+ * last turns to be stored before it publishes the agent's verdict (MediaSession).
+ *
+ * @category constants
+ */
+export const transcriptFlushMs = 30_000
+
+/**
+ * After the carrier's end of an answered call, how long whoever follows it (dialer, direct and
+ * inbound calls) waits for the agent's verdict before recording `agent-failure`: longer than
+ * the media session may take to publish it, so that a database out of reach for a few seconds
+ * at the end of a call never turns a good call into a failed one.
+ *
+ * @category constants
+ */
+export const verdictGraceMs = transcriptFlushMs + 5_000
+
+/**
  * What has been seen of a placed call: its answer, its end, the agent's verdict.
  *
  * @category models

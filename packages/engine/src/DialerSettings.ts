@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import type { StandIn } from "./CallProgress.ts"
-import { standIn } from "./CallProgress.ts"
+import { standIn, verdictGraceMs } from "./CallProgress.ts"
 
 /**
  * @category models
@@ -55,7 +55,7 @@ export const make = (worker: string, overrides: Partial<Omit<DialerSettings, "wo
   maxCallMs: 3_600_000,
   drainMs: 30_000,
   agent: "stand-in",
-  verdictGraceMs: 10_000,
+  verdictGraceMs,
   mediaUrl: (callId) => `ws://127.0.0.1/media/${callId}`,
   standIn,
   ...overrides

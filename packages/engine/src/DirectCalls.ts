@@ -49,7 +49,7 @@ import * as Webhook from "@voice-agent/core/Webhook"
 import { Clock, Deferred, Duration, Effect, Fiber, FiberSet, Layer, Option, Ref, Result, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import type { HangUpCause, Progress } from "./CallProgress.ts"
-import { ending, isSettled, noProgress, observe, standIn } from "./CallProgress.ts"
+import { ending, isSettled, noProgress, observe, standIn, verdictGraceMs } from "./CallProgress.ts"
 import * as MediaToken from "./MediaToken.ts"
 
 /**
@@ -72,7 +72,7 @@ export interface DirectCallSettings {
 }
 
 /**
- * The dialer's timings (docs/DIALER.md): 60 s of ringing, one hour of call, 10 s for the
+ * The dialer's timings (docs/DIALER.md): 60 s of ringing, one hour of call, 35 s for the
  * verdict, 30 s of drain.
  *
  * @category constructors
@@ -81,7 +81,7 @@ export const defaults = (mediaUrl: Effect.Effect<string>): DirectCallSettings =>
   mediaUrl,
   ringTimeoutMs: 60_000,
   maxCallMs: 3_600_000,
-  verdictGraceMs: 10_000,
+  verdictGraceMs,
   drainMs: 30_000
 })
 

@@ -49,6 +49,7 @@ import { WebhookRepository } from "@voice-agent/core/ports/WebhookRepository"
 import * as Webhook from "@voice-agent/core/Webhook"
 import { Clock, Duration, Effect, Layer, Option, Pull, Schedule, Stream } from "effect"
 import { randomUUID } from "node:crypto"
+import { verdictGraceMs } from "./CallProgress.ts"
 import { offerer } from "./internal/offerCall.ts"
 import * as MediaToken from "./MediaToken.ts"
 
@@ -90,7 +91,7 @@ export const defaults = (mediaUrl: Effect.Effect<string>): InboundSettings => ({
   connectTimeoutMs: 60_000,
   sweepEveryMs: 60_000,
   maxCallMs: 3_600_000,
-  verdictGraceMs: 10_000
+  verdictGraceMs
 })
 
 /** What the follower has seen of a call's end. */

@@ -27,7 +27,7 @@
  * agent then answers its verdict; the agent returning first ends the call (the session closes
  * the stream, on which the carrier hangs up). Either way the verdict is published to CallEvents
  * (`AgentEnded`) for the dialer that holds the call, once the transcript is stored (up to
- * `turnsFlushMs` after the end): the agent's turns are written in order by a fiber of their own,
+ * `transcriptFlushMs` after the end): the agent's turns are written in order by a fiber of their own,
  * so a slow or unreachable database never holds up the conversation. An agent that fails, dies
  * or takes longer than `verdictTimeoutMs` after the end is `agent-failure`.
  *
@@ -55,11 +55,9 @@ import * as TwilioMediaStream from "@voice-agent/media/TwilioMediaStream"
 import * as Vad from "@voice-agent/media/Vad"
 import { Cause, Clock, Deferred, Duration, Effect, Exit, Fiber, Option, Queue, Result, Stream } from "effect"
 import { randomUUID } from "node:crypto"
+import { transcriptFlushMs } from "./CallProgress.ts"
 import { LiveCalls } from "./LiveCalls.ts"
 import * as MediaToken from "./MediaToken.ts"
-
-/** After the agent's verdict, how long the transcript's last turns get to be stored before it is published. */
-const turnsFlushMs = 30_000
 
 /**
  * @category models
@@ -513,9 +511,9 @@ const run = (
     yield* write(CallTimeline.finish(timeline), true)
     // The whole transcript is stored before the verdict says the call is over.
     yield* Queue.end(turns)
-    const flushed = yield* Fiber.join(turnWriter).pipe(Effect.timeoutOption(Duration.millis(turnsFlushMs)))
+    const flushed = yield* Fiber.join(turnWriter).pipe(Effect.timeoutOption(Duration.millis(transcriptFlushMs)))
     if (Option.isNone(flushed)) {
-      yield* Effect.logWarning(`Call ${callId}: transcript not all written ${turnsFlushMs} ms after the end`)
+      yield* Effect.logWarning(`Call ${callId}: transcript not all written ${transcriptFlushMs} ms after the end`)
     }
     if (dropped > 0) yield* Effect.logWarning(`Call ${callId}: the agent fell behind; ${dropped} input item(s) dropped`)
     if (early > 0) {
