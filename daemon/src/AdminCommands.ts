@@ -1,5 +1,5 @@
 /**
- * The CLI's mirror of the admin API (CONTRACT §4), run against the database directly:
+ * The CLI's mirror of the admin API (docs/ADMIN.md), run against the database directly:
  * `org create`, `key create|revoke`, `number add`, `dnc add|remove`. Each opens the storage
  * the same way `serve` does (`DATABASE_URL`, else PGlite under `--data-dir`).
  *

@@ -1,5 +1,5 @@
 /**
- * The campaign commands' connection to a running daemon (CONTRACT §8): the `--url` and `--key`
+ * The campaign commands' connection to a running daemon (docs/CLI.md): the `--url` and `--key`
  * flags (a flag wins over `VOICE_AGENT_URL` / `VOICE_AGENT_API_KEY`), the client derived from
  * the API definition (`@voice-agent/http/api/Api`, as examples/http-client does), and the
  * sentence a user reads when the API refuses or cannot be reached.

@@ -1,5 +1,5 @@
 /**
- * `voice-agent calls list|show|recording` (CONTRACT §8): HTTP clients of the conversation
+ * `voice-agent calls list|show|recording` (docs/CLI.md): HTTP clients of the conversation
  * endpoints.
  *
  * - `list [--campaign CODE] [--limit N]`: one page, newest first, as the API answers it. The

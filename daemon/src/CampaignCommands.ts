@@ -1,5 +1,5 @@
 /**
- * `voice-agent campaigns list|show|pause|resume|delete` (CONTRACT §8): HTTP clients of the
+ * `voice-agent campaigns list|show|pause|resume|delete` (docs/CLI.md): HTTP clients of the
  * campaign endpoints. `--json` prints the API's JSON (for `show`, `{campaign, status_counts}`);
  * otherwise a table or `label  value` lines.
  *

@@ -1,7 +1,7 @@
 /**
- * The `voice-agent` command line: `serve` (the daemon, CONTRACT §3), the admin commands
- * (AdminCommands.ts, CONTRACT §4, against the database) and the campaign commands
- * (CampaignCommands.ts, ContactCommands.ts, CallCommands.ts, CONTRACT §8, clients of a running
+ * The `voice-agent` command line: `serve` (the daemon, docs/DAEMON.md), the admin commands
+ * (AdminCommands.ts, docs/ADMIN.md, against the database) and the campaign commands
+ * (CampaignCommands.ts, ContactCommands.ts, CallCommands.ts, docs/CLI.md, clients of a running
  * daemon's HTTP API). Parsing, help and `--version` come from `effect/cli`.
  *
  * A usage error prints the command's help and the error on standard error (standard output

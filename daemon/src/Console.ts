@@ -1,5 +1,5 @@
 /**
- * The operators' web console (CONTRACT §8 "Web console"): the static files that
+ * The operators' web console (docs/CONSOLE.md): the static files that
  * `@voice-agent/console` builds (`npm run build`) served at `/console/` (`GET /` redirects there:
  * HttpApp's `rootLayer`). Nothing the console loads comes from another host: its scripts, styles and fonts (the
  * system's) are these files, and its Content-Security-Policy allows only this origin.

@@ -1,5 +1,5 @@
 /**
- * `voice-agent contacts upload CODE FILE --accept-terms [--allow-duplicates]` (CONTRACT §8).
+ * `voice-agent contacts upload CODE FILE --accept-terms [--allow-duplicates]` (docs/CLI.md).
  *
  * The file is read and checked first (core's ContactFile, the same module the web console
  * uses, with the API's own number and duplicate rules): any refused row is named by its number

@@ -1,5 +1,5 @@
 /**
- * The first-start demo organization (CONTRACT §3): on an empty database, with the admin API
+ * The first-start demo organization (docs/DAEMON.md): on an empty database, with the admin API
  * disabled (no `VOICE_AGENT_ADMIN_TOKEN`), the daemon creates the organization `demo` (outbound
  * dialing and SMS enabled), gives it one number of the simulated carrier, and issues a key. The
  * key is shown once, by the ready announcement (Ready.ts); only its hash is stored.
@@ -20,7 +20,7 @@ import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 
 /**
- * The demo number: in the simulated carrier's "answers and talks" range (CONTRACT §6).
+ * The demo number: in the simulated carrier's "answers and talks" range (packages/carrier-sim/README.md).
  *
  * @category constructors
  */

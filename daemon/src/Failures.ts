@@ -4,7 +4,7 @@
  * before the process exits 1. Anything else stays a reported failure with its cause.
  *
  * Usage errors (a missing argument or flag, an unknown command or flag, a value of the wrong
- * kind; CONTRACT §8) exit 2 instead: {@link isUsageFailure}.
+ * kind; docs/CLI.md) exit 2 instead: {@link isUsageFailure}.
  *
  * @since 0.1.0
  */

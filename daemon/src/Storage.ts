@@ -1,5 +1,5 @@
 /**
- * The storage every command opens (CONTRACT §2): `DATABASE_URL` set, that PostgreSQL server;
+ * The storage every command opens (docs/DAEMON.md): `DATABASE_URL` set, that PostgreSQL server;
  * otherwise the embedded PGlite under `--data-dir`. Migrations run when it opens. The choice
  * itself is store-sql's (`Database.layerFromConfig`); this module names it in one log line
  * and adds the repositories, with the writes of calls in progress waiting out a database that

@@ -1,6 +1,6 @@
 /**
  * The dial loop under `TestClock`, over the in-memory ports and the real simulated carrier:
- * windows, every outcome of CONTRACT §6, retries, caps, a DST change, end_date, wake-ups and the
+ * windows, every outcome of the simulated carrier (packages/carrier-sim/README.md), retries, caps, a DST change, end_date, wake-ups and the
  * recovery of a loop that died mid-call, and the offer of each call to remote agents
  * (CallControllers). No real waiting: each test moves the clock.
  */
@@ -164,7 +164,7 @@ describe("DialLoop", () => {
       assert.deepStrictEqual(calls.map((call) => call.from).sort(), ["+12025550001", "+12025550002"])
     }))
 
-  it.effect("brings each simulated outcome to the status CONTRACT §5 gives it", () =>
+  it.effect("brings each simulated outcome to the status docs/DECISIONS.md gives it", () =>
     Effect.gen(function*() {
       const now = utc("2026-01-05T15:00:00Z") // Monday 10:00 EST
       yield* TestClock.setTime(now)

@@ -1,5 +1,5 @@
 /**
- * Black-box tests of the agent endpoints (CONTRACT §7 "Agents", docs/AGENTS.md): create, list
+ * Black-box tests of the agent endpoints (docs/AGENTS.md): create, list
  * (keyset pages), get, update and delete of definitions with their validation errors;
  * attaching one to a campaign and to one of the organization's numbers; deletion refused while
  * attached; the collected fields of a call; and isolation between organizations, on both
@@ -258,7 +258,7 @@ await eachBackend("agents", (it) => {
       assert.deepStrictEqual((yield* api(org.key, "GET", "/v2/agents")).body.agents.length, 1)
     }))
 
-  it.effect("checks in CONTRACT §5's order: 401, then 422/400, then 404, then 409", () =>
+  it.effect("checks in the documented check order (docs/HTTP_API.md): 401, then 422/400, then 404, then 409", () =>
     Effect.gen(function*() {
       const org = yield* organization()
       const agent = yield* createAgent(org)
@@ -357,7 +357,7 @@ await eachBackend("agents", (it) => {
       assert.strictEqual(attached.status, 200, attached.text)
       assert.deepStrictEqual(attached.body, { campaign_code: code, agent_id: agent.id })
       assert.deepStrictEqual((yield* api(org.key, "GET", path)).body, attached.body)
-      // The Campaign resource itself is unchanged (CONTRACT §5: no extra fields).
+      // The Campaign resource itself is unchanged (docs/DECISIONS.md: no extra fields).
       assert.notProperty((yield* api(org.key, "GET", `/v2/campaigns/${code}`)).body, "agent_id")
 
       const record = (yield* api(org.key, "GET", `/v2/campaigns/${code}`)).body

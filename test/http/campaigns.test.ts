@@ -1,5 +1,5 @@
 /**
- * Black-box tests of the v2 campaign endpoints (API.md "Campaigns", CONTRACT §5): create,
+ * Black-box tests of the v2 campaign endpoints (the API reference, "Campaigns", docs/DECISIONS.md): create,
  * list, get, update, delete, status, has-callable-contacts, with exact shapes and every row
  * of the Errors table, on both backends.
  */

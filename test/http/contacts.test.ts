@@ -1,5 +1,5 @@
 /**
- * Black-box tests of the contact endpoints (API.md "Contacts", CONTRACT §5): upload with
+ * Black-box tests of the contact endpoints (the API reference, "Contacts", docs/DECISIONS.md): upload with
  * every rejection reason and all-or-nothing, the list with its cursor and filters, both
  * deletes with their 404/409, and concurrent uploads of one number, on both backends.
  */

@@ -1,5 +1,5 @@
 /**
- * Black-box tests of the conversation endpoints (API.md "Conversations", CONTRACT §5): the
+ * Black-box tests of the conversation endpoints (the API reference, "Conversations", docs/DECISIONS.md): the
  * list with its cursor and filters, details, transcript, and WAV recordings with byte ranges,
  * on both backends. There is no dialer yet: calls are inserted through ConversationRepository
  * and recordings written through the RecordingStore, as the dialer will.
@@ -73,7 +73,7 @@ const writeRecording = (callId: string, agent: Int16Array, remote: Int16Array) =
     }
   })
 
-/** The WAV file API.md and CONTRACT §5 describe: 16-bit PCM, 8 kHz, mono, 44-byte header. */
+/** The WAV file the API reference and docs/DECISIONS.md describe: 16-bit PCM, 8 kHz, mono, 44-byte header. */
 const wav = (pcm: Int16Array): Buffer => {
   const header = Buffer.alloc(44)
   header.write("RIFF", 0, "ascii")

@@ -1,5 +1,5 @@
 /**
- * The deprecated v1 campaign and contact paths (API.md "Versioning" 2, CONTRACT §5): each
+ * The deprecated v1 campaign and contact paths (the API reference, "Versioning" 2, docs/DECISIONS.md): each
  * answers exactly like its v2 twin, addressing the campaign by internal `id` or by `gcmp-`
  * code, with `Deprecation: true` on every answer, errors included. Current v1 paths carry no
  * such header. On both backends.

@@ -1,5 +1,5 @@
 /**
- * Black-box tests of the eligibility explainer (CONTRACT §7):
+ * Black-box tests of the eligibility explainer (docs/DECISIONS.md, "Eligibility"):
  * `GET /v2/campaigns/{campaign_code}/contacts/{contact_id}/eligibility` → `{callable,
  * next_eligible_at, blocked_by}` for a contact that is callable, paused, outside its window,
  * before the start date, on the DNC list, final, waiting for a retry, out of attempts, being
@@ -38,7 +38,7 @@ const eligibilityPath = (code: string, contactId: string) => `/v2/campaigns/${co
 
 /** The UTC date `YYYY-MM-DD` of an instant. */
 const utcDate = (ms: number): string => new Date(ms).toISOString().slice(0, 10)
-/** API.md's day name of the UTC weekday of an instant. */
+/** The API reference's day name of the UTC weekday of an instant. */
 const utcDayName = (ms: number): string => DayNames[(new Date(ms).getUTCDay() + 6) % 7] ?? "monday"
 
 const allWeek = DayNames.map((day) => ({ day, start_time: "00:00", end_time: "24:00" }))

@@ -1,6 +1,6 @@
 /**
  * Live listen and listen tickets over real HTTP and WebSockets, in process, on both backends
- * (CONTRACT §7 "Live listen", §8 "Live listen, completed"): the API with the daemon's listen
+ * (docs/LISTEN.md): the API with the daemon's listen
  * route, calls inserted as the dialer makes them (a ringing call: a record with no end), and a
  * media session stood in for by registering the call in LiveCalls as MediaSession does.
  *

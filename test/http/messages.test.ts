@@ -1,6 +1,6 @@
 /**
  * Black-box tests of send-sms, the inbound message list and the organization's numbers
- * (API.md "Messages", CONTRACT §5), on both backends. Inbound messages arrive through the
+ * (the API reference, "Messages", docs/DECISIONS.md), on both backends. Inbound messages arrive through the
  * admin API, as if the carrier delivered them.
  */
 import { assert } from "@effect/vitest"
@@ -188,7 +188,7 @@ await eachBackend("messages", (it) => {
       // m2 and m3 share a timestamp: either may come first.
       assert.deepStrictEqual(first.body.messages.map((m: any) => m.content).slice(0, 2), ["m0", "m1"])
       assert.include(["m2", "m3"], first.body.messages[2].content)
-      // Page through as API.md says: start = last received_at, dedupe by id.
+      // Page through as the API reference says: start = last received_at, dedupe by id.
       const seen = new Map<string, string>()
       let start: string | undefined
       let pages = 0

@@ -50,8 +50,8 @@ const referencedSchemas = (spec: any): Set<string> => {
 }
 
 /**
- * Every documented operation: API.md's endpoints, CONTRACT §5's v1 paths, CONTRACT §4's admin API,
- * CONTRACT §7's extensions.
+ * Every documented operation: the API reference's endpoints, the deprecated v1 paths (docs/DECISIONS.md), the admin API (docs/ADMIN.md),
+ * our extensions (docs/DECISIONS.md).
  */
 const documented = {
   public: [
@@ -85,9 +85,9 @@ const documented = {
     ["get", "/v2/phone-numbers/{phone_number}/agent"],
     ["put", "/v2/phone-numbers/{phone_number}/agent"],
     ["get", "/v1/conversations/{call_id}/fields"],
-    // CONTRACT §8 "Live listen, completed".
+    // Live listen, completed (docs/LISTEN.md).
     ["post", "/v1/conversations/{call_id}/listen-tickets"],
-    // CONTRACT §7, the reference SDK's HTTP calls (docs/SDK_HTTP.md).
+    // The reference SDK's HTTP calls (docs/SDK_HTTP.md).
     ["post", "/v2/create-outbound"],
     ["post", "/v1/llm/generate"]
   ],
@@ -131,7 +131,7 @@ const documented = {
   ]
 } as const
 
-/** Statuses API.md's Errors table names per operation (each must be documented). */
+/** Statuses the API reference's Errors table names per operation (each must be documented). */
 const documentedErrors: ReadonlyArray<readonly [string, string, ReadonlyArray<string>]> = [
   ["post", "/v1/send-sms", ["201", "400", "401", "403", "422", "500"]],
   ["get", "/v1/messages", ["200", "400", "401", "404"]],
@@ -146,14 +146,14 @@ const documentedErrors: ReadonlyArray<readonly [string, string, ReadonlyArray<st
   ["get", "/v2/contacts", ["200", "400", "401", "403", "404"]],
   ["delete", "/v2/campaigns/{campaign_code}/contacts", ["200", "400", "401", "403", "404", "409", "422"]],
   ["delete", "/v2/campaigns/{campaign_code}/contacts/{contact_id}", ["200", "401", "403", "404", "409"]],
-  // CONTRACT §7: as the contact delete endpoint.
+  // As the contact delete endpoint (docs/DECISIONS.md, "Extensions").
   ["get", "/v2/campaigns/{campaign_code}/contacts/{contact_id}/eligibility", ["200", "401", "403", "404"]],
   ["get", "/v1/conversations", ["200", "400", "401", "422"]],
   ["get", "/v1/conversations/{call_id}", ["200", "401", "404"]],
   ["get", "/v1/conversations/{call_id}/transcript", ["200", "401", "404"]],
   ["get", "/v1/conversations/{call_id}/recording", ["200", "401", "404"]],
   ["get", "/v1/conversations/{call_id}/channels/{channel_name}/recording", ["200", "401", "404", "422"]],
-  // CONTRACT §7 "Agents" (docs/AGENTS.md).
+  // Agents (docs/AGENTS.md).
   ["post", "/v2/agents", ["201", "400", "401", "409", "422"]],
   ["get", "/v2/agents", ["200", "400", "401"]],
   ["get", "/v2/agents/{agent_id}", ["200", "401", "404"]],
@@ -322,7 +322,7 @@ await eachBackend("openapi", (it) => {
         "warning"
       ])
       assert.deepStrictEqual(fields("Contact"), ["data", "id", "phone_number", "status"])
-      // CONTRACT §7's eligibility body: exactly its three fields, all required, and every reason.
+      // The eligibility body (docs/DECISIONS.md): exactly its three fields, all required, and every reason.
       const eligibility = spec.components.schemas.ContactEligibility
       assert.deepStrictEqual(fields("ContactEligibility"), ["blocked_by", "callable", "next_eligible_at"])
       assert.deepStrictEqual([...(eligibility.required as Array<string>)].sort(), fields("ContactEligibility"))
@@ -385,7 +385,7 @@ await eachBackend("openapi", (it) => {
         }
         assert.notStrictEqual(operation.deprecated, true)
       }
-      // The admin API proper, and its event webhooks (CONTRACT §7) under a tag of their own.
+      // The admin API proper, and its event webhooks (docs/WEBHOOKS.md) under a tag of their own.
       assert.sameMembers([...adminTags], ["Admin", "Webhooks"])
       for (const [method, path] of [...documented.public, ...documented.deprecated]) {
         for (const adminTag of adminTags) {

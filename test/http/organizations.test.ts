@@ -1,5 +1,5 @@
 /**
- * Authentication and the cross-organization matrix (API.md "Authentication", issue 3): the
+ * Authentication and the cross-organization matrix (the API reference, "Authentication", issue 3): the
  * organization always comes from the key; for every endpoint that takes an id, a code, a
  * number, a filter or a cursor, organization B gets 404 (or the documented status) and never
  * A's data, B's lists never contain A's rows, and nothing B does changes A's data. On both

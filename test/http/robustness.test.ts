@@ -1,5 +1,5 @@
 /**
- * No input, however malformed, yields a 500 or a partial write (issue 3, CONTRACT §5 "What
+ * No input, however malformed, yields a 500 or a partial write (issue 3, docs/DECISIONS.md "What
  * real clients send"): bad JSON, JSON of the wrong type, huge bodies, unknown fields, bad
  * percent-encoding, text the database cannot store, deep nesting, empty bodies, odd headers.
  * Every error answer carries `{"detail": ...}`.

@@ -10,7 +10,7 @@
  * exists: the test fails for a route without a recipe here (and for a recipe whose route is
  * gone). For each probe:
  * - the status is one the API documents for it (404 for what B does not own, 403 or 400 where
- *   API.md names them, 401 for the admin API), never a 5xx;
+ *   the API reference names them, 401 for the admin API), never a 5xx;
  * - nothing of A's is in the answer (ids, codes, numbers, names, contents), beyond what B sent;
  * - no existence oracle: the same request naming an id of the same shape that names nothing
  *   gets the same answer, byte for byte (the echoed id aside);
@@ -485,7 +485,7 @@ const recipes: Record<string, Recipe> = {
       calling_windows: [{ day: "monday", start_time: "09:00", end_time: "17:00" }]
     }
     return [
-      // A's number as an origin: 403 (API.md: "an origin number is not owned by the account").
+      // A's number as an origin: 403 (the API reference: "an origin number is not owned by the account").
       {
         method: "POST",
         path: "/v2/campaigns",

@@ -1,7 +1,7 @@
 /**
- * Limits enforced before work is done (API.md "Limits", CONTRACT §5; issue 12, "Security"):
+ * Limits enforced before work is done (the API reference, "Limits", docs/DECISIONS.md; issue 12, "Security"):
  * each over-limit request is refused with its documented status and a `{detail}` body, and no
- * row of the database changes. The checks come in CONTRACT §5's order, so a request that is
+ * row of the database changes. The checks come in the documented check order (docs/HTTP_API.md), so a request that is
  * both unauthenticated (or forbidden) and over a limit is refused for the first reason, before
  * its body is looked at; an unauthenticated request is answered without reading its body at
  * all. On both backends.

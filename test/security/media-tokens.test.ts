@@ -1,5 +1,5 @@
 /**
- * The media WebSocket's per-call tokens (CONTRACT §7; issue 12, "Security"), on a real daemon
+ * The media WebSocket's per-call tokens (docs/MEDIA.md; issue 12, "Security"), on a real daemon
  * over PostgreSQL, the way a carrier or an attacker reaches `/carrier/twilio/media`: the test
  * reads the installation's cursor key from the database and signs tokens as the dialer does
  * (MediaToken), then opens streams with them.

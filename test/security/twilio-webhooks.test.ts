@@ -1,5 +1,5 @@
 /**
- * Signed webhooks in (CONTRACT §7 "Twilio webhooks"; issue 12, "Security"), on a real daemon
+ * Signed webhooks in (docs/TWILIO.md; issue 12, "Security"), on a real daemon
  * with the Twilio carrier over PostgreSQL: every webhook route refuses a request whose
  * `X-Twilio-Signature` is missing, empty, made with another auth token, made for another URL
  * or other parameters, or one character off, with 403 and a `{detail}` body, and nothing in

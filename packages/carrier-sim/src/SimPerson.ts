@@ -1,11 +1,11 @@
 /**
- * Who picks up an answered call of the simulated carrier (CONTRACT §6), scripted and
+ * Who picks up an answered call of the simulated carrier (packages/carrier-sim/README.md), scripted and
  * deterministic: a person who talks with the agent, one who hangs up at once, one who never
  * does, or an answering machine. They hear the agent through `SimMediaStream` (simulated
  * speech decoded from the audio as it plays) and speak simulated speech in the person's voice
  * (`SimVoice.speak(text, "person")`: flite saying it, the text in a band above), so what they
- * say truly crosses the audio path and a recording sounds like two people talking (CONTRACT
- * §7 "Simulated speech").
+ * say truly crosses the audio path and a recording sounds like two people talking
+ * (docs/MEDIA.md, "Simulated speech").
  *
  * By outcome (`behave`), timed from the answer (`timings`):
  *
@@ -24,7 +24,7 @@
  * Every one of them hangs up after `maxCallMs` (5 minutes) at the latest, so no call runs
  * forever.
  *
- * A person may be briefed (`Briefing`, CONTRACT §7 "the simulated person's answers"): the
+ * A person may be briefed (`Briefing`, docs/AGENTS.md, "The simulated person"): the
  * checklist fields the agent will ask about and the answers to give (the contact's
  * `data.sim_answers`). They still only act on what they heard: a question they hear is taken
  * as the field whose question (or description, or key) it contains, and answered with the
@@ -89,7 +89,7 @@ export const voicemailGreeting =
 export const yesAnswer = "Yes, I have a moment."
 
 /**
- * The answers by kind of question, CONTRACT §7's defaults by field type.
+ * The answers by kind of question, docs/AGENTS.md's defaults by field type ("The simulated person").
  *
  * @category models
  */
@@ -169,7 +169,7 @@ export const unbriefed: Briefing = { fields: [], answers: {} }
 
 const normalized = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim()
 
-/** CONTRACT §7's answer by field type. */
+/** docs/AGENTS.md's answer by field type. */
 const answerByType = (field: FieldItem): string => {
   switch (field.field_type) {
     case "text":

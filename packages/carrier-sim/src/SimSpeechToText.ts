@@ -2,7 +2,7 @@
  * The simulated speech-to-text: the `SpeechToText` port over `@voice-agent/media/SimSpeech`.
  * It recovers exactly the text that `SimTextToSpeech` (or the simulated person) spoke, from the
  * audio as it arrived, so a transcript holds what crossed the audio path and nothing else
- * (CONTRACT §7 "Simulated speech").
+ * (docs/MEDIA.md, "Simulated speech").
  *
  * Each utterance found gives one transcript, `final: true`, as soon as its last frame has been
  * read; there are no interim ones, and `options` are ignored. `startMs` and `endMs` (exclusive)

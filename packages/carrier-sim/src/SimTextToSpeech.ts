@@ -2,7 +2,7 @@
  * The simulated text-to-speech: the `TextToSpeech` port over `SimVoice`. It speaks a text in
  * the agent's voice as one utterance of simulated speech (flite saying it, the text in a band
  * above the voice), which `SimSpeechToText` turns back into the same text on the other side of
- * the audio path (CONTRACT §7 "Simulated speech").
+ * the audio path (docs/MEDIA.md, "Simulated speech").
  *
  * Frames are 20 ms (160 samples) of 8 kHz 16-bit PCM, the last one padded with silence. The
  * utterance is made when the stream starts (`SimVoice.speak`: cached by text, 20 to 50 ms for

@@ -2,7 +2,7 @@
  * The voices of the simulated carrier's calls: a text said by the agent or by the person, as
  * one utterance of simulated speech, flite saying it (`Flite`) with the text in the data band
  * above the voice (`@voice-agent/media/SimSpeech`). A recording of a simulated call is two
- * people talking (CONTRACT §7 "Simulated speech"): the agent in flite's own voice (about 90 Hz
+ * people talking (docs/MEDIA.md, "Simulated speech"): the agent in flite's own voice (about 90 Hz
  * of mean pitch), the person in a higher one (165 Hz), both at a brisk pace (`voices`).
  *
  * Flite's cost grows faster than the text on long runs without a full stop (4095 letters "a",

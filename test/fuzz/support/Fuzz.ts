@@ -232,7 +232,7 @@ export const isParserAnswer = (reply: Extract<RawReply, { _tag: "Reply" }>): boo
 }
 
 /**
- * Asserts `reply` is an error answer of the documented shape (API.md, CONTRACT §5): JSON with
+ * Asserts `reply` is an error answer of the documented shape (docs/HTTP_API.md, docs/DECISIONS.md): JSON with
  * exactly `detail`, a non-empty sentence; or, for 422, FastAPI's list of `{loc, msg, type}`.
  *
  * @category constructors

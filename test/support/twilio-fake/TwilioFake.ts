@@ -17,7 +17,7 @@
  *   `StatusCallback`, `StatusCallbackMethod`, `SmsUrl`, `SmsMethod` (a number's webhooks).
  * - `throttle(n)`: the next `n` requests are answered 429 `20429`.
  *
- * Calls. The dialed number's last four digits choose what happens (CONTRACT §6, through
+ * Calls. The dialed number's last four digits choose what happens (packages/carrier-sim/README.md, through
  * `SimOutcome.outcomeFor`): `initiated` and `ringing` at once (after `timings.queuedMs`, so the
  * REST answer arrives first), then `busy` after `ringMs`, `no-answer` after `noAnswerMs` (or the
  * request's `Timeout` if shorter), `failed` at once, or an answer after `ringMs` by a person or
@@ -109,9 +109,9 @@ export interface PhoneNumber {
 export interface Timings {
   /** From the create request to `initiated` (the REST answer goes first). */
   readonly queuedMs: number
-  /** Ringing before a busy signal or an answer (CONTRACT §6: about 1 s). */
+  /** Ringing before a busy signal or an answer (packages/carrier-sim/README.md: about 1 s). */
   readonly ringMs: number
-  /** Ringing before the fake gives up on an unanswered call (CONTRACT §6: about 3 s). */
+  /** Ringing before the fake gives up on an unanswered call (packages/carrier-sim/README.md: about 3 s). */
   readonly noAnswerMs: number
   /**
    * With `MachineDetection`, how long the detection listens after the answer before the call's
@@ -246,7 +246,7 @@ export interface CallView {
   readonly direction: "outbound-api" | "inbound"
   readonly from: string
   readonly to: string
-  /** What the dialed number does (CONTRACT §6); for an inbound call, what the caller does. */
+  /** What the dialed number does (packages/carrier-sim/README.md); for an inbound call, what the caller does. */
   readonly outcome: SimOutcome
   readonly status: CallStatus
   /** Every `CallStatus` the call went through, in order (`initiated`, `ringing`, …, its end). */

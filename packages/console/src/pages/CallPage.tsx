@@ -18,7 +18,7 @@ import { CallEvents } from "./CallEvents.tsx"
 
 const channels: ReadonlyArray<RecordingChannel> = ["mixed", "agent", "remote"]
 
-/** Calls that were never answered have no recording (CONTRACT §5): none is asked for. */
+/** Calls that were never answered have no recording (docs/DECISIONS.md): none is asked for. */
 const neverAnswered: ReadonlyArray<string> = ["busy", "no-answer", "failed"]
 const channelNames: Record<RecordingChannel, string> = { mixed: "Both (mixed)", agent: "Agent", remote: "Person" }
 

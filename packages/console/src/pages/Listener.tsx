@@ -1,5 +1,5 @@
 /**
- * Listening to a call in progress in the browser (CONTRACT §8): a listen ticket from
+ * Listening to a call in progress in the browser (docs/LISTEN.md): a listen ticket from
  * `POST /v1/conversations/{call_id}/listen-tickets` (the API key cannot go on a WebSocket), then
  * the live-listen WebSocket with `?ticket=`; its μ-law frames are decoded and played in the page
  * (audio/LiveAudio.ts), with a level meter. The time from the click to the first audio is shown.
