@@ -6,7 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { FieldValue } from "@voice-agent/core/AgentTask"
 import type { ConversationRecord } from "@voice-agent/core/Conversation"
-import type { AgentCall, AgentEnd } from "@voice-agent/core/ports/Agent"
+import type { AgentCall, AgentEnd, CallInput, Playback } from "@voice-agent/core/ports/Agent"
 import { Agent } from "@voice-agent/core/ports/Agent"
 import type { CallEvent } from "@voice-agent/core/ports/CallEvents"
 import { CallEvents } from "@voice-agent/core/ports/CallEvents"
@@ -18,6 +18,9 @@ import * as MediaSession from "@voice-agent/engine/MediaSession"
 import * as MediaToken from "@voice-agent/engine/MediaToken"
 import * as MemoryDialer from "@voice-agent/engine/testing/MemoryDialer"
 import * as MemoryMedia from "@voice-agent/engine/testing/MemoryMedia"
+import * as DtmfTones from "@voice-agent/media/DtmfTones"
+import type { MediaCodec } from "@voice-agent/media/MediaCodec"
+import { ignored } from "@voice-agent/media/MediaCodec"
 import * as MuLaw from "@voice-agent/media/MuLaw"
 import * as TwilioMediaStream from "@voice-agent/media/TwilioMediaStream"
 import * as Wav from "@voice-agent/media/Wav"
@@ -454,5 +457,148 @@ describe("MediaSession", () => {
       assert.isAbove(interruptedAt, 600, "after the person started")
       assert.isAbove(loud(interruptedAt - 100, interruptedAt), 4000, "heard until the interruption")
       assert.strictEqual(loud(interruptedAt + 20, 2400), 0, "nothing of the cleared audio after it")
+    }))
+})
+
+/**
+ * A wire of the test's own, to show the session is not Twilio's: one text line a frame, words
+ * apart, audio as hex. From the carrier `hello`, `start <stream> <token>`, `audio <ms> <hex>`,
+ * `mark <name>`, `key <digit>`, `bye`; to it `<stream> play <hex>`, `<stream> mark <name>`,
+ * `<stream> clear`.
+ */
+const lineCodec: MediaCodec = {
+  name: "lines",
+  decode: (frame) => {
+    const [word = "", first, second] = frame.split(" ")
+    switch (word) {
+      case "hello":
+        return { _tag: "Connected" }
+      case "start":
+        return { _tag: "Start", streamId: first ?? "", token: second }
+      case "audio":
+        return { _tag: "Media", timestampMs: Number(first), audio: new Uint8Array(Buffer.from(second ?? "", "hex")) }
+      case "mark":
+        return { _tag: "Mark", name: first ?? "" }
+      case "key":
+        return { _tag: "Dtmf", digit: first ?? "" }
+      case "bye":
+        return { _tag: "Stop" }
+      default:
+        return ignored
+    }
+  },
+  encode: (streamId, event) => {
+    switch (event._tag) {
+      case "Media":
+        return `${streamId} play ${Buffer.from(event.audio).toString("hex")}`
+      case "Mark":
+        return `${streamId} mark ${event.name}`
+      case "Clear":
+        return `${streamId} clear`
+    }
+  }
+}
+
+describe("MediaSession over another wire", () => {
+  /** The carrier's end of the line wire: echoes each mark at once, collects what the session sent. */
+  const lineCarrier = (socket: MediaSocket) =>
+    Effect.gen(function*() {
+      const received: Array<string> = []
+      const closed = yield* Deferred.make<void>()
+      yield* Effect.forkScoped(
+        Stream.runForEach(socket.incoming, (text) =>
+          Effect.gen(function*() {
+            received.push(text)
+            const [, word, name] = text.split(" ")
+            if (word === "mark") yield* socket.send(`mark ${name}`)
+          })).pipe(Effect.ensuring(Deferred.succeed(closed, undefined)))
+      )
+      return { received, closed }
+    })
+
+  it.effect("refuses a stream whose start has no valid token, before any audio", () =>
+    Effect.gen(function*() {
+      const { dir, services } = yield* harness
+      const [carrier, server] = yield* MemoryMedia.pair
+      const session = yield* Effect.forkChild(
+        MediaSession.serve(server, { codec: lineCodec }).pipe(
+          Effect.provide(Layer.merge(services, agentLayer(() => Effect.die("never run"))))
+        )
+      )
+      const end = yield* lineCarrier(carrier)
+      yield* carrier.send("hello")
+      yield* carrier.send("start s1 nonsense")
+      yield* carrier.send(`audio 0 ${Buffer.from(MuLaw.encode(tone(440, 160))).toString("hex")}`)
+      yield* Fiber.join(session)
+      yield* Deferred.await(end.closed)
+      assert.deepStrictEqual(end.received, [])
+      assert.deepStrictEqual(fs.readdirSync(dir), [])
+    }))
+
+  it.effect("runs the call: the person's audio and keys to the agent, its speech, tones and clear to the wire", () =>
+    Effect.gen(function*() {
+      const { dir, services, world } = yield* harness
+      world.events.set(callId, [{ _tag: "Answered", at: 0, answeredBy: "human" }])
+      const spoken = tone(500, 1600)
+      let inputs: ReadonlyArray<CallInput> = []
+      let playback: Playback | undefined
+      const agent = agentLayer((call) =>
+        Effect.gen(function*() {
+          playback = yield* call.say(Stream.make({ encoding: "pcm16" as const, samples: spoken, timestampMs: 0 }))
+          yield* call.sendDtmf("1")
+          inputs = Array.from(yield* Stream.runCollect(call.input))
+          yield* call.interrupt
+          return { outcome: "completed", endedBy: "remote" } as const
+        })
+      )
+      const [carrier, server, readBySession] = yield* countedPair
+      const session = yield* Effect.forkChild(
+        MediaSession.serve(server, { codec: lineCodec }).pipe(Effect.provide(Layer.merge(services, agent)))
+      )
+      const end = yield* lineCarrier(carrier)
+      yield* carrier.send("hello")
+      yield* carrier.send(`start s1 ${MediaToken.sign(key, callId, 9e15)}`)
+      // The agent speaks first (its speech and tones, each with its mark echoed at once).
+      yield* until(() => end.received.length === 4)
+      // One second of the person: silence, and a 1 kHz tone from 400 ms to 600 ms.
+      const sent: Array<Uint8Array> = []
+      for (let t = 0; t < 1000; t += 20) {
+        const bytes = MuLaw.encode(t >= 400 && t < 600 ? tone(1000, 160, 12000) : new Int16Array(160))
+        sent.push(bytes)
+        yield* carrier.send(`audio ${t} ${Buffer.from(bytes).toString("hex")}`)
+      }
+      // The session has read every frame (the handshake's, the marks' echoes and the person's).
+      yield* until(() => readBySession() === 2 + 2 + sent.length)
+      // Past the person's second, the agent's audio was all heard when it interrupts.
+      yield* TestClock.adjust(1000)
+      yield* carrier.send("key 5")
+      yield* carrier.send("bye")
+      yield* Fiber.join(session)
+      yield* until(() => end.received.length === 5)
+
+      const hex = (pcm: Int16Array) => Buffer.from(MuLaw.encode(pcm)).toString("hex")
+      assert.deepStrictEqual(end.received, [
+        `s1 play ${hex(spoken)}`,
+        "s1 mark m1",
+        `s1 play ${hex(DtmfTones.encode("1")[0]!)}`,
+        "s1 mark m2",
+        "s1 clear"
+      ])
+      assert.deepStrictEqual(playback, { _tag: "Played", startMs: 0, endMs: 200 })
+      const audio = inputs.flatMap((input) => input._tag === "Audio" ? [input.frame] : [])
+      assert.deepStrictEqual(audio.map((frame) => frame.timestampMs), sent.map((_, i) => i * 20))
+      assert.deepStrictEqual(
+        audio.map((frame) => frame.encoding === "pcm16" ? Array.from(frame.samples) : []),
+        sent.map((bytes) => Array.from(MuLaw.decode(bytes)))
+      )
+      assert.deepStrictEqual(inputs.flatMap((input) => input._tag === "Dtmf" ? [input.digit] : []), ["5"])
+      assert.isTrue(inputs.some((input) => input._tag === "SpeechStarted"))
+      assert.approximately(firstSound(readWav(dir, "remote").samples) / 8, 400, 20, "the person's tone at 400 ms")
+      assert.strictEqual(firstSound(readWav(dir, "agent").samples), 0, "the agent's speech from the start")
+      const verdicts = (world.events.get(callId) ?? []).filter((e: CallEvent) => e._tag === "AgentEnded")
+      assert.deepStrictEqual(verdicts.map((e) => e._tag === "AgentEnded" && [e.outcome, e.endedBy]), [[
+        "completed",
+        "remote"
+      ]])
     }))
 })

@@ -1,0 +1,105 @@
+/**
+ * The media session's recording tap: the call's timeline, and what it hands out as it settles,
+ * aligned audio of both channels, going to the call's two recordings (`agent`, `remote`) and
+ * to its live listeners (LiveCalls, when the process has the registry).
+ *
+ * Live listeners get each segment at once. The recordings get them a second at a time (one
+ * write per channel per second: writes are the costliest step of a frame's path under load,
+ * each a system call on a worker thread whose wake-up competes for the cores; a daemon killed
+ * mid-call loses at most this much), and everything at the end. A recording that cannot start,
+ * or whose write fails, is logged and dropped; the call goes on.
+ *
+ * @since 0.1.0
+ */
+import type { RecordingStore, RecordingWriter } from "@voice-agent/core/ports/RecordingStore"
+import * as CallTimeline from "@voice-agent/media/CallTimeline"
+import { Effect, Option, Result } from "effect"
+import type { Scope } from "effect"
+import { concat } from "./internal/pcm.ts"
+import { LiveCalls } from "./LiveCalls.ts"
+
+/** Audio the timeline hands out at a time to live listeners: 200 ms. */
+const batchSamples = 200 * CallTimeline.SAMPLES_PER_MS
+
+/** Audio appended to the recordings at a time: a second (module header). */
+const recordSamples = 1000 * CallTimeline.SAMPLES_PER_MS
+
+/**
+ * One call's tap.
+ *
+ * @category models
+ */
+export interface RecordingTap {
+  /** The call's timeline: the person's side places frames on it, playout the agent's audio. */
+  readonly timeline: CallTimeline.CallTimeline
+  /** Hands out the timeline up to `position` (samples), at least to its cursor. */
+  readonly advanceTo: (position: number) => Effect.Effect<void>
+  /** Hands out what settled, once 200 ms or more has (after a batch of the person's frames). */
+  readonly advanceSettled: Effect.Effect<void>
+  /** Hands out the rest of the timeline and writes all of it to the recordings. */
+  readonly finish: Effect.Effect<void>
+}
+
+/**
+ * Opens the call's recordings and registers it with the live listeners, for the scope.
+ *
+ * @category constructors
+ */
+export const make = (
+  recordings: RecordingStore["Service"],
+  callId: string
+): Effect.Effect<RecordingTap, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const open = (channel: CallTimeline.Channel) =>
+      recordings.openWriter(callId, channel).pipe(
+        Effect.catch((error) =>
+          Effect.as(Effect.logError(`Recording ${channel} of call ${callId} not started: ${error.message}`), undefined)
+        )
+      )
+    const writers: Record<CallTimeline.Channel, RecordingWriter | undefined> = {
+      agent: yield* open("agent"),
+      remote: yield* open("remote")
+    }
+    const timeline = CallTimeline.make()
+    // Live listeners (when the process has the registry): every written segment, until the end.
+    const live = yield* Effect.serviceOption(LiveCalls).pipe(
+      Effect.flatMap(Option.match({ onNone: () => Effect.undefined, onSome: (calls) => calls.register(callId) }))
+    )
+    // What was handed out and not yet appended to the recordings (at most about `recordSamples`).
+    let unrecorded: Array<CallTimeline.Segment> = []
+    let unrecordedSamples = 0
+    const record = Effect.gen(function*() {
+      const segments = unrecorded
+      unrecorded = []
+      unrecordedSamples = 0
+      for (const channel of ["agent", "remote"] as const) {
+        const writer = writers[channel]
+        if (writer === undefined || segments.length === 0) continue
+        const written = yield* Effect.result(writer.write(concat(segments.map((segment) => segment[channel]))))
+        if (Result.isFailure(written)) {
+          writers[channel] = undefined
+          yield* Effect.logError(`Recording ${channel} of call ${callId} stopped: ${written.failure.message}`)
+        }
+      }
+    })
+    /** Hands segments to live listeners at once, and to the recordings a second at a time (all at the end). */
+    const write = (segments: Iterable<CallTimeline.Segment>, final = false) =>
+      Effect.gen(function*() {
+        for (const segment of segments) {
+          if (live !== undefined) yield* live.publish(segment)
+          unrecorded.push(segment)
+          unrecordedSamples += segment.remote.length
+        }
+        if (final || unrecordedSamples >= recordSamples) yield* record
+      })
+    return {
+      timeline,
+      advanceTo: (position) =>
+        Effect.suspend(() => write(CallTimeline.advance(timeline, Math.max(timeline.cursor, position)))),
+      advanceSettled: Effect.suspend(() => {
+        const settled = CallTimeline.settled(timeline)
+        return settled - timeline.cursor >= batchSamples ? write(CallTimeline.advance(timeline, settled)) : Effect.void
+      }),
+      finish: Effect.suspend(() => write(CallTimeline.finish(timeline), true))
+    }
+  })

@@ -1,0 +1,162 @@
+/**
+ * The media session's agent side and its ending: the call's context as the agent sees it, the
+ * agent's run and its verdict, the transcript written as the agent speaks, and the verdict
+ * published.
+ *
+ * The agent's turns reach the store in the order the agent emits them, off the agent's path (a
+ * fiber of their own): a slow or unreachable database never holds up what the agent says next.
+ * A batch that cannot be written is logged and dropped. The verdict is published to CallEvents
+ * (`AgentEnded`) for the dialer that holds the call once the transcript is stored, up to
+ * `transcriptFlushMs` after the end. An agent that fails or dies is `agent-failure`; so is one
+ * that takes longer than `verdictTimeoutMs` to answer after the person hung up.
+ *
+ * @since 0.1.0
+ */
+import type { ContactData } from "@voice-agent/core/Contact"
+import type { ConversationRecord, TranscriptTurnRecord } from "@voice-agent/core/Conversation"
+import type { Agent, AgentCall, AgentEnd, CallContext } from "@voice-agent/core/ports/Agent"
+import type { CallEvents } from "@voice-agent/core/ports/CallEvents"
+import type { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
+import { Cause, Clock, Deferred, Duration, Effect, Exit, Fiber, Option, Queue, Stream } from "effect"
+import type { Scope } from "effect"
+import { transcriptFlushMs } from "./CallProgress.ts"
+
+/**
+ * The carrier's answering-machine detection, from the call's Answered event when recorded.
+ *
+ * @category constructors
+ */
+export const answeredByOf = (callEvents: CallEvents["Service"], callId: string) =>
+  Effect.scoped(
+    Effect.gen(function*() {
+      const events = yield* callEvents.subscribe(callId)
+      const answered = yield* Stream.runHead(
+        events.pipe(Stream.filter((event) => event._tag === "Answered"))
+      ).pipe(Effect.timeoutOption(Duration.millis(500)), Effect.map(Option.flatten))
+      return Option.match(answered, {
+        onNone: () => "human" as const,
+        onSome: (event) => event._tag === "Answered" ? event.answeredBy : "human" as const
+      })
+    })
+  )
+
+/**
+ * The call as its agent sees it.
+ *
+ * @category constructors
+ */
+export const contextOf = (
+  callId: string,
+  call: { readonly conversation: ConversationRecord; readonly data: ContactData },
+  answeredBy: CallContext["answeredBy"]
+): CallContext => ({
+  callId,
+  conversationId: call.conversation.id,
+  direction: call.conversation.direction,
+  from: call.conversation.fromNumber,
+  to: call.conversation.toNumber,
+  campaignId: call.conversation.campaignId,
+  contactId: call.conversation.contactId,
+  data: call.data,
+  answeredBy
+})
+
+/**
+ * The transcript's writer, for the scope: `emitTurn` queues a turn, `flush` ends the queue and
+ * waits (up to `transcriptFlushMs`, then warns) for the rest to be written.
+ *
+ * @category constructors
+ */
+export const transcript = (
+  conversations: ConversationRepository["Service"],
+  conversationId: string,
+  callId: string
+) =>
+  Effect.gen(function*() {
+    const turns = yield* Queue.unbounded<TranscriptTurnRecord, Cause.Done>()
+    const writer = yield* Effect.forkScoped(
+      Queue.takeAll(turns).pipe(
+        Effect.flatMap((batch) =>
+          conversations.appendTurns(conversationId, batch).pipe(
+            Effect.catchCause((cause) =>
+              Cause.hasInterruptsOnly(cause)
+                ? Effect.failCause(cause)
+                : Effect.logError(`Transcript of call ${callId}: ${batch.length} turn(s) not written`, cause)
+            )
+          )
+        ),
+        Effect.forever,
+        Effect.catch(() => Effect.void)
+      )
+    )
+    const emitTurn: AgentCall["emitTurn"] = (turn) =>
+      Queue.offer(turns, { speaker: turn.speaker, text: turn.text, offsetMs: turn.offsetMs }).pipe(Effect.asVoid)
+    const flush = Effect.gen(function*() {
+      yield* Queue.end(turns)
+      const flushed = yield* Fiber.join(writer).pipe(Effect.timeoutOption(Duration.millis(transcriptFlushMs)))
+      if (Option.isNone(flushed)) {
+        yield* Effect.logWarning(`Call ${callId}: transcript not all written ${transcriptFlushMs} ms after the end`)
+      }
+    })
+    return { emitTurn, flush }
+  })
+
+/**
+ * Runs the agent on `call` in a fiber of the scope; `verdict` completes with what it answers
+ * (`agent-failure` when it fails or dies).
+ *
+ * @category constructors
+ */
+export const runAgent = (
+  agent: Agent["Service"],
+  call: AgentCall
+): Effect.Effect<
+  { readonly verdict: Deferred.Deferred<AgentEnd>; readonly fiber: Fiber.Fiber<boolean> },
+  never,
+  Scope.Scope
+> =>
+  Effect.gen(function*() {
+    const verdict = yield* Deferred.make<AgentEnd>()
+    const fiber = yield* Effect.forkScoped(
+      agent.run(call).pipe(
+        Effect.exit,
+        Effect.flatMap((exit) =>
+          Deferred.succeed(
+            verdict,
+            Exit.isSuccess(exit) ? exit.value : { outcome: "agent-failure", endedBy: "agent" } satisfies AgentEnd
+          )
+        )
+      )
+    )
+    return { verdict, fiber }
+  })
+
+/**
+ * The verdict once the call ended: as the agent answers it when the agent ended the call; when
+ * the person did, within `verdictTimeoutMs`, else `agent-failure`.
+ *
+ * @category constructors
+ */
+export const awaitVerdict = (
+  verdict: Deferred.Deferred<AgentEnd>,
+  endedBy: "person" | "agent",
+  verdictTimeoutMs: number
+): Effect.Effect<AgentEnd> =>
+  endedBy === "agent"
+    ? Deferred.await(verdict)
+    : Deferred.await(verdict).pipe(
+      Effect.timeoutOption(Duration.millis(verdictTimeoutMs)),
+      Effect.map(Option.getOrElse((): AgentEnd => ({ outcome: "agent-failure", endedBy: "remote" })))
+    )
+
+/**
+ * Publishes the verdict of call `callId` (`AgentEnded`), and logs the end.
+ *
+ * @category constructors
+ */
+export const publish = (callEvents: CallEvents["Service"], callId: string, end: AgentEnd) =>
+  Effect.gen(function*() {
+    const at = yield* Clock.currentTimeMillis
+    yield* callEvents.publish(callId, { _tag: "AgentEnded", at, outcome: end.outcome, endedBy: end.endedBy })
+    yield* Effect.logInfo(`Media stream of call ${callId} ended: ${end.outcome} (ended by ${end.endedBy})`)
+  })
