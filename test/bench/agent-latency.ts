@@ -65,29 +65,32 @@
  * and the silences heard inside a reply (the carrier's playout running dry between two
  * sentences of one reply).
  *
- * Results with one model request a turn (issue 24), 2026-11-29 07:35-07:45 UTC, Node 24.21.0,
- * the same 2 cores shared with three other sessions' tests and benchmarks: load average 11 to 21
- * during every run (`uptime`), so the figures are upper bounds. Fakes in a child process, stt
+ * Results with one model request a turn (issue 24), 2026-11-29 07:35-07:55 UTC, Node 24.21.0,
+ * the same 2 cores shared with three other sessions' tests and benchmarks: load average 6 to 21
+ * during the runs (`uptime`), so the figures are upper bounds. Fakes in a child process, stt
  * 100 ms, llm 200 ms, tts 150 ms: 450 ms of provider latency a turn.
- *   4 calls × 6 turns, six runs: 1 model request in each of the 24 turns (the fake's records);
- *     turn latency p50 477, 487, 492, 494, 507, 509 ms, i.e. 27 to 59 ms beyond the 450 (goal
- *     < 30: met in the first run only, at load 21; the quiet turns of a run take 458 to 475
- *     ms); p95 606 to 827 ms. The runtime and session alone: p50 3.1 to 5.9 ms, p95 16 to
- *     66 ms; the rest is the fakes' process and the machine: a provider step now and then takes
- *     100 to 250 ms over its configured latency (the speech fake's flite synthesis and the
- *     Deepgram fake's decoding compete for the two cores with everything else), and the
- *     overhead p95 (156 to 377 ms) is that tail, not the engine.
+ *   4 calls × 6 turns, eight runs: 1 model request in each of the 24 turns (the fake's
+ *     records). At load 6 to 9, two runs: turn latency p50 470 and 473 ms, 20 and 23 ms beyond
+ *     the 450 (goal < 30: met), p95 554 and 637 ms. At load 11 to 21, six runs: p50 477 to
+ *     509 ms (27 to 59 beyond), p95 606 to 827 ms. The runtime and session alone: p50 3.1 to
+ *     5.9 ms, p95 16 to 66 ms; the rest is the fakes' process and the machine: a provider step
+ *     now and then takes 100 to 250 ms over its configured latency (the speech fake's flite
+ *     synthesis and the Deepgram fake's decoding compete for the two cores with everything
+ *     else), and the overhead p95 (104 to 377 ms) is that tail, not the engine.
  *   `--tool-call-first` (the model's words only after the record's result: two requests a
- *     turn, as before), two runs in the same conditions: p50 705 and 710 ms (255 and 260 beyond
- *     450), p95 1009 and 1078 ms. One request a turn saves ~215 ms of p50: the 200 ms request
- *     and its hops.
+ *     turn, as before), three runs: p50 682 ms at load 6, 705 and 710 ms at load 12 to 18
+ *     (232 to 260 beyond 450). One request a turn saves ~210 ms of p50: the 200 ms request and
+ *     its hops.
  *   `--single` (fakes on the engine's event loop), load 11: p50 494 ms (44 beyond), p95 610 ms.
- *   50 calls × 6 turns, load 19 to 21: all 300 turns with one request, every field recorded,
- *     but p50 2254 ms, p95 4362 ms: the fakes' process cannot keep up (Deepgram results p50
- *     749 ms after the utterance against 100 configured, the first audio byte 613 ms against
- *     150), the engine's event loop delay p99 402 ms with the process at 31% of a core: the
- *     machine had no room for the run. The 50-call goal (p95 < 50 ms) is not shown here; it
- *     needs a quiet machine (on one, 8 calls × 6 turns had p95 35 to 53 ms, below).
+ *   50 calls × 6 turns: every turn one request, every field recorded, but far from the goal
+ *     (p95 < 50 ms). Load 8: overhead p50 284 ms, p95 1037 ms (the calls' first turns, all
+ *     within 5 s and code still cold, p50 848 ms; later turns p50 249, p95 610 ms); the
+ *     runtime and session alone p50 62 ms, p95 322 ms; the engine's process at 41% of a core
+ *     with an event loop delay p99 of 120 ms, the fakes lagging too (Deepgram results p50 157
+ *     ms against 100, first audio bytes p50 218 ms against 150). Load 20: p50 2254 ms, p95
+ *     4362 ms (the fakes' process saturated). Not shown on this machine; where the engine's
+ *     own time goes at 50 calls is for a quiet machine and a profile (the earlier 8-call runs,
+ *     below, had p95 35 to 53 ms).
  * The speech fake's latency now counts from the request, its synthesis included (it counted
  * from after the synthesis, which under load added up to tens of ms to its 150).
  * Silences inside a reply ("Thank you." then the question, now one response): p50 ~3 ms.
