@@ -88,9 +88,15 @@
  *     runtime and session alone p50 62 ms, p95 322 ms; the engine's process at 41% of a core
  *     with an event loop delay p99 of 120 ms, the fakes lagging too (Deepgram results p50 157
  *     ms against 100, first audio bytes p50 218 ms against 150). Load 20: p50 2254 ms, p95
- *     4362 ms (the fakes' process saturated). Not shown on this machine; where the engine's
- *     own time goes at 50 calls is for a quiet machine and a profile (the earlier 8-call runs,
- *     below, had p95 35 to 53 ms).
+ *     4362 ms (the fakes' process saturated). Not shown on this machine (the earlier 8-call
+ *     runs, below, had p95 35 to 53 ms). A --cpu-prof of this process at 50 calls (load 10):
+ *     33% idle; Effect's runtime 19%, `packages/media` 15% (`Resample.push`, the speech
+ *     adapter's 24 to 8 kHz, 4.9%; SimSpeech 4%, which is the simulated person decoding the
+ *     agent's speech, not the engine), node internals 12% (`writeBuffer` 9.5%: recordings and
+ *     sockets), carrier-sim 4.4% (the simulated carrier's 20 ms grid), GC 3.8%, engine 2.1%,
+ *     providers 1.1%, agents 1.0%. The simulated carrier and person share this process with the
+ *     engine (the fakes do not): at 50 calls their CPU and timers count as the engine's, and
+ *     moving them to a process of their own is the next step for the 50-call figure.
  * The speech fake's latency now counts from the request, its synthesis included (it counted
  * from after the synthesis, which under load added up to tens of ms to its 150).
  * Silences inside a reply ("Thank you." then the question, now one response): p50 ~3 ms.
