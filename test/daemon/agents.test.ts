@@ -7,6 +7,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
+import * as ChecklistModel from "../support/ChecklistModel.ts"
 import { fieldsToCollect } from "../support/ChecklistPrompt.ts"
 import * as Daemon from "../support/Daemon.ts"
 import * as DeepgramFake from "../support/deepgram-fake/DeepgramFake.ts"
@@ -199,30 +200,17 @@ describe("agents that converse, on a daemon", () => {
     () =>
       Effect.gen(function*() {
         const failing = "+12025550104"
+        const toolCallFirst = "+12025550107"
         // A model that walks the checklist the prompt shows: asks the first field to collect,
-        // records the caller's answer to it, and ends the call when nothing is left.
-        const model: ChatCompletionsFake.Script = (request) => {
+        // records the caller's answer to it and says its next line in the same response, and
+        // ends the call when nothing is left. For one contact, a model that makes its tool call
+        // alone and says its line once it has the result (a second request).
+        const oneResponse = ChecklistModel.script("one-response")
+        const firstTheCall = ChecklistModel.script("tool-call-first")
+        const model: ChatCompletionsFake.Script = (request, n) => {
           const system = String(request.messages[0]?.content ?? "")
           if (system.includes(`to ${failing}`)) return ChatCompletionsFake.drop()
-          const pending = fieldsToCollect(system)
-          const last = request.messages.at(-1)
-          const asked = [...request.messages].reverse().find((m) =>
-            m.role === "assistant" && typeof m.content === "string"
-          )
-          const next = pending[0]
-          if (last?.role === "user" && next !== undefined && String(asked?.content).includes(next.question)) {
-            return ChatCompletionsFake.answer([
-              ChatCompletionsFake.toolCall("record_field", JSON.stringify({ key: next.key, value: last.content }))
-            ])
-          }
-          if (next !== undefined) {
-            return ChatCompletionsFake.answer([ChatCompletionsFake.text(`Thanks. ${next.question}`)])
-          }
-          return ChatCompletionsFake.answer([
-            ChatCompletionsFake.text("Thank you, that is all I needed. Goodbye."),
-            ChatCompletionsFake.toolCall("complete_task", "{}"),
-            ChatCompletionsFake.toolCall("end_call", "{}")
-          ])
+          return system.includes(`to ${toolCallFirst}`) ? firstTheCall(request, n) : oneResponse(request, n)
         }
         const fake = yield* ChatCompletionsFake.make({ script: model, latency: { firstChunkMs: 50 } })
         const api = yield* Daemon.serve(["--port", "0", "--data-dir", ":memory:"], {
@@ -243,27 +231,40 @@ describe("agents that converse, on a daemon", () => {
         )
         assert.strictEqual(unknown.status, 400, JSON.stringify(unknown.body))
         const talking = "+12025550105"
+        const jane = { sim_answers: { full_name: "Jane Q Public", seating: "inside" } }
         const code = yield* campaignWithAgent(api.url, key, (created.body as { id: string }).id, [
-          { phone_number: talking, data: { sim_answers: { full_name: "Jane Q Public", seating: "inside" } } },
-          { phone_number: failing }
+          { phone_number: talking, data: jane },
+          { phone_number: failing },
+          { phone_number: toolCallFirst, data: jane }
         ])
-        for (const number of [talking, failing]) {
+        for (const number of [talking, failing, toolCallFirst]) {
           yield* callEnded(api, number)
         }
-        const calls = yield* results(api.url, key, code, [talking, failing])
-        const jane = calls.get(talking)!
-        assert.deepStrictEqual(jane.fields, {
-          full_name: "Jane Q Public",
-          party_size: 42,
-          visit_date: { year: 2027, month: 3, day: 3 },
-          seating: "inside",
-          member_id: "1234"
-        })
-        assert.strictEqual(jane.status, "COMPLETED")
-        assert.strictEqual(jane.conversation.termination_reason, "bot-hangup")
-        const agent = jane.turns.filter((turn) => turn.speaker === "AGENT").map((turn) => turn.text)
-        assert.include(agent, "What name is the booking under?")
-        assert.includeMembers(agent, ["Thank you, that is all I needed.", "Goodbye."])
+        const calls = yield* results(api.url, key, code, [talking, failing, toolCallFirst])
+        for (const number of [talking, toolCallFirst]) {
+          const call = calls.get(number)!
+          assert.deepStrictEqual(call.fields, {
+            full_name: "Jane Q Public",
+            party_size: 42,
+            visit_date: { year: 2027, month: 3, day: 3 },
+            seating: "inside",
+            member_id: "1234"
+          })
+          assert.strictEqual(call.status, "COMPLETED")
+          assert.strictEqual(call.conversation.termination_reason, "bot-hangup")
+          const agent = call.turns.filter((turn) => turn.speaker === "AGENT").map((turn) => turn.text)
+          assert.include(agent, "What name is the booking under?")
+          assert.includeMembers(agent, ["Thank you, that is all I needed.", "Goodbye."])
+        }
+        // One request a turn when the model says its line with its calls; a second one after
+        // each record_field when it makes the call alone.
+        const afterResults = (number: string) =>
+          fake.requests.filter((r) => {
+            const messages = (r.body as { messages: ReadonlyArray<{ role: string; content?: unknown }> }).messages
+            return String(messages[0]?.content).includes(`to ${number}`) && messages.at(-1)?.role === "tool"
+          }).length
+        assert.strictEqual(afterResults(talking), 0)
+        assert.strictEqual(afterResults(toolCallFirst), 5)
         // Every request carried the tools and the key, and the model saw the answers as user turns.
         assert.isTrue(fake.requests.every((r) => r.headers.authorization === `Bearer ${fake.apiKey}`))
         const bodies = fake.requests.map((r) => r.body as { tools?: ReadonlyArray<unknown> })

@@ -10,9 +10,11 @@
  * - no `llm`: the deterministic policy, over speech-to-text and text-to-speech;
  * - an `llm` that is a chat model: the language-model policy; each `Generate` streams the model
  *   with the prompt built from the state as it is then, and each sentence is spoken as soon as
- *   it is complete; tool calls go through the same `step`, and their results back to the model
- *   for another round (at most `maxModelRounds`). A new utterance drops a reply still
- *   streaming: its sentences not yet said are never said.
+ *   it is complete; tool calls go through the same `step` as each arrives. The model says its
+ *   next line in the same response as its calls, so a turn is one request; the calls and their
+ *   results go back to it for another round (at most `maxModelRounds`) only when a call was
+ *   refused or the reply had nothing to say. A new utterance drops a reply still streaming: its
+ *   sentences not yet said are never said.
  * - an `llm` that is a speech-to-speech model: the model hears and speaks (in its own encoding,
  *   μ-law passed through untouched); the runtime gives it the same prompt and tools and carries
  *   out its tool calls through the same `step`.
@@ -77,7 +79,7 @@ export interface Settings {
   readonly maxReasks: number
   /** Quiet after an answering machine's greeting that means it records (default 1000 ms). */
   readonly machineQuietMs: number
-  /** Rounds of tool calls and replies per `Generate` (default 4). */
+  /** Requests to the model per `Generate`: the first, and a round after refused calls (default 4). */
   readonly maxModelRounds: number
 }
 

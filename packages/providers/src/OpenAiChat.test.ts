@@ -158,6 +158,42 @@ layer(NodeHttpClient.layerUndici)("OpenAiChat", (it) => {
         ])
       }))
 
+    it.effect("text and a call in one answer: the text comes out before the call is written", () =>
+      Effect.gen(function*() {
+        const gate = yield* Deferred.make<void>()
+        const fake = yield* fakeWith(() =>
+          Fake.answer([
+            Fake.text("Thank you. How many people are coming?"),
+            Fake.wait(Deferred.await(gate)),
+            Fake.toolCall("record_field", "{\"key\":\"full_name\",\"value\":\"Jane\"}", { id: "call_rf" })
+          ])
+        )
+        const chat = yield* chatOn(fake)
+        const sentence = yield* Deferred.make<void>()
+        let said = ""
+        const fiber = yield* chat.stream(hello).pipe(
+          Stream.tap((delta) =>
+            delta._tag === "Text" && (said += delta.text).endsWith("?")
+              ? Deferred.succeed(sentence, undefined)
+              : Effect.void
+          ),
+          Stream.runCollect,
+          Effect.forkChild
+        )
+        // The whole text is here while the fake still holds back the call.
+        yield* Deferred.await(sentence)
+        assert.strictEqual(said, "Thank you. How many people are coming?")
+        yield* Deferred.succeed(gate, undefined)
+        const deltas = yield* Fiber.join(fiber)
+        assert.deepStrictEqual(deltas.slice(-2), [
+          {
+            _tag: "ToolCall",
+            call: { id: "call_rf", name: "record_field", arguments: "{\"key\":\"full_name\",\"value\":\"Jane\"}" }
+          },
+          { _tag: "Finished", reason: "tool_calls" }
+        ])
+      }))
+
     it.effect("a call without arguments has {}", () =>
       Effect.gen(function*() {
         const fake = yield* fakeWith(() => Fake.answer([Fake.toolCall("hang_up", "", { id: "call_end", pieces: [] })]))

@@ -25,8 +25,11 @@
  *
  * Answer: `data: {chunk}` events, then `data: [DONE]`. Parsed with Effect's WHATWG SSE parser
  * (lines split across TCP chunks, `\r\n` or `\r` line ends, `: keep-alive` comments, multi-line
- * `data:`), UTF-8 decoded across chunk boundaries. Only `choices[0]` is read. Each non-empty
- * `delta.content` becomes a `Text` at once. `delta.tool_calls` fragments are gathered by
+ * `data:`), UTF-8 decoded across chunk boundaries. Only `choices[0]` is read. One answer may
+ * hold text and tool calls both (the model says its line and records a field in one response;
+ * OpenAI's models write the text first, then the calls, and finish with `tool_calls`): they go
+ * out in the order they arrive. Each non-empty `delta.content` becomes a `Text` at once, so the
+ * speech can start before the calls are written. `delta.tool_calls` fragments are gathered by
  * `index` (the first carries `id` and `function.name`, later ones append `function.arguments`);
  * a call goes out when its arguments are complete: when a fragment of another index arrives and
  * its arguments already parse as JSON (OpenAI streams calls one after the other; some servers

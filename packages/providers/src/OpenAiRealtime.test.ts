@@ -370,6 +370,86 @@ describe("OpenAiRealtime", () => {
         assert.deepStrictEqual(yield* Fiber.join(running), { _tag: "HungUp" })
       }))
 
+    it.live("a response that speaks with its calls is the turn: no other response after the outputs", () =>
+      Effect.gen(function*() {
+        const reply = "Two people, noted. Anything else?"
+        const server = yield* fake({
+          script: (turn) =>
+            turn.heard === ASK
+              ? { say: reply, calls: [{ name: "record_party_size", arguments: { size: 2 } }] }
+              : turn.trigger === "response.create"
+              ? { say: "Said again." }
+              : undefined
+        })
+        const harness = yield* makeCall()
+        const running = yield* converse(
+          config(server),
+          harness.call,
+          session({ onToolCall: () => Effect.succeed({ output: "Recorded." }) })
+        ).pipe(Effect.forkChild)
+        yield* harness.speak(asking)
+        const connection = yield* server.waitFor(() => server.connections[0])
+        yield* server.waitFor(() => ofType(connection.received, "conversation.item.create")[0])
+        const turn = yield* harness.waitFor(() => harness.turns.find((turn) => turn.speaker === "AGENT"))
+        assert.strictEqual(turn.text, reply)
+        yield* harness.hangUp
+        assert.deepStrictEqual(yield* Fiber.join(running), { _tag: "HungUp" })
+        yield* server.waitFor(() => connection.closed || undefined)
+        // Everything the adapter sent arrived before the socket closed: no response.create.
+        assert.deepStrictEqual(ofType(connection.received, "response.create"), [])
+        assert.strictEqual(connection.spoken.length, 1)
+      }))
+
+    it.live("a refused call: the calls after it are not run, and the model is asked again at once", () =>
+      Effect.gen(function*() {
+        const server = yield* fake({
+          script: (turn) => {
+            if (turn.heard === ASK) {
+              return {
+                say: "Noted.",
+                calls: [
+                  { name: "record_party_size", arguments: { size: "a few" } },
+                  { name: "record_party_size", arguments: { size: 2 } }
+                ]
+              }
+            }
+            const output = turn.conversation.at(-1)
+            if (turn.trigger === "response.create" && output?.kind === "function_call_output") {
+              return { say: "Sorry, how many people?" }
+            }
+            return undefined
+          }
+        })
+        const harness = yield* makeCall()
+        const calls: Array<ToolCall> = []
+        const running = yield* converse(
+          config(server),
+          harness.call,
+          session({
+            onToolCall: (call) =>
+              Effect.sync(() => {
+                calls.push(call)
+                return { output: "Error: not a number. Ask again.", refused: true }
+              })
+          })
+        ).pipe(Effect.forkChild)
+        yield* harness.speak(asking)
+        yield* harness.waitFor(() => harness.said.length === 2 || undefined)
+        const connection = first(server.connections)
+        assert.deepStrictEqual(calls.map((call) => call.arguments), ["{\"size\":\"a few\"}"])
+        const outputs = ofType(connection.received, "conversation.item.create").map((event) =>
+          (event.item as { output: string }).output
+        )
+        assert.deepStrictEqual(outputs, [
+          "Error: not a number. Ask again.",
+          "Error: not carried out, since a call before it in your response was refused."
+        ])
+        assert.strictEqual(ofType(connection.received, "response.create").length, 1)
+        assert.strictEqual(connection.spoken[1]?.text, "Sorry, how many people?")
+        yield* harness.hangUp
+        assert.deepStrictEqual(yield* Fiber.join(running), { _tag: "HungUp" })
+      }))
+
     it.live("a tool result with end ends the session once the queued audio has played", () =>
       Effect.gen(function*() {
         const goodbye = "Thank you, goodbye!"

@@ -49,10 +49,14 @@
  *    estimate: the Realtime API gives no word timings).
  * 6. Function calls (`response.function_call_arguments.done`, or a `function_call` output item
  *    of `response.done` not seen before) run after their `response.done`, in order, through
- *    `session.onToolCall`; each output goes back as a `function_call_output` item, then one
- *    `response.create`. A result with `end` stops there: the audio already received plays out,
- *    then the session ends `Ended`. A cancelled response's calls run only when complete, and
- *    no `response.create` follows them (the person's new turn brings the next response).
+ *    `session.onToolCall`; each output goes back as a `function_call_output` item. A response
+ *    holds the model's speech and its calls together, so a turn is one response: a
+ *    `response.create` follows the outputs only when a call was `refused` (the model puts it
+ *    right at once) or the response had no audio (the model waits for the results to speak).
+ *    Once a call is refused, the later calls of its response are not run (their output says
+ *    so). A result with `end` stops there: the audio already received plays out, then the
+ *    session ends `Ended`. A cancelled response's calls run only when complete, and no
+ *    `response.create` follows them (the person's new turn brings the next response).
  * 7. The input stream ending (the person hung up) ends the session `HungUp`.
  *
  * Errors. The handshake's HTTP status is read from the socket's open error: the `ws` client
@@ -144,7 +148,12 @@ interface ToolBatch {
   readonly calls: ReadonlyArray<ToolCall>
   /** The response was cancelled: no `response.create` after the outputs. */
   readonly cancelled: boolean
+  /** The response had audio: the model said its line with its calls. */
+  readonly spoke: boolean
 }
+
+/** The output of a call after a refused one in the same response. */
+const NOT_CARRIED_OUT = "Error: not carried out, since a call before it in your response was refused."
 
 /**
  * The `SpeechToSpeech` service over the given WebSocket constructor (the `ws` one,
@@ -307,6 +316,8 @@ const run = Effect.fnUntraced(function*(call: AgentCall, session: SpeechSession,
   /** The person's turn ended before our cancel landed: the server made no response for it. */
   let owedResponse = false
   const toolCalls = new Map<string, Array<ToolCall>>()
+  /** Responses that sent audio. */
+  const voiced = new Set<string>()
   /** Where the person's speech items started, on the call's clock. */
   const speechStarts = new Map<string, number>()
 
@@ -350,19 +361,25 @@ const run = Effect.fnUntraced(function*(call: AgentCall, session: SpeechSession,
   const tools = Effect.gen(function*() {
     const batch = yield* Queue.take(toolBatches)
     const outputs: Array<{ readonly callId: string; readonly output: string }> = []
+    let refused = false
     for (const toolCall of batch.calls) {
+      if (refused) {
+        outputs.push({ callId: toolCall.id, output: NOT_CARRIED_OUT })
+        continue
+      }
       const result = yield* session.onToolCall(toolCall)
       if (result.end !== undefined) {
         yield* drained
         yield* Deferred.succeed(done, { _tag: "Ended", end: result.end })
         return yield* Effect.never
       }
+      refused = result.refused === true
       outputs.push({ callId: toolCall.id, output: result.output })
     }
     for (const { callId, output } of outputs) {
       yield* send(Events.functionCallOutput(callId, output))
     }
-    if (!batch.cancelled) yield* send(Events.responseCreate)
+    if (!batch.cancelled && (refused || !batch.spoke)) yield* send(Events.responseCreate)
   }).pipe(Effect.forever)
 
   const forward = Stream.runForEachArray(call.input, (inputs) =>
@@ -404,6 +421,7 @@ const run = Effect.fnUntraced(function*(call: AgentCall, session: SpeechSession,
 
   const audioDelta = Effect.fnUntraced(function*(responseId: string, itemId: string, delta: string) {
     if (silenced.has(responseId)) return
+    voiced.add(responseId)
     let item = items.get(itemId)
     if (item === undefined) {
       item = {
@@ -463,6 +481,7 @@ const run = Effect.fnUntraced(function*(call: AgentCall, session: SpeechSession,
       }
       const calls = toolCalls.get(response.id) ?? []
       toolCalls.delete(response.id)
+      const spoke = voiced.delete(response.id)
       for (const entry of output) {
         if (entry.type !== "function_call" || entry.call_id === undefined || entry.name === undefined) continue
         if (calls.some((known) => known.id === entry.call_id)) continue
@@ -472,7 +491,7 @@ const run = Effect.fnUntraced(function*(call: AgentCall, session: SpeechSession,
       const complete = cancelled
         ? calls.filter((known) => output.some((entry) => entry.call_id === known.id && entry.status === "completed"))
         : calls
-      if (complete.length > 0 && !(yield* Queue.offer(toolBatches, { calls: complete, cancelled }))) {
+      if (complete.length > 0 && !(yield* Queue.offer(toolBatches, { calls: complete, cancelled, spoke }))) {
         yield* Effect.logError(
           `OpenAI Realtime: tool calls of ${response.id} dropped (${MAX_TOOL_BATCHES} batches waiting)`
         )

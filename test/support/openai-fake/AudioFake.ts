@@ -29,7 +29,8 @@
  * `chunkBytes` bytes (cycled; odd sizes by default, so samples are split across pieces), each
  * written after the previous one was flushed.
  *
- * Knobs: `latencyMs` before every answer; `fail(endpoint, ...faults)` queues what the next
+ * Knobs: `latencyMs` before every answer (for speech, counted from the request: the synthesis
+ * is part of it); `fail(endpoint, ...faults)` queues what the next
  * requests to an endpoint get, in order (after the key was checked): an error answer, no
  * answer at all (`hang`), the connection closed (`drop`), or the normal answer later than
  * the others (`slow`, to make answers cross); for speech, `hang` and `drop` may come after
@@ -551,6 +552,7 @@ const listenOn = (options: Options) =>
         onClose: []
       }
       speeches.push(speech)
+      const arrived = performance.now()
       res.on("close", () => {
         speech.closed = true
         for (const f of speech.onClose.splice(0)) f()
@@ -608,6 +610,7 @@ const listenOn = (options: Options) =>
       if (new TextEncoder().encode(input).length > SimSpeech.MAX_BYTES) {
         return answer(invalid(`The fake speaks at most ${SimSpeech.MAX_BYTES} UTF-8 bytes`, "input"))
       }
+      // The latency counts from the request: the synthesis is part of it, as a provider's is.
       const samples = upsample3(SimVoice.speak(input))
       const pcm = Wav.encodeSamples(samples)
       const audio = format === "wav"
@@ -647,7 +650,7 @@ const listenOn = (options: Options) =>
           res.write(chunk, () => setImmediate(writeNext))
         }
         writeNext()
-      }, extraMs)
+      }, extraMs - (performance.now() - arrived))
     }
 
     const server = createServer((req, res) => {

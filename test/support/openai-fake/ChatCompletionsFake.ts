@@ -27,7 +27,9 @@
  * refusal: null}`, then the text in word-sized pieces, a tool call as one fragment with `index`,
  * `id`, `type` and `function: {name, arguments: ""}` followed by its arguments a few characters
  * at a time (`{index, function: {arguments}}`), parallel calls one after the other with the next
- * index; then `{delta: {}, finish_reason}` (`tool_calls` when there were calls, else `stop`),
+ * index (an answer may hold text and calls both: the text first, as OpenAI's models write a
+ * line and the calls of one response); then `{delta: {}, finish_reason}` (`tool_calls` when
+ * there were calls, else `stop`),
  * the usage chunk if asked, and `data: [DONE]`. Without `stream`, one `chat.completion` JSON.
  *
  * Knobs: `latency` (before the first event, and between events; wall-clock, as a remote

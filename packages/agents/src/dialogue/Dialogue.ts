@@ -27,7 +27,9 @@
  * - `Generate`: ask the language model for the next reply, with a prompt built from this state
  *   (a generation still streaming is dropped first); its sentences come back as `ModelText`
  *   and its tool calls as `ModelToolCall` events.
- * - `ToolResult`: the output of a model's tool call, for the model's next round.
+ * - `ToolResult`: the output of a model's tool call, and whether it was `refused` (not carried
+ *   out): the model hears back at once about a refused call (another round); the others only
+ *   when its reply had nothing to say.
  *
  * What to say is the `Policy`'s: `step` gives it the event (with the speech a playback report
  * is about) and applies what it decides. `step` owns the bookkeeping every policy shares, so a
@@ -279,7 +281,13 @@ export type Directive =
   | { readonly _tag: "EndCall"; readonly outcome: AgentOutcome }
   | { readonly _tag: "StartSilenceTimer"; readonly ms: number }
   | { readonly _tag: "Generate" }
-  | { readonly _tag: "ToolResult"; readonly id: string; readonly output: string }
+  /** `refused`: the call was not carried out (a value that cannot be read, a required field missing…). */
+  | {
+    readonly _tag: "ToolResult"
+    readonly id: string
+    readonly output: string
+    readonly refused?: boolean | undefined
+  }
   /** Hand the caller's question to the remote agent. */
   | { readonly _tag: "Question"; readonly text: string }
   /** Hand a request of the caller outside the task to the remote agent. */
@@ -310,7 +318,12 @@ export type Action =
   | { readonly _tag: "StartSilenceTimer"; readonly id: number; readonly ms: number }
   | { readonly _tag: "RecordTurn"; readonly speaker: "HUMAN"; readonly text: string; readonly offsetMs: number }
   | { readonly _tag: "Generate" }
-  | { readonly _tag: "ToolResult"; readonly id: string; readonly output: string }
+  | {
+    readonly _tag: "ToolResult"
+    readonly id: string
+    readonly output: string
+    readonly refused?: boolean | undefined
+  }
   | { readonly _tag: "Question"; readonly id: string; readonly text: string }
   | { readonly _tag: "ActionRequest"; readonly id: string; readonly text: string }
   | { readonly _tag: "ChoiceQuery"; readonly id: string; readonly key: string; readonly query: string }

@@ -81,6 +81,18 @@ describe("ModelPolicy", () => {
     for (const result of results) assert.match(result.output, /^Error: /)
   })
 
+  it("marks every refusal refused (the runtime asks the model again only for those)", () => {
+    const { actions } = run([
+      started,
+      tool("c1", "record_field", { key: "party_size", value: "a few" }),
+      tool("c2", "complete_task", {}),
+      tool("c3", "record_field", { key: "party_size", value: "2" }),
+      tool("c4", "transfer", { to: "the manager" })
+    ])
+    const results = actions.flatMap((action) => action._tag === "ToolResult" ? [[action.id, action.refused]] : [])
+    assert.deepStrictEqual(results, [["c1", true], ["c2", true], ["c3", undefined], ["c4", true]])
+  })
+
   it("refuses to complete the task while a required field is missing, then completes and ends completed", () => {
     const early = run([started, tool("c1", "complete_task", {})])
     assert.isFalse(early.state.completed)

@@ -20,6 +20,12 @@
  *   the call after what is queued has played: `completed` once the task is complete, else
  *   `cut-short`. `transfer {to, message?}` says the message and transfers. An unknown tool or
  *   arguments that are not the tool's JSON get an error output, and nothing changes.
+ * - **One round trip a turn.** The prompt and the tools' descriptions tell the model to say its
+ *   next line in the same response as its tool calls (as chat models can: text and tool calls
+ *   in one answer), so recording a field costs no second request. Every refusal is a
+ *   `ToolResult` marked `refused`: the runtime asks the model again only for a refused call
+ *   (its output says why: "Ask again", the required fields still missing) or a reply with
+ *   nothing to say; the checks are the same whichever way the model answers.
  *
  * @since 0.1.0
  */
@@ -81,7 +87,8 @@ export const tools = (state: State): ReadonlyArray<ToolDefinition> => {
   return [
     {
       name: "record_field",
-      description: "Record the value of a checklist field, as soon as the caller has given it.",
+      description: "Record the value of a checklist field, as soon as the caller has given it. " +
+        "Say your next line in the same response: you hear back only if the value is refused.",
       parameters: {
         type: "object",
         properties: {
@@ -94,7 +101,8 @@ export const tools = (state: State): ReadonlyArray<ToolDefinition> => {
     },
     {
       name: "complete_task",
-      description: "Mark the task complete, once every required field is collected and every statement said.",
+      description: "Mark the task complete, once every required field is collected and every statement said. " +
+        "Say goodbye in the same response.",
       parameters: { type: "object", properties: {}, additionalProperties: false }
     },
     ...definitions
@@ -122,9 +130,10 @@ export const make = (options: Options): Policy => {
   const silenceMs = options.silenceMs ?? 8_000
   const say = (text: string): Directive => ({ _tag: "Say", text, sensitiveFree: true })
   const generate: Directive = { _tag: "Generate" }
+  /** A refused call: nothing changes, and the model is told why. */
   const result = (state: State, id: string, output: string): Decision => ({
     state,
-    actions: [{ _tag: "ToolResult", id, output }]
+    actions: [{ _tag: "ToolResult", id, output, refused: true }]
   })
 
   const missingRequired = (state: State): ReadonlyArray<string> =>

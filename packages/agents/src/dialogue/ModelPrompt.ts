@@ -3,11 +3,17 @@
  * (persona, objective and completion criteria, the checklist with each item's status and the
  * values collected so far, instructions, variables, language, the date) and the turns so far as
  * chat messages. Rebuilt from the state at every `Generate`, so the model always sees the
- * checklist as it stands, and no earlier tool exchange needs to be replayed.
+ * checklist as it stands; within one `Generate`, the tool exchanges of its earlier rounds
+ * (`Exchange`) are put back where they happened among the turns.
+ *
+ * The model is told to say its next line in the same response as its tool calls (a field's
+ * value recorded, then "Thank you" and the next question), so a turn costs one request; it is
+ * asked again only when a call is refused or it said nothing.
  *
  * Sensitive values never reach the prompt: a sensitive field's value shows as `[redacted]`,
- * and the turns are the conversation's own, already redacted. A speech-to-speech model gets
- * the same system prompt as its instructions. Pure.
+ * wherever it appears: in the checklist, in the turns (the caller's answer, once collected) and
+ * in the tool calls of an exchange. A speech-to-speech model gets the same system prompt as its
+ * instructions. Pure.
  *
  * @since 0.1.0
  */
@@ -16,7 +22,7 @@ import { isSensitive } from "@voice-agent/core/AgentTask"
 import * as CalendarDate from "@voice-agent/core/CalendarDate"
 import type { ChatMessage } from "@voice-agent/core/ports/ChatModel"
 import type { ItemState, State } from "./Dialogue.ts"
-import { Redacted } from "./Dialogue.ts"
+import { Redacted, scrub } from "./Dialogue.ts"
 
 const valueText = (field: FieldItem, value: FieldValue): string => {
   if (isSensitive(field)) return Redacted
@@ -93,7 +99,10 @@ export const systemPrompt = (state: State): string => {
         ...state.items.map(itemLine),
         "Call record_field as soon as the caller gives a field's value (the value as they said it).",
         "When every required field is collected and every statement said, call complete_task,",
-        "say goodbye, and call end_call. If the caller wants to stop, say goodbye and call end_call."
+        "say goodbye, and call end_call. If the caller wants to stop, say goodbye and call end_call.",
+        "Say your next line in the same response as your tool calls (thank the caller and ask the next",
+        "question): do not wait for the tools' results. If a call is refused, you are told why at once:",
+        "then put it right (ask again for a value that was refused)."
       ].filter((line) => line !== undefined).join("\n")
     )
   } else {
@@ -109,20 +118,50 @@ export const systemPrompt = (state: State): string => {
 }
 
 /**
+ * A round of tool calls within one `Generate` and their results (the assistant message with
+ * the calls, then a `tool` message for each), after the first `afterTurns` turns of the state:
+ * what the model said in that round is already among the turns, so the assistant message holds
+ * only the calls.
+ *
+ * @category models
+ */
+export interface Exchange {
+  readonly afterTurns: number
+  readonly messages: ReadonlyArray<ChatMessage>
+}
+
+const scrubbed = (state: State, message: ChatMessage): ChatMessage =>
+  message.role === "assistant" && message.toolCalls !== undefined
+    ? {
+      ...message,
+      toolCalls: message.toolCalls.map((call) => ({ ...call, arguments: scrub(state, call.arguments) }))
+    }
+    : message
+
+/**
  * The conversation as chat messages: the system prompt, then the turns (the agent's as
- * `assistant`, the caller's as `user`). A conversation with no turn yet gets a `user` line
- * saying the call has been answered, since chat models expect one.
+ * `assistant`, the caller's as `user`), with the `exchanges` of the current `Generate` in their
+ * places. A conversation that does not start with the caller gets a `user` line saying the call
+ * has been answered, since chat models expect one.
  *
  * @category constructors
  */
-export const messages = (state: State): ReadonlyArray<ChatMessage> => {
-  const turns: Array<ChatMessage> = state.turns.map((turn) =>
-    turn.speaker === "AGENT"
-      ? { role: "assistant", content: turn.text }
-      : { role: "user", content: turn.text }
-  )
-  if (turns.length === 0 || turns[0]!.role === "assistant") {
-    turns.unshift({ role: "user", content: "(The call has been answered.)" })
+export const messages = (state: State, exchanges: ReadonlyArray<Exchange> = []): ReadonlyArray<ChatMessage> => {
+  const out: Array<ChatMessage> = []
+  const pending = [...exchanges]
+  const exchangesUpTo = (turns: number) => {
+    while (pending.length > 0 && pending[0]!.afterTurns <= turns) {
+      for (const message of pending.shift()!.messages) out.push(scrubbed(state, message))
+    }
   }
-  return [{ role: "system", content: systemPrompt(state) }, ...turns]
+  for (const [i, turn] of state.turns.entries()) {
+    exchangesUpTo(i)
+    const text = scrub(state, turn.text)
+    out.push(turn.speaker === "AGENT" ? { role: "assistant", content: text } : { role: "user", content: text })
+  }
+  exchangesUpTo(Number.POSITIVE_INFINITY)
+  if (out.length === 0 || out[0]!.role !== "user") {
+    out.unshift({ role: "user", content: "(The call has been answered.)" })
+  }
+  return [{ role: "system", content: systemPrompt(state) }, ...out]
 }

@@ -1,7 +1,10 @@
 /**
  * A call's conversation as a pipeline: speech-to-text, a policy (deterministic, or a chat model
  * whose replies stream sentence by sentence), text-to-speech, driven through the pure dialogue
- * (`Dialogue.step`). The caller's audio goes to the recognizer and its final transcripts are
+ * (`Dialogue.step`). A chat model's reply is one response for a turn: its sentences are spoken
+ * from the first one complete, its tool calls carried out as each arrives, and the model is
+ * asked again (with the calls and their results) only when a call was refused or the reply had
+ * nothing to say. The caller's audio goes to the recognizer and its final transcripts are
  * the caller's turns; the agent's speeches play one at a time, each synthesized as soon as it is
  * queued; barge-in interrupts the agent's audio; an answering machine is waited out first; a
  * remote agent's commands and keys come in, and notes about the call go out to it.
@@ -33,6 +36,20 @@ const isSetting = (command: Dialogue.Command): boolean =>
 type Queued =
   | { readonly _tag: "Event"; readonly event: Dialogue.Event; readonly generation?: number | undefined }
   | { readonly _tag: "Failed"; readonly message: string }
+
+/**
+ * What became of a model's tool call: its output for the model, whether it was refused, and the
+ * turns of the dialogue once it was carried out (where the call goes among them when the model
+ * hears back).
+ */
+interface ToolOutcome {
+  readonly output: string
+  readonly refused: boolean
+  readonly turns: number
+}
+
+/** The output of a call made after a refused one in the same response. */
+const notCarriedOut = "Error: not carried out, since a call before it in your response was refused."
 
 /** Audio buffered ahead per queued speech: 2 s of 20 ms frames. */
 const SYNTHESIS_AHEAD_FRAMES = 100
@@ -183,37 +200,45 @@ export const run = (
     )
     let generation = 0
     let generating: Fiber.Fiber<void> | undefined
-    const toolResults = new Map<string, Deferred.Deferred<string>>()
+    const toolResults = new Map<string, Deferred.Deferred<ToolOutcome>>()
     const generate = (model: ChatModel["Service"], mine: number) =>
       Effect.gen(function*() {
-        const exchanged: Array<ChatMessage> = []
+        const exchanges: Array<ModelPrompt.Exchange> = []
         for (let round = 0; round < settings.maxModelRounds; round++) {
           const state = yield* Ref.get(current)
           if (state.ended !== undefined) return
-          const calls: Array<{ readonly call: ToolCall; readonly result: Deferred.Deferred<string> }> = []
+          const calls: Array<{ readonly call: ToolCall; readonly result: Deferred.Deferred<ToolOutcome> }> = []
           let splitter = Sentences.empty
-          let text = ""
-          yield* model.stream({
-            messages: [...ModelPrompt.messages(state), ...exchanged],
-            tools: ModelPolicy.tools(state)
-          })
+          let said = false
+          const sayModelText = (text: string | undefined) => {
+            if (text === undefined) return Effect.void
+            if (text.trim() !== "") said = true
+            return offer({ _tag: "ModelText", text }, mine)
+          }
+          yield* model.stream({ messages: ModelPrompt.messages(state, exchanges), tools: ModelPolicy.tools(state) })
             .pipe(Stream.runForEach((delta) =>
               Effect.gen(function*() {
                 switch (delta._tag) {
                   case "Text": {
-                    text += delta.text
                     const pushed = Sentences.push(splitter, delta.text)
                     splitter = pushed.splitter
-                    for (const sentence of pushed.sentences) yield* offer({ _tag: "ModelText", text: sentence }, mine)
+                    for (const sentence of pushed.sentences) yield* sayModelText(sentence)
                     return
                   }
                   case "ToolCall": {
                     // Text before a tool call is complete: say it before the call is carried out.
-                    const said = Sentences.flush(splitter)
+                    yield* sayModelText(Sentences.flush(splitter))
                     splitter = Sentences.empty
-                    if (said !== undefined) yield* offer({ _tag: "ModelText", text: said }, mine)
-                    const result = yield* Deferred.make<string>()
+                    const result = yield* Deferred.make<ToolOutcome>()
+                    // The calls of one response go together: once one is refused, those after it
+                    // (an end_call after a value refused) are not carried out, and the model is
+                    // told why.
+                    const earlier = yield* Effect.forEach(calls, (made) => Deferred.await(made.result))
                     calls.push({ call: delta.call, result })
+                    if (earlier.some((outcome) => outcome.refused)) {
+                      yield* Deferred.succeed(result, { output: notCarriedOut, refused: true, turns: 0 })
+                      return
+                    }
                     toolResults.set(delta.call.id, result)
                     yield* offer({ _tag: "ModelToolCall", ...delta.call }, mine)
                     return
@@ -223,13 +248,23 @@ export const run = (
                 }
               })
             ))
-          const rest = Sentences.flush(splitter)
-          if (rest !== undefined) yield* offer({ _tag: "ModelText", text: rest }, mine)
+          yield* sayModelText(Sentences.flush(splitter))
           if (calls.length === 0) return
-          exchanged.push({ role: "assistant", content: text === "" ? null : text, toolCalls: calls.map((c) => c.call) })
-          for (const { call: toolCall, result } of calls) {
-            exchanged.push({ role: "tool", toolCallId: toolCall.id, content: yield* Deferred.await(result) })
-          }
+          const outcomes = yield* Effect.forEach(calls, ({ result }) => Deferred.await(result))
+          // One round trip a turn: the model said its line with its calls, and they were all
+          // carried out; it hears back only about a refused call, or when it said nothing.
+          if (said && !outcomes.some((outcome) => outcome.refused)) return
+          exchanges.push({
+            afterTurns: Math.max(...outcomes.map((outcome) => outcome.turns)),
+            messages: [
+              { role: "assistant", content: null, toolCalls: calls.map((c) => c.call) },
+              ...calls.map(({ call: toolCall }, i): ChatMessage => ({
+                role: "tool",
+                toolCallId: toolCall.id,
+                content: outcomes[i]!.output
+              }))
+            ]
+          })
         }
       }).pipe(Effect.catch((error) => fail(`the language model failed: ${error.message}`)), Effect.asVoid)
 
@@ -294,7 +329,13 @@ export const run = (
             case "ToolResult": {
               const waiting = toolResults.get(action.id)
               toolResults.delete(action.id)
-              if (waiting !== undefined) yield* Deferred.succeed(waiting, action.output)
+              if (waiting !== undefined) {
+                yield* Deferred.succeed(waiting, {
+                  output: action.output,
+                  refused: action.refused === true,
+                  turns: state.turns.length
+                })
+              }
               break
             }
             case "Transfer":
@@ -343,7 +384,9 @@ export const run = (
         if (event._tag === "ModelToolCall") {
           const waiting = toolResults.get(event.id)
           toolResults.delete(event.id)
-          if (waiting !== undefined) yield* Deferred.succeed(waiting, "Dropped: the caller spoke.")
+          if (waiting !== undefined) {
+            yield* Deferred.succeed(waiting, { output: "Dropped: the caller spoke.", refused: false, turns: 0 })
+          }
         }
         continue
       }
@@ -356,7 +399,7 @@ export const run = (
         const answered = stepped.actions.some((action) => action._tag === "ToolResult" && action.id === event.id)
         if (waiting !== undefined && !answered) {
           toolResults.delete(event.id)
-          yield* Deferred.succeed(waiting, "Done.")
+          yield* Deferred.succeed(waiting, { output: "Done.", refused: false, turns: stepped.state.turns.length })
         }
       }
       const end = yield* perform(stepped.actions, stepped.state)

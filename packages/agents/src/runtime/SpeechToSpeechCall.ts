@@ -2,7 +2,9 @@
  * A call's conversation held by a speech-to-speech model: the model hears and speaks (in its own
  * encoding), given the prompt and tools the dialogue's state makes; its tool calls go through
  * `Dialogue.step` under the language-model policy, so fields are recorded and checked as in a
- * pipeline. The model failing ends the call as the agent's failure.
+ * pipeline; a refused call is reported `refused`, so the model is asked to put it right at once
+ * (otherwise a response that spoke needs no other). The model failing ends the call as the
+ * agent's failure.
  *
  * @since 0.1.0
  */
@@ -44,15 +46,19 @@ export const run = (
           const stepped = Dialogue.step(yield* Ref.get(current), { _tag: "ModelToolCall", ...toolCall }, policy)
           yield* Ref.set(current, stepped.state)
           let output = "Done."
+          let refused = false
           for (const action of stepped.actions) {
             if (action._tag === "RecordField") {
               yield* dependencies.recordField(call.context.conversationId, action.key, action.value)
             }
-            if (action._tag === "ToolResult") output = action.output
+            if (action._tag === "ToolResult") {
+              output = action.output
+              refused = action.refused === true
+            }
           }
           const end = stepped.state.ended
           return end === undefined
-            ? { output }
+            ? { output, refused }
             : { output, end: { outcome: end.outcome, endedBy: end.endedBy, transferTo: end.transferTo } }
         })
     }).pipe(

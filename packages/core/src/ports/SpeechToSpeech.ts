@@ -17,13 +17,15 @@ import type { ToolCall, ToolDefinition } from "./ChatModel.ts"
 import type { SpeechError } from "./SpeechToText.ts"
 
 /**
- * What a tool call did: its output for the model, and whether the call ends once the speech
+ * What a tool call did: its output for the model, whether it was `refused` (not carried out:
+ * the model is asked to put it right at once), and whether the call ends once the speech
  * already queued has played (`end`).
  *
  * @category models
  */
 export interface ToolResult {
   readonly output: string
+  readonly refused?: boolean | undefined
   readonly end?: AgentEnd | undefined
 }
 
