@@ -15,7 +15,7 @@
  * published as the call's `Ended`, since no carrier will report it); answered, the termination
  * reason of the agent's verdict (`AgentEnded`, from whichever daemon the media stream reached),
  * or `bot-failure` when no verdict comes within `verdictGraceMs` of the carrier's end. An answered call is hung up after `maxCallMs`. The end is written with
- * `ConversationRepository.end` and announced as `call.ended`.
+ * `ConversationRepository.end`, which writes its `call.ended` in the same transaction.
  *
  * Shutdown (the scope the service was built in closes): calls in progress get `drainMs` to end,
  * then they are hung up and recorded as `bot-failure`, like the dialer's. A process that dies
@@ -150,16 +150,12 @@ export const make = (settings: DirectCallSettings) =>
             const { answered, verdict } = yield* Ref.get(progress)
             const end = ending(answered, reason, endedAt, yield* Ref.get(hangUpCause), standIn, verdict)
             const terminationReason = terminationReasonFor(end.outcome, end.endedBy)
-            const ended = yield* conversations.end(call.conversationId, {
+            yield* conversations.end(call.conversationId, {
               answeredAt: answered === null ? null : fromMillis(answered.at),
               endedAt: fromMillis(Math.max(endedAt, answered?.at ?? endedAt)),
               terminationReason
             })
             yield* Ref.set(phase, "done")
-            if (ended) {
-              const record = yield* conversations.findByCallId(call.organizationId, callId)
-              if (Option.isSome(record)) yield* Webhook.emit([Webhook.callEnded(record.value)])
-            }
             yield* Effect.logInfo(`Direct call ${callId} to ${call.to} ended: ${terminationReason}`)
           })
 

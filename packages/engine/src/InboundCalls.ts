@@ -23,7 +23,7 @@
  * `Ended` for an inbound call: Twilio reports it only when the number has a status callback.
  *
  * Event webhooks: `call.started` when the call is accepted, `call.ended` when its conversation
- * ends (after the change, not in its transaction).
+ * ends (written in the transaction that ends it: `ConversationRepository.end`, `closeAbandoned`).
  *
  * A process that dies with inbound calls in progress leaves their conversations open (the
  * carrier drops such calls when their media streams close) until a sweep of any daemon, every
@@ -178,15 +178,7 @@ export const make = (settings: InboundSettings) =>
               : { at: seen.at, reason: "bot-failure" as const }
         })
         const endedAt = new Date(Math.max(end.at, answeredAt.getTime()))
-        const ended = yield* conversations.end(accepted.conversationId, {
-          answeredAt,
-          endedAt,
-          terminationReason: end.reason
-        })
-        if (ended) {
-          const record = yield* conversations.findByCallId(accepted.organizationId, accepted.callId)
-          if (Option.isSome(record)) yield* Webhook.emit([Webhook.callEnded(record.value)])
-        }
+        yield* conversations.end(accepted.conversationId, { answeredAt, endedAt, terminationReason: end.reason })
         yield* Effect.logInfo(`Inbound call ${accepted.callId} ended: ${end.reason}`)
       }).pipe(
         Effect.provideService(WebhookRepository, webhooks),
@@ -197,13 +189,13 @@ export const make = (settings: InboundSettings) =>
     // Calls whose follower died with its daemon (any daemon sweeps; an ended call is left alone).
     const sweep = Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
-      const closed = yield* conversations.closeAbandonedInbound({
+      const closed = yield* conversations.closeAbandoned({
+        kind: "inbound",
         startedBefore: new Date(now - settings.maxCallMs - settings.verdictGraceMs - settings.sweepEveryMs),
         now: new Date(now),
         finalizeRecordings
       })
       if (closed.length === 0) return
-      yield* Webhook.emit(closed.map(Webhook.callEnded))
       yield* Effect.logWarning(`Closed ${closed.length} inbound call(s) whose daemon stopped following them`)
     }).pipe(
       Effect.provideService(WebhookRepository, webhooks),
@@ -226,12 +218,9 @@ export const make = (settings: InboundSettings) =>
           durationSec: null,
           terminationReason: null
         })
+        yield* Webhook.emit([Webhook.callStarted(conversation)])
         const endedAt = new Date(yield* Clock.currentTimeMillis)
         yield* conversations.end(conversation.id, { answeredAt: null, endedAt, terminationReason: declinedReason })
-        yield* Webhook.emit([
-          Webhook.callStarted(conversation),
-          Webhook.callEnded({ ...conversation, endedAt, durationSec: 0, terminationReason: declinedReason })
-        ])
       })
 
     return InboundCalls.of({
