@@ -1,10 +1,10 @@
 /**
  * One claimed contact, from the claim to the end of its call: the offer to the remote agents
  * serving its campaign (`CallControllers`, when the engine has them), the DNC re-check and the
- * conversation record (`DialerRepository.startCall`), the carrier's `placeCall`, the call's
- * progress (`CallEvents`, subscribed before the carrier is asked, so no event is missed), the
- * stand-in agent's hang-ups (CallProgress), and the end (`endCall`, one transaction for the
- * conversation and the contact's next state). Every path ends the claim: a claim never outlives
+ * conversation record (`DialerRepository.startCall`), the carrier's `placeCall`, the call
+ * followed to its end by CallLifecycle (on its `CallEvents`, subscribed before the carrier is
+ * asked, so no event is missed; the stand-in agent's hang-ups too), and the end (`endCall`, one
+ * transaction for the conversation, the contact's next state and the webhook events). Every path ends the claim: a claim never outlives
  * its attempt except when the process dies, and then its lease expires and any dialer recovers it.
  * So those steps are tried again until they are done when the database is out of reach (the
  * loop of a live process keeps renewing its leases: an attempt that gave up would hold its
