@@ -377,6 +377,8 @@ CREATE INDEX conversations_by_organization ON public.conversations USING btree (
 
 CREATE INDEX conversations_by_to_number ON public.conversations USING btree (organization_id, to_number, started_at DESC, id DESC);
 
+CREATE INDEX conversations_open_direct ON public.conversations USING btree (started_at) WHERE ((direction = 'outbound'::text) AND (campaign_id IS NULL) AND (ended_at IS NULL));
+
 CREATE INDEX conversations_open_inbound ON public.conversations USING btree (started_at) WHERE ((direction = 'inbound'::text) AND (ended_at IS NULL));
 
 CREATE INDEX listen_tickets_by_call ON public.listen_tickets USING btree (call_id);

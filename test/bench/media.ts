@@ -189,7 +189,7 @@ const program = Effect.gen(function*() {
   const conversations = ConversationRepository.of({
     insert: () => Effect.die("unused"),
     end: () => Effect.die("unused"),
-    closeAbandonedInbound: () => Effect.die("unused"),
+    closeAbandoned: () => Effect.die("unused"),
     appendTurns: (_, added) => Effect.sync(() => void (turns += added.length)),
     list: () => Effect.die("unused"),
     findByCallId: () => Effect.die("unused"),

@@ -60,7 +60,8 @@ const settings: DirectCallsModule.DirectCallSettings = {
   ringTimeoutMs: 400,
   maxCallMs: 1_500,
   verdictGraceMs: 300,
-  drainMs: 300
+  drainMs: 300,
+  sweepEveryMs: 60_000
 }
 
 const world = MemoryDialer.makeWorld()

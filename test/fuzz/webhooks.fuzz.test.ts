@@ -53,7 +53,7 @@ const server = (database: TestDatabase.Backend["layer"]) =>
     // Calls accepted here are never streamed: their followers must not end them during the run.
     Layer.provideMerge(EngineInbound.layer({
       ...EngineInbound.defaults(Effect.succeed("wss://voice.example.com/carrier/twilio/media")),
-      connectTimeoutMs: 3_600_000,
+      ringTimeoutMs: 3_600_000,
       sweepEveryMs: 3_600_000
     })),
     Layer.provideMerge(Layer.effect(

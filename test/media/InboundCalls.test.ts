@@ -36,7 +36,7 @@ const carrier = Layer.succeed(
 
 const settings: InboundCallsModule.InboundSettings = {
   mediaUrl: Effect.succeed("ws://127.0.0.1:9/carrier/twilio/media"),
-  connectTimeoutMs: 60_000,
+  ringTimeoutMs: 60_000,
   maxCallMs: 1_500,
   verdictGraceMs: 200,
   sweepEveryMs: 200

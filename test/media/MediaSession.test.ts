@@ -68,7 +68,7 @@ const harness = Effect.gen(function*() {
   const conversations = ConversationRepository.of({
     insert: () => Effect.die("unused"),
     end: () => Effect.die("unused"),
-    closeAbandonedInbound: () => Effect.die("unused"),
+    closeAbandoned: () => Effect.die("unused"),
     appendTurns: (_, added) => Effect.sync(() => void turns.push(...added)),
     list: () => Effect.die("unused"),
     findByCallId: () => Effect.die("unused"),

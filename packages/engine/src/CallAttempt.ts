@@ -1,10 +1,10 @@
 /**
  * One claimed contact, from the claim to the end of its call: the offer to the remote agents
  * serving its campaign (`CallControllers`, when the engine has them), the DNC re-check and the
- * conversation record (`DialerRepository.startCall`), the carrier's `placeCall`, the call's
- * progress (`CallEvents`, subscribed before the carrier is asked, so no event is missed), the
- * stand-in agent's hang-ups (CallProgress), and the end (`endCall`, one transaction for the
- * conversation and the contact's next state). Every path ends the claim: a claim never outlives
+ * conversation record (`DialerRepository.startCall`), the carrier's `placeCall`, the call
+ * followed to its end by CallLifecycle (on its `CallEvents`, subscribed before the carrier is
+ * asked, so no event is missed; the stand-in agent's hang-ups too), and the end (`endCall`, one
+ * transaction for the conversation, the contact's next state and the webhook events). Every path ends the claim: a claim never outlives
  * its attempt except when the process dies, and then its lease expires and any dialer recovers it.
  * So those steps are tried again until they are done when the database is out of reach (the
  * loop of a live process keeps renewing its leases: an attempt that gave up would hold its
@@ -19,24 +19,18 @@
  * @since 0.1.0
  */
 import { CallEvents } from "@voice-agent/core/ports/CallEvents"
-import type { CallEndReason } from "@voice-agent/core/ports/CallEvents"
 import { Carrier } from "@voice-agent/core/ports/Carrier"
 import type { ClaimedContact } from "@voice-agent/core/ports/DialerRepository"
 import { DialerRepository } from "@voice-agent/core/ports/DialerRepository"
 import { DialerWakeup } from "@voice-agent/core/ports/DialerWakeup"
 import { ServerSecrets } from "@voice-agent/core/ports/ServerSecrets"
-import { Cause, Clock, Deferred, Effect, Fiber, Option, Ref, Result, Stream } from "effect"
+import { Cause, Clock, Effect, Ref, Result } from "effect"
 import type { Scope } from "effect"
 import { randomUUID } from "node:crypto"
-import type { HangUpCause } from "./CallProgress.ts"
-import type { Progress } from "./CallProgress.ts"
-import { ending, isSettled, noProgress, observe } from "./CallProgress.ts"
+import * as CallLifecycle from "./CallLifecycle.ts"
 import type { DialerSettings } from "./DialerSettings.ts"
 import { offerer } from "./internal/offerCall.ts"
 import * as MediaToken from "./MediaToken.ts"
-
-/** After our hang-up, how long the carrier gets to report the end before we record it ourselves. */
-const endReportGraceMs = 10_000
 
 type Phase = "claimed" | "placing" | "following" | "done"
 
@@ -94,23 +88,16 @@ export const run = (
     const { worker } = settings
     const { contactId } = claim
     const phase = yield* Ref.make<Phase>("claimed")
-    const progress = yield* Ref.make<Progress>(noProgress)
-    const hangUpCause = yield* Ref.make<HangUpCause | null>(null)
     const callId = randomUUID()
+    const follower = yield* CallLifecycle.make(callId, {
+      timings: settings,
+      agent: settings.agent,
+      standIn: settings.standIn
+    })
     let conversationId: string | undefined
 
-    const finish = (endedAt: number, reason: CallEndReason) =>
+    const finish = (end: CallLifecycle.Ended) =>
       Effect.gen(function*() {
-        const { answered, verdict } = yield* Ref.get(progress)
-        const cause = yield* Ref.get(hangUpCause)
-        const end = ending(
-          answered,
-          reason,
-          endedAt,
-          cause,
-          settings.standIn,
-          settings.agent === "media" ? verdict : undefined
-        )
         yield* persist(
           `Recording the end of call ${callId}`,
           repository.endCall({
@@ -119,8 +106,8 @@ export const run = (
             conversationId: conversationId!,
             outcome: end.outcome,
             endedBy: end.endedBy,
-            answeredAt: answered?.at ?? null,
-            endedAt
+            answeredAt: end.answeredAt,
+            endedAt: end.at
           }),
           stopping
         )
@@ -128,12 +115,6 @@ export const run = (
         yield* Effect.logInfo(`Call ${callId} to ${claim.phoneNumber} ended: ${end.outcome}`)
         yield* wakeup.notify
       })
-
-    const hangUp = (cause: HangUpCause) =>
-      Ref.update(hangUpCause, (current) => current ?? cause).pipe(
-        Effect.andThen(carrier.hangUp(callId)),
-        Effect.catch((error) => Effect.logWarning(`Hang-up of call ${callId} failed: ${error.message}`))
-      )
 
     const onInterrupted = Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
@@ -145,11 +126,8 @@ export const run = (
             stopping
           )
         case "placing":
-        case "following": {
-          yield* hangUp("stopping")
-          const { ended } = yield* Ref.get(progress)
-          return yield* finish(ended?.at ?? now, ended?.reason ?? "local-hangup")
-        }
+        case "following":
+          return yield* finish(yield* follower.stop)
         case "done":
           return
       }
@@ -219,7 +197,7 @@ export const run = (
             mediaToken: MediaToken.sign(
               mediaKey,
               callId,
-              (yield* Clock.currentTimeMillis) + settings.ringTimeoutMs + 60_000
+              (yield* Clock.currentTimeMillis) + settings.ringTimeoutMs + CallLifecycle.tokenSlackMs
             )
           })
         )
@@ -227,7 +205,7 @@ export const run = (
           const error = placed.failure
           const now = yield* Clock.currentTimeMillis
           yield* Effect.logInfo(`Carrier refused call ${callId} to ${claim.phoneNumber}: ${error.reason}`)
-          if (!error.isRetryable) return yield* finish(now, "failed")
+          if (!error.isRetryable) return yield* finish(yield* follower.ended(now, "failed"))
           yield* persist(
             `Releasing contact ${contactId}`,
             repository.release({ contactId, worker, reason: "carrier-retryable", now, conversationId }),
@@ -236,51 +214,7 @@ export const run = (
           return yield* Ref.set(phase, "done")
         }
         yield* Ref.set(phase, "following")
-        const ringTimer = yield* Effect.forkScoped(
-          Effect.sleep(settings.ringTimeoutMs).pipe(Effect.andThen(hangUp("timeout")))
-        )
-        // Done: the carrier's end of a call never answered; for an answered one, also the
-        // agent's verdict (with the media agent), or after `verdictGraceMs` without it.
-        const endedSeen = yield* Deferred.make<void>()
-        const followed = events.pipe(
-          Stream.takeUntilEffect((event) =>
-            Effect.gen(function*() {
-              yield* Ref.update(progress, (p) => observe(p, event))
-              switch (event._tag) {
-                case "Ringing":
-                case "AgentEnded":
-                  break
-                case "Answered": {
-                  yield* Fiber.interrupt(ringTimer)
-                  yield* Effect.forkScoped(Effect.sleep(settings.maxCallMs).pipe(Effect.andThen(hangUp("timeout"))))
-                  if (settings.agent === "media") break
-                  if (event.answeredBy === "machine") {
-                    yield* hangUp("machine")
-                    break
-                  }
-                  yield* Effect.forkScoped(
-                    Effect.sleep(settings.standIn.hangUpAfterMs).pipe(Effect.andThen(hangUp("script-done")))
-                  )
-                  break
-                }
-                case "Ended":
-                  yield* Deferred.succeed(endedSeen, undefined)
-                  break
-              }
-              return isSettled(yield* Ref.get(progress), settings.agent === "media")
-            })
-          ),
-          Stream.runDrain
-        )
-        const graceAfterEnd = Deferred.await(endedSeen).pipe(Effect.andThen(Effect.sleep(settings.verdictGraceMs)))
-        const limit = settings.ringTimeoutMs + settings.maxCallMs + endReportGraceMs
-        const completed = yield* Effect.timeoutOption(Effect.raceFirst(followed, graceAfterEnd), limit)
-        const { ended } = yield* Ref.get(progress)
-        if (Option.isNone(completed) || ended === null) {
-          yield* hangUp("timeout")
-          return yield* finish(yield* Clock.currentTimeMillis, "local-hangup")
-        }
-        yield* finish(ended.at, ended.reason)
+        yield* finish(yield* follower.follow(events))
       })
 
     yield* attempt.pipe(Effect.onInterrupt(() => onInterrupted))

@@ -1,6 +1,6 @@
 /**
  * When a call has ended, as any daemon sharing the database can tell: what a live listener of
- * a call that is not (or not yet) streaming to this process waits for (CONTRACT §8).
+ * a call that is not (or not yet) streaming to this process waits for (docs/LISTEN.md).
  *
  * Two sources, whichever comes first:
  * - the call's `Ended` on `CallEvents`: the carrier's report of the end (busy, no answer,

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { ending, standIn } from "./CallProgress.ts"
+import { ending, isSettled, noProgress, observe, standIn } from "./CallProgress.ts"
 
 const answeredAt = 10_000
 const human = { at: answeredAt, by: "human" } as const
@@ -40,5 +40,29 @@ describe("ending", () => {
       outcome: "voicemail",
       endedBy: "remote"
     })
+  })
+})
+
+describe("isSettled", () => {
+  const ended = { _tag: "Ended", at: 20_000, reason: "remote-hangup" } as const
+  const verdict = { _tag: "AgentEnded", at: 19_000, outcome: "completed", endedBy: "remote" } as const
+  const answered = observe(noProgress, { _tag: "Answered", at: answeredAt, answeredBy: "human" })
+
+  it("a call never answered is settled by the carrier's end alone", () => {
+    assert.isFalse(isSettled(noProgress, true))
+    assert.isTrue(isSettled(observe(noProgress, ended), true))
+  })
+
+  it("an answered call awaits the agent's verdict with it, the stand-in's does not", () => {
+    assert.isFalse(isSettled(observe(answered, ended), true))
+    assert.isTrue(isSettled(observe(answered, ended), false))
+    assert.isFalse(isSettled(observe(answered, verdict), true))
+    assert.isTrue(isSettled(observe(observe(answered, verdict), ended), true))
+  })
+
+  it("when the carrier need not report the end (inbound), the verdict alone settles it", () => {
+    assert.isFalse(isSettled(answered, true, false))
+    assert.isTrue(isSettled(observe(answered, verdict), true, false))
+    assert.deepStrictEqual(observe(answered, verdict).verdict, { outcome: "completed", endedBy: "remote", at: 19_000 })
   })
 })

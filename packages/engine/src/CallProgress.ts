@@ -1,7 +1,7 @@
 /**
- * How a placed call ended, from its carrier events: what has been seen of it (`Progress`,
- * folded by `observe`), when it is settled, and the outcome the contact's state machine takes
- * and who hung up (`ending`). Pure.
+ * How a call ended, from its carrier events: what has been seen of it (`Progress`, folded by
+ * `observe`), when it is settled, and the outcome the contact's state machine takes and who
+ * hung up (`ending`). Pure: CallLifecycle runs these decisions for every kind of call.
  *
  * An answered call's agent, run by the media session its stream reaches, ends it with a verdict.
  * For calls that open no media stream (a `voice-agent dial` process with no public URL, an
@@ -44,7 +44,7 @@ export const verdictGraceMs = transcriptFlushMs + 5_000
 export interface Progress {
   readonly answered: { readonly at: number; readonly by: "human" | "machine" } | null
   readonly ended: { readonly at: number; readonly reason: CallEndReason } | null
-  readonly verdict: AgentEnd | null
+  readonly verdict: (AgentEnd & { readonly at: number }) | null
 }
 
 /**
@@ -66,18 +66,20 @@ export const observe = (progress: Progress, event: CallEvent): Progress => {
     case "Ended":
       return { ...progress, ended: { at: event.at, reason: event.reason } }
     case "AgentEnded":
-      return { ...progress, verdict: { outcome: event.outcome, endedBy: event.endedBy } }
+      return { ...progress, verdict: { outcome: event.outcome, endedBy: event.endedBy, at: event.at } }
   }
 }
 
 /**
  * Whether nothing more is to come: the carrier's end of a call never answered; for an answered
- * one, also the agent's verdict (when `awaitsVerdict`: an agent runs the call's media).
+ * one, also the agent's verdict (when `awaitsVerdict`: an agent runs the call's media). When the
+ * carrier need not report the end (`endReported` false: an inbound call), the verdict alone.
  *
  * @category predicates
  */
-export const isSettled = (progress: Progress, awaitsVerdict: boolean): boolean =>
-  progress.ended !== null && (progress.answered === null || !awaitsVerdict || progress.verdict !== null)
+export const isSettled = (progress: Progress, awaitsVerdict: boolean, endReported = true): boolean =>
+  (progress.ended !== null && (progress.answered === null || !awaitsVerdict || progress.verdict !== null)) ||
+  (!endReported && progress.verdict !== null)
 
 /**
  * The stand-in agent's timings, in milliseconds from the answer.

@@ -8,23 +8,24 @@
  * refused it. Its call id is the conversation's `call_id`, the media session's call id and the
  * key of the call's `CallEvents`: the id the agent attaches with.
  *
- * The call is then followed in this process through `CallEvents` (subscribed before the
- * carrier is asked, so no event is missed), with the dialer's rules (CallProgress `ending`, in
- * its media-agent mode): never answered, the carrier's reason (`busy`, `no-answer`, `failed`;
- * unanswered after `ringTimeoutMs`, hung up and `no-answer`); a carrier refusal, `failed` (also
- * published as the call's `Ended`, since no carrier will report it); answered, the termination
- * reason of the agent's verdict (`AgentEnded`, from whichever daemon the media stream reached),
- * or `bot-failure` when no verdict comes within `verdictGraceMs` of the carrier's end. An answered call is hung up after `maxCallMs`. The end is written with
- * `ConversationRepository.end` and announced as `call.ended`.
+ * The call is then followed in this process by CallLifecycle (through `CallEvents`, subscribed
+ * before the carrier is asked, so no event is missed), in its media-agent mode: never answered,
+ * the carrier's reason (`busy`, `no-answer`, `failed`; unanswered after `ringTimeoutMs`, hung up
+ * and `no-answer`); a carrier refusal, `failed` (also published as the call's `Ended`, since no
+ * carrier will report it); answered, the termination reason of the agent's verdict
+ * (`AgentEnded`, from whichever daemon the media stream reached), or `bot-failure` when no
+ * verdict comes within `verdictGraceMs` of the carrier's end. An answered call is hung up after
+ * `maxCallMs`. The end is written with `ConversationRepository.end`, which writes its
+ * `call.ended` in the same transaction.
  *
  * Shutdown (the scope the service was built in closes): calls in progress get `drainMs` to end,
  * then they are hung up and recorded as `bot-failure`, like the dialer's. A process that dies
- * with calls in progress leaves their conversations open (the dialer's lease recovery and the
- * inbound sweep do not cover these calls).
+ * with calls in progress leaves their conversations open until a sweep of any daemon, every
+ * `sweepEveryMs`, ends them as `bot-failure` once they are older than any call can last,
+ * keeping what was recorded of them (CallLifecycle `sweepAbandoned`, as for inbound calls).
  *
  * @since 0.1.0
  */
-import { terminationReasonFor } from "@voice-agent/core/ContactState"
 import {
   BillingIssue,
   InvalidPhoneNumber,
@@ -34,7 +35,6 @@ import {
 } from "@voice-agent/core/Errors"
 import { isE164 } from "@voice-agent/core/PhoneNumber"
 import { CallEvents } from "@voice-agent/core/ports/CallEvents"
-import type { CallEndReason } from "@voice-agent/core/ports/CallEvents"
 import { Carrier } from "@voice-agent/core/ports/Carrier"
 import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
 import type { DirectCallRequest, PlacedCall } from "@voice-agent/core/ports/DirectCalls"
@@ -46,54 +46,41 @@ import { ServerSecrets } from "@voice-agent/core/ports/ServerSecrets"
 import { WebhookRepository } from "@voice-agent/core/ports/WebhookRepository"
 import { fromMillis } from "@voice-agent/core/Time"
 import * as Webhook from "@voice-agent/core/Webhook"
-import { Clock, Deferred, Duration, Effect, Fiber, FiberSet, Layer, Option, Ref, Result, Stream } from "effect"
+import { Clock, Deferred, Duration, Effect, Fiber, FiberSet, Layer, Ref, Result } from "effect"
 import { randomUUID } from "node:crypto"
-import type { HangUpCause, Progress } from "./CallProgress.ts"
-import { ending, isSettled, noProgress, observe, standIn, verdictGraceMs } from "./CallProgress.ts"
+import * as CallLifecycle from "./CallLifecycle.ts"
+import { standIn } from "./CallProgress.ts"
 import * as MediaToken from "./MediaToken.ts"
 
 /**
  * @category models
  */
-export interface DirectCallSettings {
+export interface DirectCallSettings extends CallLifecycle.CallTimings {
   /**
    * The media WebSocket URL carriers stream calls to (waited for: a daemon knows its own address
    * once it listens).
    */
   readonly mediaUrl: Effect.Effect<string>
-  /** A placed call with no answer nor end by then is hung up (`no-answer`). */
-  readonly ringTimeoutMs: number
-  /** An answered call is hung up after this long whatever happens. */
-  readonly maxCallMs: number
-  /** After the carrier's end of an answered call, how long the agent's verdict may take. */
-  readonly verdictGraceMs: number
   /** On shutdown, calls in progress get this long to end before they are hung up. */
   readonly drainMs: number
+  /** How often this process closes the direct calls whose follower died with its daemon. */
+  readonly sweepEveryMs: number
 }
 
 /**
  * The dialer's timings (docs/DIALER.md): 60 s of ringing, one hour of call, 35 s for the
- * verdict, 30 s of drain.
+ * verdict, 30 s of drain; a sweep every minute.
  *
  * @category constructors
  */
 export const defaults = (mediaUrl: Effect.Effect<string>): DirectCallSettings => ({
   mediaUrl,
-  ringTimeoutMs: 60_000,
-  maxCallMs: 3_600_000,
-  verdictGraceMs,
-  drainMs: 30_000
+  ...CallLifecycle.timings,
+  drainMs: 30_000,
+  sweepEveryMs: 60_000
 })
 
-/** After our hang-up, how long the carrier gets to report the end before we record it ourselves. */
-const endReportGraceMs = 10_000
-
-/** Beyond the ringing, how long the media token stays good (the carrier connects after the answer). */
-const tokenSlackMs = 60_000
-
 const notE164 = "not an E.164 number"
-
-type Phase = "placing" | "following" | "done"
 
 interface Call {
   readonly callId: string
@@ -119,6 +106,7 @@ export const make = (settings: DirectCallSettings) =>
     const carrier = yield* Carrier
     const webhooks = yield* WebhookRepository
     const key = MediaToken.keyFrom(yield* (yield* ServerSecrets).cursorKey)
+    const newFollower = yield* CallLifecycle.maker
     const followers = yield* FiberSet.make<void>()
     // Runs before the set's own finalizer (which interrupts what is left): finalizers run in
     // reverse order of addition.
@@ -131,44 +119,21 @@ export const make = (settings: DirectCallSettings) =>
       })
     )
 
+    yield* CallLifecycle.sweepAbandoned("direct", settings)
+
     /** Follows `call` from the carrier's request to its recorded end; `placed` once the carrier answered. */
     const follow = (call: Call, placed: Deferred.Deferred<void>) =>
       Effect.gen(function*() {
         const { callId } = call
-        const phase = yield* Ref.make<Phase>("placing")
-        const progress = yield* Ref.make<Progress>(noProgress)
-        const hangUpCause = yield* Ref.make<HangUpCause | null>(null)
+        const done = yield* Ref.make(false)
+        const follower = yield* newFollower(callId, { timings: settings, agent: "media", standIn })
 
-        const hangUp = (cause: HangUpCause) =>
-          Ref.update(hangUpCause, (current) => current ?? cause).pipe(
-            Effect.andThen(carrier.hangUp(callId)),
-            Effect.catch((error) => Effect.logWarning(`Hang-up of call ${callId} failed: ${error.message}`))
-          )
-
-        const finish = (endedAt: number, reason: CallEndReason) =>
+        const finish = (end: CallLifecycle.Ended) =>
           Effect.gen(function*() {
-            const { answered, verdict } = yield* Ref.get(progress)
-            const end = ending(answered, reason, endedAt, yield* Ref.get(hangUpCause), standIn, verdict)
-            const terminationReason = terminationReasonFor(end.outcome, end.endedBy)
-            const ended = yield* conversations.end(call.conversationId, {
-              answeredAt: answered === null ? null : fromMillis(answered.at),
-              endedAt: fromMillis(Math.max(endedAt, answered?.at ?? endedAt)),
-              terminationReason
-            })
-            yield* Ref.set(phase, "done")
-            if (ended) {
-              const record = yield* conversations.findByCallId(call.organizationId, callId)
-              if (Option.isSome(record)) yield* Webhook.emit([Webhook.callEnded(record.value)])
-            }
+            const terminationReason = yield* CallLifecycle.recordEnd(conversations, call.conversationId, end)
+            yield* Ref.set(done, true)
             yield* Effect.logInfo(`Direct call ${callId} to ${call.to} ended: ${terminationReason}`)
           })
-
-        const onInterrupted = Effect.gen(function*() {
-          if ((yield* Ref.get(phase)) === "done") return
-          yield* hangUp("stopping")
-          const { ended } = yield* Ref.get(progress)
-          yield* finish(ended?.at ?? (yield* Clock.currentTimeMillis), ended?.reason ?? "local-hangup")
-        })
 
         const followed = Effect.gen(function*() {
           const events = yield* callEvents.subscribe(callId)
@@ -180,7 +145,7 @@ export const make = (settings: DirectCallSettings) =>
               to: call.to,
               callId,
               mediaUrl,
-              mediaToken: MediaToken.sign(key, callId, now + settings.ringTimeoutMs + tokenSlackMs)
+              mediaToken: MediaToken.sign(key, callId, now + settings.ringTimeoutMs + CallLifecycle.tokenSlackMs)
             }))
           })
           const result = yield* request.pipe(Effect.ensuring(Deferred.succeed(placed, undefined)))
@@ -190,57 +155,17 @@ export const make = (settings: DirectCallSettings) =>
             // the call by its id (the agent attached to it) learns it too.
             const at = yield* Clock.currentTimeMillis
             yield* callEvents.publish(callId, { _tag: "Ended", at, reason: "failed" })
-            return yield* finish(at, "failed")
+            return yield* finish(yield* follower.ended(at, "failed"))
           }
-          yield* Ref.set(phase, "following")
-          const ringTimer = yield* Effect.forkScoped(
-            Effect.sleep(Duration.millis(settings.ringTimeoutMs)).pipe(Effect.andThen(hangUp("timeout")))
-          )
-          const endedSeen = yield* Deferred.make<void>()
-          // Done: the carrier's end of a call never answered; for an answered one, also the
-          // agent's verdict, or `verdictGraceMs` after the end without it.
-          const untilDone = events.pipe(
-            Stream.takeUntilEffect((event) =>
-              Effect.gen(function*() {
-                yield* Ref.update(progress, (p) => observe(p, event))
-                switch (event._tag) {
-                  case "Ringing":
-                  case "AgentEnded":
-                    break
-                  case "Answered":
-                    yield* Fiber.interrupt(ringTimer)
-                    yield* Effect.forkScoped(
-                      Effect.sleep(Duration.millis(settings.maxCallMs)).pipe(Effect.andThen(hangUp("timeout")))
-                    )
-                    break
-                  case "Ended":
-                    yield* Deferred.succeed(endedSeen, undefined)
-                    break
-                }
-                return isSettled(yield* Ref.get(progress), true)
-              })
-            ),
-            Stream.runDrain
-          )
-          const graceAfterEnd = Deferred.await(endedSeen).pipe(
-            Effect.andThen(Effect.sleep(Duration.millis(settings.verdictGraceMs)))
-          )
-          const limit = settings.ringTimeoutMs + settings.maxCallMs + endReportGraceMs
-          const completed = yield* Effect.timeoutOption(
-            Effect.raceFirst(untilDone, graceAfterEnd),
-            Duration.millis(limit)
-          )
-          const { ended } = yield* Ref.get(progress)
-          if (Option.isNone(completed) || ended === null) {
-            yield* hangUp("timeout")
-            return yield* finish(yield* Clock.currentTimeMillis, "local-hangup")
-          }
-          yield* finish(ended.at, ended.reason)
+          yield* finish(yield* follower.follow(events))
+        })
+
+        const onInterrupted = Effect.gen(function*() {
+          if (!(yield* Ref.get(done))) yield* finish(yield* follower.stop)
         })
 
         yield* Effect.scoped(followed).pipe(Effect.onInterrupt(() => onInterrupted))
       }).pipe(
-        Effect.provideService(WebhookRepository, webhooks),
         Effect.annotateLogs({ call: call.callId }),
         Effect.catchCause((cause) => Effect.logError("Following an outbound call failed", cause))
       )

@@ -25,11 +25,11 @@ import { ContactsHandlers } from "./handlers/Contacts.ts"
 import { ConversationsHandlers } from "./handlers/Conversations.ts"
 import { CursorCodec } from "./handlers/Cursor.ts"
 import { DeprecationHeaderLive } from "./handlers/Deprecation.ts"
+import { DirectCallsHandlers } from "./handlers/DirectCalls.ts"
 import * as ErrorBodies from "./handlers/ErrorBodies.ts"
 import { LegacyHandlers } from "./handlers/Legacy.ts"
 import { MessagesHandlers } from "./handlers/Messages.ts"
 import * as ModelProxy from "./handlers/ModelProxy.ts"
-import { OutboundCallsHandlers } from "./handlers/OutboundCalls.ts"
 import { LlmHandlers, SdkHousekeepingHandlers } from "./handlers/Sdk.ts"
 import { WebhooksHandlers } from "./handlers/Webhooks.ts"
 
@@ -62,7 +62,7 @@ export const apiLayer = HttpApiBuilder.layer(Api).pipe(
     AdminHandlers,
     WebhooksHandlers,
     AgentsHandlers,
-    OutboundCallsHandlers,
+    DirectCallsHandlers,
     SdkHousekeepingHandlers,
     LlmHandlers
   ]),

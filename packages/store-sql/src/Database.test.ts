@@ -57,7 +57,8 @@ for (const backend of backends) {
             { id: 12, name: "lost_call_recordings" },
             { id: 13, name: "carrier_calls" },
             { id: 14, name: "listen_tickets" },
-            { id: 15, name: "api_keys_by_organization" }
+            { id: 15, name: "api_keys_by_organization" },
+            { id: 16, name: "open_direct_calls" }
           ])
           assert.deepStrictEqual(yield* Migrations.run, [])
           assert.deepStrictEqual(yield* Migrations.run, [])

@@ -214,7 +214,8 @@ for (const backend of backends) {
           })
           yield* conversations.appendTurns(inserted.id, turns.slice(0, 2))
           yield* recordThenDie(id)
-          const closed = yield* conversations.closeAbandonedInbound({
+          const closed = yield* conversations.closeAbandoned({
+            kind: "inbound",
             startedBefore: new Date(now),
             now: new Date(now)
           })
@@ -228,7 +229,7 @@ for (const backend of backends) {
           assert.strictEqual((yield* store.read(id, "mixed")).size, 44 + 2 * 8 * CHUNK)
           // swept once: a second sweep finds nothing
           assert.deepStrictEqual(
-            (yield* conversations.closeAbandonedInbound({ startedBefore: new Date(now), now: new Date(now) }))
+            (yield* conversations.closeAbandoned({ kind: "inbound", startedBefore: new Date(now), now: new Date(now) }))
               .filter((c) => c.callId === id),
             []
           )

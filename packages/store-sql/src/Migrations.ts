@@ -28,6 +28,7 @@ import lostCallRecordings from "./migrations/0012_lost_call_recordings.ts"
 import carrierCalls from "./migrations/0013_carrier_calls.ts"
 import listenTickets from "./migrations/0014_listen_tickets.ts"
 import apiKeysByOrganization from "./migrations/0015_api_keys_by_organization.ts"
+import openDirectCalls from "./migrations/0016_open_direct_calls.ts"
 
 /**
  * Every migration, by `<id>_<name>`.
@@ -49,7 +50,8 @@ export const migrations = {
   "0012_lost_call_recordings": lostCallRecordings,
   "0013_carrier_calls": carrierCalls,
   "0014_listen_tickets": listenTickets,
-  "0015_api_keys_by_organization": apiKeysByOrganization
+  "0015_api_keys_by_organization": apiKeysByOrganization,
+  "0016_open_direct_calls": openDirectCalls
 }
 
 /**

@@ -116,7 +116,8 @@ for (const backend of await TestDatabase.backends()) {
         Effect.gen(function*() {
           const call = yield* inboundCall()
           yield* (yield* CarrierCalls).recordDuration(call.callId, 6)
-          const closed = yield* (yield* ConversationRepository).closeAbandonedInbound({
+          const closed = yield* (yield* ConversationRepository).closeAbandoned({
+            kind: "inbound",
             startedBefore: at(1),
             now: at(3_600)
           })

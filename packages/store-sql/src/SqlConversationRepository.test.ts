@@ -3,6 +3,7 @@ import type { ConversationRecord } from "@voice-agent/core/Conversation"
 import { ContactRepository } from "@voice-agent/core/ports/ContactRepository"
 import type { ConversationQuery } from "@voice-agent/core/ports/ConversationRepository"
 import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
+import { WebhookRepository } from "@voice-agent/core/ports/WebhookRepository"
 import { Effect, Layer, Option } from "effect"
 import { randomBytes, randomUUID } from "node:crypto"
 import * as SqlStorage from "./SqlStorage.ts"
@@ -96,6 +97,46 @@ for (const backend of await TestDatabase.backends()) {
           assert.strictEqual(Option.getOrThrow(stored).durationSec, 0)
           assert.isFalse(yield* conversations.end("not-a-uuid", end))
           assert.isFalse(yield* conversations.end("00000000-0000-4000-8000-000000000000", end))
+        }))
+
+      it.effect("writes a call's call.ended with its end, once; the sweep of one kind closes that kind only", () =>
+        Effect.gen(function*() {
+          const conversations = yield* ConversationRepository
+          const webhooks = yield* WebhookRepository
+          const org = yield* Fixtures.organization()
+          const { endpoint } = yield* webhooks.createEndpoint({
+            organizationId: org.id,
+            url: "http://127.0.0.1:9/",
+            events: null,
+            now: base.getTime()
+          })
+          const types = Effect.map(
+            webhooks.listDeliveries({ organizationId: org.id, endpointId: endpoint.id, limit: 10 }),
+            (page) => page.deliveries.map((d) => d.eventType)
+          )
+          const direct = yield* conversations.insert(call(org.id))
+          const end = { answeredAt: at(1), endedAt: at(9), terminationReason: "user-hangup" as const }
+          assert.isTrue(yield* conversations.end(direct.id, end))
+          assert.isFalse(yield* conversations.end(direct.id, end))
+          assert.deepStrictEqual(yield* types, ["call.ended"])
+          // open since `base`: a direct call, an inbound one and a campaign call
+          const campaign = yield* Fixtures.campaign(org.id)
+          const open = {
+            direct: yield* conversations.insert(call(org.id)),
+            inbound: yield* conversations.insert(call(org.id, { direction: "inbound", answeredAt: base })),
+            campaign: yield* conversations.insert(call(org.id, { campaignId: campaign.id }))
+          }
+          const sweep = (kind: "inbound" | "direct") =>
+            Effect.map(
+              conversations.closeAbandoned({ kind, startedBefore: at(1), now: at(3_600) }),
+              (closed) => closed.filter((c) => c.organizationId === org.id).map((c) => c.callId)
+            )
+          assert.deepStrictEqual(yield* sweep("direct"), [open.direct.callId])
+          assert.deepStrictEqual(yield* sweep("direct"), [])
+          assert.deepStrictEqual(yield* sweep("inbound"), [open.inbound.callId])
+          const campaignCall = yield* conversations.findByCallId(org.id, open.campaign.callId)
+          assert.isNull(Option.getOrThrow(campaignCall).endedAt)
+          assert.deepStrictEqual(yield* types, ["call.ended", "call.ended", "call.ended"])
         }))
 
       it.effect("reads a call's context by call id alone, with its contact's data", () =>

@@ -10,21 +10,24 @@
  *
  * @since 0.1.0
  */
+import { PgClient } from "@effect/sql-pg"
 import { FieldValueSchema } from "@voice-agent/core/AgentDefinition"
 import type { FieldValue } from "@voice-agent/core/AgentTask"
 import { ContactDataSchema } from "@voice-agent/core/Contact"
 import type { ConversationRecord, TranscriptTurnRecord } from "@voice-agent/core/Conversation"
 import { Direction, Speaker, TerminationReason } from "@voice-agent/core/Conversation"
-import type { ConversationQuery } from "@voice-agent/core/ports/ConversationRepository"
+import type { AbandonedCalls, ConversationQuery } from "@voice-agent/core/ports/ConversationRepository"
 import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
-import type { FinalizeLost } from "@voice-agent/core/ports/RecordingStore"
+import { fromMillis } from "@voice-agent/core/Time"
 import { isUuid } from "@voice-agent/core/Uuid"
-import { Effect, Layer, Option, Schema } from "effect"
-import { SqlClient, SqlSchema } from "effect/sql"
+import { callEnded } from "@voice-agent/core/Webhook"
+import { Clock, Effect, Layer, Option, Schema } from "effect"
+import { SqlSchema } from "effect/sql"
 import type { Statement } from "effect/sql"
 import { isStorableText } from "./internal/ids.ts"
 import { orDieInfrastructure } from "./internal/sqlErrors.ts"
 import { conversationColumns } from "./internal/webhookEvents.ts"
+import { enqueueWebhookEvents } from "./sql/enqueueWebhookEvents.ts"
 import { closeLostStatement, lostCallEnds } from "./sql/lostCallEnds.ts"
 
 const conversationFields = {
@@ -55,7 +58,8 @@ const TurnRow = Schema.Struct({ speaker: Speaker, text: Schema.String, offsetMs:
  * @category constructors
  */
 export const make = Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
+  const sql = yield* PgClient.PgClient
+  const enqueue = enqueueWebhookEvents(sql)
   const columns = sql.literal(conversationColumns)
 
   const insertRow = SqlSchema.findOne({
@@ -151,7 +155,7 @@ export const make = Effect.gen(function*() {
       endedAt: Schema.Date,
       terminationReason: Schema.String
     }),
-    Result: Schema.Struct({ id: Schema.String }),
+    Result: ConversationRow,
     execute: ({ answeredAt, endedAt, id, terminationReason }) =>
       sql`
         UPDATE conversations SET answered_at = ${answeredAt}, ended_at = ${endedAt},
@@ -163,18 +167,23 @@ export const make = Effect.gen(function*() {
                  )
                END
         WHERE id = ${id} AND ended_at IS NULL
-        RETURNING id`
+        RETURNING ${columns}`
   })
 
-  // Abandoned inbound calls end as lost campaign calls do (sql/lostCallEnds); SKIP LOCKED lets
-  // several daemons sweep at once, each closing the calls it locked.
+  // Abandoned calls (inbound, or direct: outbound with no campaign) end as lost campaign calls
+  // do (sql/lostCallEnds); SKIP LOCKED lets several daemons sweep at once, each closing the
+  // calls it locked. Each kind has its partial index of open calls (migrations 0008, 0016).
   const lockAbandoned = SqlSchema.findAll({
-    Request: Schema.Date,
+    Request: Schema.Struct({ kind: Schema.Literals(["inbound", "direct"]), startedBefore: Schema.Date }),
     Result: Schema.Struct({ id: Schema.String }),
-    execute: (startedBefore) =>
+    execute: ({ kind, startedBefore }) =>
       sql`
         SELECT id::text AS "id" FROM conversations
-        WHERE direction = 'inbound' AND ended_at IS NULL AND started_at < ${startedBefore}
+        WHERE ${
+        kind === "inbound"
+          ? sql`direction = 'inbound'`
+          : sql`direction = 'outbound' AND campaign_id IS NULL`
+      } AND ended_at IS NULL AND started_at < ${startedBefore}
         FOR NO KEY UPDATE SKIP LOCKED`
   })
   const lostEnds = lostCallEnds(sql)
@@ -232,24 +241,27 @@ export const make = Effect.gen(function*() {
         readonly terminationReason: TerminationReason
       }) {
         if (!isUuid(conversationId)) return false
-        const ended = yield* endRow({ id: conversationId, ...end })
-        return ended.length > 0
+        const now = fromMillis(yield* Clock.currentTimeMillis)
+        return yield* sql.withTransaction(Effect.gen(function*() {
+          const ended = yield* endRow({ id: conversationId, ...end })
+          yield* enqueue(ended.map(callEnded), now)
+          return ended.length > 0
+        }))
       },
       orDieInfrastructure
     ),
-    closeAbandonedInbound: Effect.fn("ConversationRepository.closeAbandonedInbound")(
-      (input: {
-        readonly startedBefore: Date
-        readonly now: Date
-        readonly finalizeRecordings?: FinalizeLost | undefined
-      }) =>
+    closeAbandoned: Effect.fn("ConversationRepository.closeAbandoned")(
+      (input: AbandonedCalls) =>
         sql.withTransaction(Effect.gen(function*() {
-          const abandoned = yield* lockAbandoned(input.startedBefore)
+          const abandoned = yield* lockAbandoned(input)
           const ends = yield* lostEnds({
             conversationIds: abandoned.map((row) => row.id),
             finalizeRecordings: input.finalizeRecordings
           })
-          return ends.length === 0 ? [] : yield* decodeRows(yield* closeLostStatement(sql, ends, input.now))
+          if (ends.length === 0) return []
+          const closed = yield* decodeRows(yield* closeLostStatement(sql, ends, input.now))
+          yield* enqueue(closed.map(callEnded), input.now)
+          return closed
         })),
       orDieInfrastructure
     ),

@@ -37,16 +37,30 @@ export interface ConversationPage {
 }
 
 /**
+ * Which calls a sweep closes (`closeAbandoned`): the open calls of one kind followed by no
+ * lease, `inbound` or `direct` (outbound with no campaign), started before `startedBefore`.
+ *
+ * @category models
+ */
+export interface AbandonedCalls {
+  readonly kind: "inbound" | "direct"
+  readonly startedBefore: Date
+  readonly now: Date
+  readonly finalizeRecordings?: FinalizeLost | undefined
+}
+
+/**
  * @category services
  */
 export class ConversationRepository extends Context.Service<ConversationRepository, {
   /** Stores a call with a fresh conversation id. */
   readonly insert: (conversation: Omit<ConversationRecord, "id">) => Effect.Effect<ConversationRecord>
   /**
-   * Ends a call that is still in progress (a call not placed by the dialer: an inbound one):
-   * its end instant, its `duration_sec` (0 when never answered; otherwise the carrier's figure
-   * when `CarrierCalls` has one, else from `answeredAt`) and its termination reason. Answers
-   * whether it was in progress; an ended call is left as it is.
+   * Ends a call that is still in progress (a call not placed by the dialer: a direct or an
+   * inbound one): its end instant, its `duration_sec` (0 when never answered; otherwise the
+   * carrier's figure when `CarrierCalls` has one, else from `answeredAt`) and its termination
+   * reason, with its `call.ended` webhook event in the same transaction. Answers whether it was
+   * in progress; an ended call is left as it is (and no event is written).
    */
   readonly end: (conversationId: string, end: {
     readonly answeredAt: Date | null
@@ -54,16 +68,12 @@ export class ConversationRepository extends Context.Service<ConversationReposito
     readonly terminationReason: TerminationReason
   }) => Effect.Effect<boolean>
   /**
-   * Ends, as `bot-failure` at `now`, every inbound call started before `startedBefore` that has
-   * no end (its follower died with its daemon), keeping what was recorded of it as the
-   * dialer's recovery does (`DialerRepository.recoverExpired`, `finalizeRecordings` alike);
-   * answers the calls it ended.
+   * Ends, as `bot-failure` at `now`, every call of `kind` started before `startedBefore` that
+   * has no end (its follower died with its daemon), keeping what was recorded of it as the
+   * dialer's recovery does (`DialerRepository.recoverExpired`, `finalizeRecordings` alike),
+   * with their `call.ended` webhook events in the same transaction; answers the calls it ended.
    */
-  readonly closeAbandonedInbound: (input: {
-    readonly startedBefore: Date
-    readonly now: Date
-    readonly finalizeRecordings?: FinalizeLost | undefined
-  }) => Effect.Effect<ReadonlyArray<ConversationRecord>>
+  readonly closeAbandoned: (input: AbandonedCalls) => Effect.Effect<ReadonlyArray<ConversationRecord>>
   /** Appends turns after the conversation's existing ones. */
   readonly appendTurns: (
     conversationId: string,

@@ -11,9 +11,9 @@ import { AgentsApi } from "./AgentsApi.ts"
 import { CampaignsApi } from "./CampaignsApi.ts"
 import { ContactsApi } from "./ContactsApi.ts"
 import { ConversationsApi } from "./ConversationsApi.ts"
+import { DirectCallsApi } from "./DirectCallsApi.ts"
 import { LegacyApi } from "./LegacyApi.ts"
 import { MessagesApi, SendSmsApi } from "./MessagesApi.ts"
-import { OutboundCallsApi } from "./OutboundCallsApi.ts"
 import { LlmApi, SdkHousekeepingApi } from "./SdkApi.ts"
 import { FastApiValidation } from "./Validation.ts"
 import { WebhooksApi } from "./WebhooksApi.ts"
@@ -31,7 +31,7 @@ export class Api extends HttpApi.make("voice-agent")
   .add(AdminApi)
   .add(WebhooksApi)
   .add(AgentsApi)
-  .add(OutboundCallsApi)
+  .add(DirectCallsApi)
   .add(SdkHousekeepingApi)
   .add(LlmApi)
   .middleware(FastApiValidation)

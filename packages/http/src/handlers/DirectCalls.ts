@@ -8,8 +8,8 @@ import { DirectCalls } from "@voice-agent/core/ports/DirectCalls"
 import { Effect, Layer, Option } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../api/Api.ts"
+import { OutboundCalling } from "../api/DirectCallsApi.ts"
 import { BadRequest, Forbidden } from "../api/HttpErrors.ts"
-import { OutboundCalling } from "../api/OutboundCallsApi.ts"
 import { CurrentOrganization } from "../api/Security.ts"
 import { NotImplemented } from "../api/ServerErrors.ts"
 import { mapDomainErrors } from "./ErrorMapping.ts"
@@ -36,7 +36,7 @@ export const OutboundCallingLive = Layer.succeed(
 /**
  * @category layers
  */
-export const OutboundCallsHandlersNoDeps = HttpApiBuilder.group(
+export const DirectCallsHandlersNoDeps = HttpApiBuilder.group(
   Api,
   "outboundCalls",
   (handlers) =>
@@ -70,6 +70,6 @@ export const OutboundCallsHandlersNoDeps = HttpApiBuilder.group(
 /**
  * @category layers
  */
-export const OutboundCallsHandlers = OutboundCallsHandlersNoDeps.pipe(
+export const DirectCallsHandlers = DirectCallsHandlersNoDeps.pipe(
   Layer.provide([AuthorizationLive, OutboundCallingLive, FastApiValidationLive])
 )

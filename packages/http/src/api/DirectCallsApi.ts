@@ -4,6 +4,10 @@
  * them; the answer is the call's id, which the SDK's agent then attaches to over
  * `v2/connect-call/{call_id}`. See docs/SDK_HTTP.md.
  *
+ * Such a call is a *direct call* (docs/VOCABULARY.md: `DirectCalls` in core, engine, daemon and
+ * here); the group keeps its wire names, the path and the OpenAPI group `outboundCalls` (the
+ * operation id `outboundCalls.createOutbound`, the title "Outbound calls").
+ *
  * @since 0.1.0
  */
 import { E164 } from "@voice-agent/core/PhoneNumber"
@@ -32,14 +36,14 @@ export const CreateOutboundResponse = Schema.Struct({ call_id: Schema.String }).
  */
 export class OutboundCalling extends HttpApiMiddleware.Service<OutboundCalling, {
   requires: CurrentOrganization
-}>()("@voice-agent/http/api/OutboundCallsApi/OutboundCalling", {
+}>()("@voice-agent/http/api/DirectCallsApi/OutboundCalling", {
   error: Forbidden
 }) {}
 
 /**
  * @category models
  */
-export class OutboundCallsApi extends HttpApiGroup.make("outboundCalls")
+export class DirectCallsApi extends HttpApiGroup.make("outboundCalls")
   .add(
     HttpApiEndpoint.post("createOutbound", "/v2/create-outbound", {
       query: { from_number: E164, to_number: E164 },
