@@ -22,9 +22,9 @@
  *
  * @since 0.1.0
  */
+import type * as Envelope from "@voice-agent/agent-protocol/Envelope"
 import type { Note, Remote } from "@voice-agent/agents/ConversationAgent"
 import type * as Dialogue from "@voice-agent/agents/dialogue/Dialogue"
-import type * as Envelope from "@voice-agent/agents/remote/Envelope"
 import * as Wire from "@voice-agent/agents/remote/Wire"
 import { terminationReasonFor } from "@voice-agent/core/ContactState"
 import type { CallContext } from "@voice-agent/core/ports/Agent"

@@ -14,7 +14,7 @@
  *
  * @since 0.1.0
  */
-import * as Envelope from "@voice-agent/agents/remote/Envelope"
+import * as Envelope from "@voice-agent/agent-protocol/Envelope"
 import type { MediaSocket } from "@voice-agent/core/ports/MediaSocket"
 import { Clock, Effect, Queue, Semaphore } from "effect"
 

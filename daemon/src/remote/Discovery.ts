@@ -19,7 +19,7 @@
  *
  * @since 0.1.0
  */
-import type * as Envelope from "@voice-agent/agents/remote/Envelope"
+import type * as Envelope from "@voice-agent/agent-protocol/Envelope"
 import type { CallOffer, OfferAnswer } from "@voice-agent/core/ports/CallControllers"
 import { CallControllers } from "@voice-agent/core/ports/CallControllers"
 import type { MediaSocket } from "@voice-agent/core/ports/MediaSocket"

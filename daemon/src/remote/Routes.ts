@@ -12,7 +12,7 @@
  *
  * @since 0.1.0
  */
-import * as Envelope from "@voice-agent/agents/remote/Envelope"
+import * as Envelope from "@voice-agent/agent-protocol/Envelope"
 import type { Organization } from "@voice-agent/core/Organization"
 import { isE164 } from "@voice-agent/core/PhoneNumber"
 import { ApiKeyRepository } from "@voice-agent/core/ports/ApiKeyRepository"
