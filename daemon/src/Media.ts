@@ -5,7 +5,7 @@
  * streams through. Each connection runs the engine's MediaSession, which refuses it unless its
  * `start` message carries the call's token.
  *
- * The agent is the conversation runtime (agents/ConversationAgent): a call a remote agent
+ * The agent is the conversation runtime (agents/ConversationAgent): a call an SDK agent
  * controls (the reference SDK's protocol, remote/CallSessions) is driven by it; a call whose
  * campaign or number has an agent definition runs it, on the providers it names (`Providers`, from the
  * daemon's configuration); any other call gets the scripted reference agent. Speech defaults
@@ -27,10 +27,10 @@ import { SpeechToText } from "@voice-agent/core/ports/SpeechToText"
 import { TextToSpeech } from "@voice-agent/core/ports/TextToSpeech"
 import * as MediaSession from "@voice-agent/engine/MediaSession"
 import * as SocketMedia from "@voice-agent/engine/SocketMedia"
+import { CallSessions } from "@voice-agent/sdk-agents/CallSessions"
 import { Effect, Layer, Option } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as ProviderConfig from "./ProviderConfig.ts"
-import { CallSessions } from "./remote/CallSessions.ts"
 
 /**
  * The path of the media endpoint.
@@ -88,7 +88,7 @@ export const agent: Layer.Layer<
     const fallback = yield* Agent
     const sessions = yield* CallSessions
     return ConversationAgent.make({
-      remoteFor: sessions.remoteFor,
+      sdkAgentFor: sessions.sdkAgentFor,
       definitionFor: agents.forCall,
       recordField: conversations.recordField,
       providers,

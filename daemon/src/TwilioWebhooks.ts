@@ -5,7 +5,7 @@
  *   answering machine detection's `AnsweredBy`: published as `Answered`), or a call comes in to
  *   one of our numbers (`InboundCalls`). Answered with TwiML that connects the call's media
  *   stream to the media endpoint with the call's token; an incoming call to a number no
- *   organization owns, or that the remote agents declined (recorded, never answered), is
+ *   organization owns, or that the SDK agents declined (recorded, never answered), is
  *   rejected; a call of ours that is unknown or over gets an empty document (Twilio hangs up).
  *   Twilio's `CallSid` is linked to our call (`CarrierCalls`) before the answer.
  * - `POST /carrier/twilio/status`: call progress, published to `CallEvents` (`Ringing` and
