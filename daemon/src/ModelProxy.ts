@@ -9,10 +9,11 @@
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as OpenAiProxy from "@voice-agent/providers/OpenAiProxy"
+import type * as ProviderRegistry from "@voice-agent/providers/ProviderRegistry"
 import { Config, ConfigProvider, Effect, Layer, Option, Redacted } from "effect"
 import * as ProviderConfig from "./ProviderConfig.ts"
 
-type LlmEntry = NonNullable<ProviderConfig.ProvidersFile["llm"]>[string]
+type LlmEntry = NonNullable<ProviderRegistry.ProvidersFile["llm"]>[string]
 type ChatEntry = Extract<LlmEntry, { readonly type: "openai-chat" }>
 
 /**
@@ -21,7 +22,7 @@ type ChatEntry = Extract<LlmEntry, { readonly type: "openai-chat" }>
  *
  * @category constructors
  */
-export const chatProvider = (file: ProviderConfig.ProvidersFile): Option.Option<readonly [string, ChatEntry]> =>
+export const chatProvider = (file: ProviderRegistry.ProvidersFile): Option.Option<readonly [string, ChatEntry]> =>
   Option.fromNullishOr(
     Object.entries(file.llm ?? {}).flatMap(([name, entry]) =>
       entry.type === "openai-chat" ? [[name, entry] as const] : []
