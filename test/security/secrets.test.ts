@@ -216,7 +216,7 @@ describe("constant-time comparisons", () => {
     // repository's: none of them compares a key itself.
     for (
       const file of [
-        "daemon/src/Listen.ts",
+        "packages/engine/src/ListenRoute.ts",
         "packages/sdk-agents/src/Routes.ts",
         "packages/http/src/handlers/ModelProxy.ts"
       ]
