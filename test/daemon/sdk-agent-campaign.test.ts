@@ -146,7 +146,7 @@ describe("attach_campaign (a replay of guava-sdk 0.35), on a daemon", () => {
     { timeout: 90_000 }
   )
 
-  // The person is briefed with the fields of the task the agent set (RemoteTasks), CONTRACT §7.
+  // The person is briefed with the fields of the task the agent set (SdkAgentTasks), docs/REMOTE_AGENTS.md.
   it.live(
     "the contact's data.sim_answers brief the simulated person on an SDK agent's call",
     () =>

@@ -1,6 +1,6 @@
 /**
  * One logical connection of an SDK agent over the reference SDK's reliable envelope
- * (agents/remote/Envelope), as the server keeps it: it outlives the WebSocket connections that
+ * (agent-protocol/Envelope), as the server keeps it: it outlives the WebSocket connections that
  * carry it. A connection that drops leaves the channel buffering what is sent; the agent's
  * reopen with the same `connection_id` gets `open-ack` with the last sequence the server saw
  * and every message it had not acknowledged, in order, with no loss and no duplicate. A new

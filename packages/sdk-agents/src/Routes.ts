@@ -1,5 +1,5 @@
 /**
- * The reference SDK's WebSocket endpoints (CONTRACT §7), at the paths the Python SDK 0.35 uses:
+ * The reference SDK's WebSocket endpoints (docs/REMOTE_AGENTS.md), at the paths the Python SDK 0.35 uses:
  * `/v2/connect-call/{call_id}` and `/v2/connect-campaign-call/{call_id}` (a call's socket),
  * `/v1/serve-campaign/{campaign_id}` and `/v2/listen-inbound?phone_number=` (discovery).
  *

@@ -1,8 +1,8 @@
 /**
  * The fields of the task each SDK agent has set on its call, as the last `set-task` gave
  * them. The call sessions write them; the simulated carrier's person reads them, so that on a
- * call an SDK agent drives it answers by field as on a call of an agent definition (CONTRACT
- * §7, "the simulated person's answers"). In memory, one entry per live session.
+ * call an SDK agent drives it answers by field as on a call of an agent definition
+ * (docs/REMOTE_AGENTS.md, "the simulated person"). In memory, one entry per live session.
  *
  * @since 0.1.0
  */
