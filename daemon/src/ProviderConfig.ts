@@ -41,7 +41,13 @@ export { Defaults } from "@voice-agent/providers/ProviderRegistry"
 const configError = (message: string) =>
   new Config.ConfigError(new ConfigProvider.SourceError({ message: `VOICE_AGENT_PROVIDERS: ${message}` }))
 
-const asConfigError = <A, R>(
+/**
+ * A providers configuration failure as the daemon reports it: a `ConfigError` whose sentence
+ * starts with `VOICE_AGENT_PROVIDERS:`.
+ *
+ * @category constructors
+ */
+export const asConfigError = <A, R>(
   effect: Effect.Effect<A, ProviderRegistry.ProviderConfigError | Config.ConfigError, R>
 ): Effect.Effect<A, Config.ConfigError, R> =>
   Effect.mapError(

@@ -116,7 +116,13 @@ export const decode = (json: unknown): Effect.Effect<ProvidersFile, ProviderConf
     return file
   })
 
-const apiKey = (kind: string, name: string, entry: { readonly api_key_env?: string }) =>
+/**
+ * A provider's key, from the configuration variable its `api_key_env` names (none without one);
+ * fails when that variable is not set or blank.
+ *
+ * @category constructors
+ */
+export const apiKey = (kind: string, name: string, entry: { readonly api_key_env?: string }) =>
   Effect.gen(function*() {
     if (entry.api_key_env === undefined) return undefined
     const value = yield* Config.option(Config.Redacted(entry.api_key_env))
@@ -281,3 +287,25 @@ export const defaultSpeech: Layer.Layer<
     )
   })
 )
+
+type LlmEntry = NonNullable<ProvidersFile["llm"]>[string]
+
+/**
+ * An `openai-chat` entry of `llm`.
+ *
+ * @category models
+ */
+export type ChatEntry = Extract<LlmEntry, { readonly type: "openai-chat" }>
+
+/**
+ * The provider the OpenAI-compatible proxy uses: the first `openai-chat` entry of `llm`, by
+ * name, in the file's order.
+ *
+ * @category constructors
+ */
+export const chatProvider = (file: ProvidersFile): Option.Option<readonly [string, ChatEntry]> =>
+  Option.fromNullishOr(
+    Object.entries(file.llm ?? {}).flatMap(([name, entry]) =>
+      entry.type === "openai-chat" ? [[name, entry] as const] : []
+    )[0]
+  )
