@@ -1,6 +1,6 @@
 /**
  * The reference SDK's OpenAI-compatible proxy in the daemon (`openai/v1/*`): requests go to the
- * first `openai-chat` provider of the providers configuration (ProviderConfig,
+ * first `openai-chat` provider of the providers configuration (ProviderRegistry.chatProvider,
  * `VOICE_AGENT_PROVIDERS`), in the file's order, with that provider's base URL, key, key header,
  * query parameters and timeout; the same provider `llm/generate` uses. Without one, every
  * request is answered 501.
@@ -9,31 +9,9 @@
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as OpenAiProxy from "@voice-agent/providers/OpenAiProxy"
-import { Config, ConfigProvider, Effect, Layer, Option, Redacted } from "effect"
+import * as ProviderRegistry from "@voice-agent/providers/ProviderRegistry"
+import { Effect, Layer, Option } from "effect"
 import * as ProviderConfig from "./ProviderConfig.ts"
-
-type LlmEntry = NonNullable<ProviderConfig.ProvidersFile["llm"]>[string]
-type ChatEntry = Extract<LlmEntry, { readonly type: "openai-chat" }>
-
-/**
- * The provider the proxy uses: the first `openai-chat` entry of `llm`, by name, in the file's
- * order.
- *
- * @category constructors
- */
-export const chatProvider = (file: ProviderConfig.ProvidersFile): Option.Option<readonly [string, ChatEntry]> =>
-  Option.fromNullishOr(
-    Object.entries(file.llm ?? {}).flatMap(([name, entry]) =>
-      entry.type === "openai-chat" ? [[name, entry] as const] : []
-    )[0]
-  )
-
-const missingKey = (name: string, variable: string) =>
-  new Config.ConfigError(
-    new ConfigProvider.SourceError({
-      message: `VOICE_AGENT_PROVIDERS: llm provider "${name}" takes its key from ${variable}, which is not set`
-    })
-  )
 
 /**
  * The proxy to the configured chat provider, or one that answers every request 501.
@@ -41,17 +19,10 @@ const missingKey = (name: string, variable: string) =>
  * @category layers
  */
 export const layer = Layer.unwrap(Effect.gen(function*() {
-  const chosen = Option.flatMap(yield* ProviderConfig.read, chatProvider)
+  const chosen = Option.flatMap(yield* ProviderConfig.read, ProviderRegistry.chatProvider)
   if (Option.isNone(chosen)) return OpenAiProxy.layerNone
   const [name, entry] = chosen.value
-  let apiKey: Redacted.Redacted | undefined
-  if (entry.api_key_env !== undefined) {
-    const value = yield* Config.option(Config.Redacted(entry.api_key_env))
-    if (Option.isNone(value) || Redacted.value(value.value).trim() === "") {
-      return yield* Effect.fail(missingKey(name, entry.api_key_env))
-    }
-    apiKey = value.value
-  }
+  const apiKey = yield* ProviderConfig.asConfigError(ProviderRegistry.apiKey("llm", name, entry))
   yield* Effect.logDebug(`OpenAI-compatible proxy: llm provider "${name}"`)
   return OpenAiProxy.layer({
     baseUrl: entry.base_url ?? "https://api.openai.com/v1",

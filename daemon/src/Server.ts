@@ -13,6 +13,7 @@ import * as LiveCalls from "@voice-agent/engine/LiveCalls"
 import { AdminToken } from "@voice-agent/http/handlers/Admin"
 import * as HttpApp from "@voice-agent/http/HttpApp"
 import * as NodeServer from "@voice-agent/http/NodeServer"
+import * as SdkAgentTasks from "@voice-agent/sdk-agents/SdkAgentTasks"
 import { Clock, Effect, Layer, References } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import * as Carrier from "./Carrier.ts"
@@ -28,8 +29,7 @@ import * as ModelProxy from "./ModelProxy.ts"
 import * as ProviderConfig from "./ProviderConfig.ts"
 import * as Ready from "./Ready.ts"
 import * as Recordings from "./Recordings.ts"
-import * as RemoteAgents from "./remote/RemoteAgents.ts"
-import * as RemoteTasks from "./remote/RemoteTasks.ts"
+import * as SdkAgents from "./SdkAgents.ts"
 import * as Storage from "./Storage.ts"
 import * as TwilioWebhooks from "./TwilioWebhooks.ts"
 import * as Webhooks from "./Webhooks.ts"
@@ -83,7 +83,7 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
             Console.routes(),
             Media.endpoint,
             Listen.endpoint,
-            RemoteAgents.routes,
+            SdkAgents.routes,
             carrierRoutes(chosen)
           ),
           {
@@ -128,12 +128,12 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
     Layer.provideMerge(DirectCalls.layer),
     Layer.provideMerge(Inbound.layer),
     Layer.provideMerge(Inbound.mediaEndpoint),
-    // Remote agents (the reference SDK's sockets): the engine offers them calls before placing
+    // SDK agents (the reference SDK's sockets): the engine offers them calls before placing
     // or answering them.
-    Layer.provideMerge(RemoteAgents.layer),
+    Layer.provideMerge(SdkAgents.layer),
     Layer.provideMerge(Carrier.layerConfig.pipe(Layer.provide(Media.connector))),
-    // The tasks remote agents set, for the simulated person (below both: the carrier reads them).
-    Layer.provideMerge(RemoteTasks.layer),
+    // The tasks SDK agents set, for the simulated person (below both: the carrier reads them).
+    Layer.provideMerge(SdkAgentTasks.layer),
     // Recordings: written by the media sessions, read by the API, and finalized by the recovery
     // of lost calls (the dialer's and the inbound sweep's).
     Layer.provideMerge(Recordings.layer(options.dataDir)),

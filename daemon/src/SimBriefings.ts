@@ -1,7 +1,7 @@
 /**
  * What the simulated carrier's person is told before a call (CONTRACT §7, "the simulated
  * person's answers"): the checklist fields of the agent that runs the call (its definition's,
- * or the task a remote agent set last, `RemoteTasks`), and the answers in the contact's
+ * or the task an SDK agent set last, `SdkAgentTasks`), and the answers in the contact's
  * `data.sim_answers` (string values; anything else there is ignored).
  *
  * @since 0.1.0
@@ -11,8 +11,8 @@ import type * as AgentTask from "@voice-agent/core/AgentTask"
 import type { FieldItem } from "@voice-agent/core/AgentTask"
 import { AgentRepository } from "@voice-agent/core/ports/AgentRepository"
 import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
+import { SdkAgentTasks } from "@voice-agent/sdk-agents/SdkAgentTasks"
 import { Effect, Layer, Option } from "effect"
-import { RemoteTasks } from "./remote/RemoteTasks.ts"
 
 const isField = (item: AgentTask.ActionItem): item is FieldItem => item.item_type === "field"
 
@@ -31,7 +31,7 @@ export const layer = Layer.effect(
   Effect.gen(function*() {
     const agents = yield* AgentRepository
     const conversations = yield* ConversationRepository
-    const remoteTasks = yield* Effect.serviceOption(RemoteTasks)
+    const sdkAgentTasks = yield* Effect.serviceOption(SdkAgentTasks)
     return SimCarrier.SimBriefings.of({
       briefingFor: (callId) =>
         Effect.gen(function*() {
@@ -41,9 +41,9 @@ export const layer = Layer.effect(
           if (Option.isSome(definition)) {
             return { fields: definition.value.task.action_items.filter(isField), answers }
           }
-          // A call a remote agent drives: its task changes as the call goes, so the person
+          // A call an SDK agent drives: its task changes as the call goes, so the person
           // looks at the fields of the task set last each time it is asked something.
-          return Option.match(remoteTasks, {
+          return Option.match(sdkAgentTasks, {
             onNone: () => ({ fields: [], answers }),
             onSome: (tasks) => ({
               get fields() {

@@ -16,7 +16,7 @@
  * - status callbacks without our `call_id` (a number's console "call status changes" URL) are
  *   matched by `CallSid`; one for a call we do not know is acknowledged 204, a forged one is
  *   still 403;
- * - an incoming call the listening remote agent declines is rejected (`<Reject/>`) and listed as
+ * - an incoming call the listening SDK agent declines is rejected (`<Reject/>`) and listed as
  *   an inbound conversation never answered, and its console callback finds it.
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -313,7 +313,7 @@ describe("the daemon on Twilio (the fake)", () => {
           assert.deepStrictEqual(statusCallbacksOf(strangerCall).map((w) => w.status), [204])
           yield* daemon.waitFor(new RegExp(`${strangerCall} \\(no-answer\\): not a call of ours`))
 
-          // A remote agent listening on our number declines the next call: Twilio gets <Reject/>,
+          // An SDK agent listening on our number declines the next call: Twilio gets <Reject/>,
           // and the call is listed like any call that reached the number, never answered.
           const sdk = new Replay.GuavaSdk({
             baseUrl: `${daemon.url}/`,

@@ -1,7 +1,8 @@
 /**
  * The dial loop under `TestClock`, over the in-memory ports and the real simulated carrier:
- * windows, every outcome of the simulated carrier (packages/carrier-sim/README.md), retries, caps, a DST change, end_date, wake-ups and the
- * recovery of a loop that died mid-call, and the offer of each call to remote agents
+ * windows, every outcome of the simulated carrier (packages/carrier-sim/README.md), retries,
+ * caps, a DST change, end_date, wake-ups and the recovery of a loop that died mid-call, and the
+ * offer of each call to SDK agents
  * (CallControllers). No real waiting: each test moves the clock.
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -91,7 +92,7 @@ const start = (world: MemoryDialer.World, scope: Scope.Scope, worker = "w-1") =>
 type CampaignOffer = Extract<CallOffer, { readonly _tag: "Campaign" }>
 
 /**
- * Remote agents answering each campaign offer with `answer` (by the order of the offers, from
+ * SDK agents answering each campaign offer with `answer` (by the order of the offers, from
  * 0), and the offers they received; `placed`, the call ids the simulated carrier was asked to
  * place.
  */
@@ -118,7 +119,7 @@ const remoteAgents = (answer: (offer: CampaignOffer, index: number) => Effect.Ef
   return { offers, placed, layer: Layer.mergeAll(controllers, carrier) }
 }
 
-/** The loop over `world` with remote agents (and their recording carrier), running in `scope`. */
+/** The loop over `world` with SDK agents (and their recording carrier), running in `scope`. */
 const startOffering = (
   world: MemoryDialer.World,
   scope: Scope.Scope,
@@ -350,7 +351,7 @@ describe("DialLoop", () => {
       assert.notStrictEqual(after.lease?.worker, "w-a")
     }))
 
-  describe("remote agents (CallControllers)", () => {
+  describe("SDK agents (CallControllers)", () => {
     it.effect("offers each claimed contact's call with its data, then places it with the offered call id when taken or when no agent serves the campaign", () =>
       Effect.gen(function*() {
         const now = utc("2026-01-05T15:00:00Z")

@@ -2,7 +2,7 @@
  * Hostile requests to every Twilio webhook (`/carrier/twilio/{voice,status,sms,sms-status}`;
  * issue 12, "Bad input"), on both storage backends. See ./README.md for the long run.
  *
- * The routes are the daemon's own (daemon/src/TwilioWebhooks.ts) with the API's error bodies,
+ * The routes are the daemon's own (carrier-twilio/TwilioRoutes, as daemon/src/TwilioWebhooks.ts mounts them) with the API's error bodies,
  * the engine's InboundCalls and the simulated carrier behind them, served in process so that
  * every table can be compared before and after each request. Most requests are correctly
  * signed (the signature is computed over whatever the fuzzer sends, as Twilio would), so they

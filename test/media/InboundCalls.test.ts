@@ -149,12 +149,12 @@ describe("InboundCalls", () => {
         assert.deepStrictEqual(both, ["call.started", "call.ended"])
       }))
 
-    it.effect("offers the call to remote agents: declined, it is recorded ended and never answered; taken or none, accepted with the offered call id", () =>
+    it.effect("offers the call to SDK agents: declined, it is recorded ended and never answered; taken or none, accepted with the offered call id", () =>
       Effect.gen(function*() {
         const org = yield* Fixtures.organization()
         const answers = new Map<string, OfferAnswer>()
         const offers: Array<CallOffer> = []
-        // The service as an embedder with remote agents builds it, over this test's storage.
+        // The service as an embedder with SDK agents builds it, over this test's storage.
         const inbound = yield* InboundCallsModule.make(settings).pipe(
           Effect.provideService(
             CallControllers,

@@ -4,7 +4,7 @@
  * `v2/create-outbound`, which the in-process app (no DirectCalls) answers 501.
  *
  * Organization A (the daemon's first, Daemon.serveWithOrganization) has a campaign, a direct call
- * placed by its remote agent and a simulated inbound call; organization B, added through the
+ * placed by its SDK agent and a simulated inbound call; organization B, added through the
  * admin API, has a number of its own. With B's key: live listen of A's calls is 404 before any
  * upgrade, as for a call that does not exist; the call sockets of A's calls are closed
  * `state-lost` after `open`; serve-campaign of A's campaign and listen-inbound of A's number are
@@ -93,7 +93,7 @@ describe("cross-organization, the daemon's WebSockets and create-outbound", () =
           "A's number and an unknown one are refused alike"
         )
 
-        // Two live calls of A's: a direct call placed by A (a remote agent's call: its session
+        // Two live calls of A's: a direct call placed by A (an SDK agent's call: its session
         // waits for A's agent) to a person who never hangs up, and a simulated inbound call.
         const direct = yield* outbound(aKey, aNumber, "+12025550190")
         assert.strictEqual(direct.status, 200, JSON.stringify(direct.body))
@@ -129,7 +129,7 @@ describe("cross-organization, the daemon's WebSockets and create-outbound", () =
         assert.isUndefined(byA.refusedWith, "A listens to its own call")
         assert.isAtLeast(byA.frames.length, 5, "A hears its call")
 
-        // The remote agents' call sockets of A's calls, with B's key: closed `state-lost` after
+        // The SDK agents' call sockets of A's calls, with B's key: closed `state-lost` after
         // `open`, nothing of the call sent. Then A's own agent attaches to the direct call.
         for (const path of ["/v2/connect-call", "/v2/connect-campaign-call"]) {
           for (const callId of [directId, inboundId, `CA${hex(12)}`]) {

@@ -215,7 +215,11 @@ describe("constant-time comparisons", () => {
     // The API key check of the WebSocket routes, live listen and the model proxy is the
     // repository's: none of them compares a key itself.
     for (
-      const file of ["daemon/src/Listen.ts", "daemon/src/remote/Routes.ts", "packages/http/src/handlers/ModelProxy.ts"]
+      const file of [
+        "packages/engine/src/ListenRoute.ts",
+        "packages/sdk-agents/src/Routes.ts",
+        "packages/http/src/handlers/ModelProxy.ts"
+      ]
     ) {
       const text = fs.readFileSync(path.join(repoRoot, file), "utf8")
       assert.include(text, ".authenticate(", file)

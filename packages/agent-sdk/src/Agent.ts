@@ -19,6 +19,8 @@
  *
  * @since 0.1.0
  */
+import type { JsonObject, JsonValue } from "@voice-agent/agent-protocol/Json"
+import { isJsonValue } from "@voice-agent/agent-protocol/Json"
 import { createOutbound, getCampaign } from "./Api.ts"
 import type { Persona } from "./Call.ts"
 import type { CallOutcome } from "./CallOutcome.ts"
@@ -48,8 +50,6 @@ import type { AgentContext, SocketTuning } from "./internal/CallSession.ts"
 import { runCall } from "./internal/CallSession.ts"
 import type { InboundTarget } from "./internal/DiscoveryLoops.ts"
 import { listenInbound, serveCampaign } from "./internal/DiscoveryLoops.ts"
-import type { JsonObject, JsonValue } from "./Json.ts"
-import { isJsonValue } from "./Json.ts"
 import type { Logger } from "./Logger.ts"
 import { defaultLogger } from "./Logger.ts"
 import { AVAILABILITY_FIELD, REACH_PERSON_TASK } from "./ReachPerson.ts"

@@ -10,10 +10,10 @@
  *
  * @since 0.1.0
  */
+import type { JsonObject } from "@voice-agent/agent-protocol/Json"
+import { isObject } from "@voice-agent/agent-protocol/Json"
 import type { Connection } from "./Config.ts"
 import { ApiError } from "./Errors.ts"
-import type { JsonObject } from "./Json.ts"
-import { isObject } from "./Json.ts"
 
 export interface Campaign extends JsonObject {
   readonly id: string

@@ -6,14 +6,14 @@
  *
  * @since 0.1.0
  */
+import type { JsonValue } from "@voice-agent/agent-protocol/Json"
+import { isJsonValue } from "@voice-agent/agent-protocol/Json"
 import type { CallInfo } from "./CallInfo.ts"
 import type { ChecklistItem, DateValue } from "./Checklist.ts"
 import { isDateValue, toActionItem } from "./Checklist.ts"
 import type { Command, DtmfDigit, Language } from "./Commands.ts"
 import { dtmfDigits } from "./Events.ts"
 import type { CallState } from "./internal/CallState.ts"
-import type { JsonValue } from "./Json.ts"
-import { isJsonValue } from "./Json.ts"
 import type { ReachPersonOptions } from "./ReachPerson.ts"
 import { REACH_PERSON_TASK, reachPersonTask, voicemailRule } from "./ReachPerson.ts"
 

@@ -5,8 +5,8 @@
  *
  * @since 0.1.0
  */
+import { isObject } from "@voice-agent/agent-protocol/Json"
 import * as Read from "./internal/Read.ts"
-import { isObject } from "./Json.ts"
 
 /** A phone call. `fromNumber` is `null` when the caller withheld it (or, on campaign calls, unknown). */
 export interface PstnCallInfo {

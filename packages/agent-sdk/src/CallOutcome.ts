@@ -5,9 +5,9 @@
  *
  * @since 0.1.0
  */
-import type { CloseReason } from "./Envelope.ts"
+import type { CloseReason } from "@voice-agent/agent-protocol/Envelope"
+import type { JsonValue } from "@voice-agent/agent-protocol/Json"
 import type { TerminationReason } from "./Events.ts"
-import type { JsonValue } from "./Json.ts"
 
 interface Common {
   readonly callId: string

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import type { JsonValue } from "./Json.ts"
+import type { JsonValue } from "@voice-agent/agent-protocol/Json"
 
 export type FieldType = "text" | "date" | "integer" | "multiple_choice" | "calendar_slot" | "digit_sequence" | "cvv"
 

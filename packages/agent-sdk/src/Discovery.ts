@@ -15,11 +15,11 @@
  *
  * @since 0.1.0
  */
+import type { JsonObject } from "@voice-agent/agent-protocol/Json"
+import { isObject } from "@voice-agent/agent-protocol/Json"
 import type { CallInfo } from "./CallInfo.ts"
 import { decodeCallInfo } from "./CallInfo.ts"
 import * as Read from "./internal/Read.ts"
-import type { JsonObject } from "./Json.ts"
-import { isObject } from "./Json.ts"
 
 export interface ListenStarted {
   readonly type: "listen-started"

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import type { CloseReason } from "./Envelope.ts"
+import type { CloseReason } from "@voice-agent/agent-protocol/Envelope"
 
 /** The configuration is incomplete or invalid (no API key, a base URL that is not http(s)). */
 export class ConfigError extends Error {

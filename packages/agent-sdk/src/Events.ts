@@ -26,9 +26,9 @@
  *
  * @since 0.1.0
  */
+import type { JsonObject, JsonValue } from "@voice-agent/agent-protocol/Json"
 import type { DtmfDigit } from "./Commands.ts"
 import * as Read from "./internal/Read.ts"
-import type { JsonObject, JsonValue } from "./Json.ts"
 
 export type TerminationReason = "user-hangup" | "bot-hangup" | "bot-failure" | "bot-transfer" | "voicemail"
 

@@ -5,10 +5,10 @@
  *
  * @since 0.1.0
  */
+import type { JsonValue } from "@voice-agent/agent-protocol/Json"
 import type { Call } from "./Call.ts"
 import type { CallInfo } from "./CallInfo.ts"
 import type { AgentSpeech, CallerSpeech, DtmfPressed, OutboundCallFailed, SessionEnded } from "./Events.ts"
-import type { JsonValue } from "./Json.ts"
 
 export type Awaitable<A> = A | PromiseLike<A>
 

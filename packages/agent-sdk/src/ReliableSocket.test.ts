@@ -1,8 +1,8 @@
+import type { JsonObject } from "@voice-agent/agent-protocol/Json"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { ScriptedServer } from "../test/support/ScriptedServer.ts"
 import type { Connection, Frame } from "../test/support/ScriptedServer.ts"
 import { SendBufferFullError, SocketClosedError } from "./Errors.ts"
-import type { JsonObject } from "./Json.ts"
 import type { ReliableSocketOptions } from "./ReliableSocket.ts"
 import { ReliableSocket } from "./ReliableSocket.ts"
 

@@ -32,13 +32,13 @@
  *
  * @since 0.1.0
  */
+import type { ClientFrame, CloseReason, OpenAck } from "@voice-agent/agent-protocol/Envelope"
+import { parseServerFrame } from "@voice-agent/agent-protocol/Envelope"
+import type { JsonObject } from "@voice-agent/agent-protocol/Json"
 import { randomBytes } from "node:crypto"
 import WebSocket from "ws"
-import type { ClientFrame, CloseReason, OpenAckFrame } from "./Envelope.ts"
-import { parseServerFrame } from "./Envelope.ts"
 import { SendBufferFullError, SocketClosedError } from "./Errors.ts"
 import { AsyncQueue } from "./internal/AsyncQueue.ts"
-import type { JsonObject } from "./Json.ts"
 import type { Logger } from "./Logger.ts"
 import { silentLogger } from "./Logger.ts"
 
@@ -423,7 +423,7 @@ export class ReliableSocket implements AsyncIterable<JsonObject> {
   }
 
   /** An open-ack: resend what the server has not seen, prune what it has, and go `open`. */
-  private opened(ws: WebSocket, ack: OpenAckFrame): void {
+  private opened(ws: WebSocket, ack: OpenAck): void {
     if (ack.last_seen_sequence > this.lastSent) {
       this.logger.warn(
         `[${this.name}] the server claims sequence ${ack.last_seen_sequence} but only ${this.lastSent} were sent`

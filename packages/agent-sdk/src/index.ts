@@ -4,6 +4,9 @@
  *
  * @since 0.1.0
  */
+export type { CloseReason } from "@voice-agent/agent-protocol/Envelope"
+export { isJsonValue } from "@voice-agent/agent-protocol/Json"
+export type { JsonObject, JsonValue } from "@voice-agent/agent-protocol/Json"
 export { Agent } from "./Agent.ts"
 export type { AgentOptions, CallPhoneOptions, CampaignOptions, ListenOptions, SocketTuning } from "./Agent.ts"
 export type { Campaign } from "./Api.ts"
@@ -16,7 +19,6 @@ export type { ChecklistItem, DateValue, FieldOptions } from "./Checklist.ts"
 export type { ActionItem, Command, DtmfDigit, FieldType, Language } from "./Commands.ts"
 export { DEFAULT_BASE_URL, resolveConnection } from "./Config.ts"
 export type { Connection, ConnectionOptions } from "./Config.ts"
-export type { CloseReason } from "./Envelope.ts"
 export { ApiError, ConfigError, SendBufferFullError, SocketClosedError } from "./Errors.ts"
 export type {
   AgentSpeech,
@@ -28,8 +30,6 @@ export type {
   TerminationReason
 } from "./Events.ts"
 export type { Awaitable, CallDecision, SearchResult, SuggestedAction } from "./Hooks.ts"
-export { isJsonValue } from "./Json.ts"
-export type { JsonObject, JsonValue } from "./Json.ts"
 export { defaultLogger, silentLogger, stderrLogger } from "./Logger.ts"
 export type { Logger, LogLevel } from "./Logger.ts"
 export { AVAILABILITY_FIELD, defaultReachPersonOutcomes, REACH_PERSON_TASK } from "./ReachPerson.ts"

@@ -89,7 +89,7 @@ export interface Settings {
 export const defaultSettings: Settings = { silenceMs: 8_000, maxReasks: 2, machineQuietMs: 1_000, maxModelRounds: 4 }
 
 /**
- * What a remote agent (the reference SDK's protocol) is told of its call.
+ * What an SDK agent (the reference SDK's protocol) is told of its call.
  *
  * @category models
  */
@@ -105,13 +105,13 @@ export type Note =
   | { readonly _tag: "Dtmf"; readonly digit: string }
 
 /**
- * A remote agent that drives a call's conversation: its commands in, notes out. The runtime
+ * An SDK agent that drives a call's conversation: its commands in, notes out. The runtime
  * speaks and listens as for a definition (the call's definition's providers, if it has one);
  * the agent gives the persona and the tasks.
  *
  * @category models
  */
-export interface Remote {
+export interface SdkAgent {
   /** Resolves once the agent is there to start the conversation; false: it never came. */
   readonly ready: Effect.Effect<boolean>
   /** The agent's commands, in order. */
@@ -138,8 +138,8 @@ export interface Dependencies {
   readonly tts: TextToSpeech["Service"]
   /** The agent of calls without a definition. */
   readonly fallback: Agent["Service"]
-  /** The remote agent that drives the call, if one does. */
-  readonly remoteFor?: ((context: CallContext) => Effect.Effect<Option.Option<Remote>>) | undefined
+  /** The SDK agent that drives the call, if one does. */
+  readonly sdkAgentFor?: ((context: CallContext) => Effect.Effect<Option.Option<SdkAgent>>) | undefined
   readonly settings?: Partial<Settings> | undefined
 }
 
@@ -189,20 +189,20 @@ export const make = (dependencies: Dependencies): Agent["Service"] => {
             yield* Effect.logError(`Call ${call.context.callId}: ${plan.message}`)
             return agentFailure
           case "Pipeline": {
-            const remote = plan.remote
-            if (remote === undefined) {
+            const sdkAgent = plan.sdkAgent
+            if (sdkAgent === undefined) {
               return yield* Effect.scoped(Pipeline.run(call, plan, settings, extractor, dependencies))
             }
-            if (!(yield* remote.ready)) {
-              yield* Effect.logError(`Call ${call.context.callId}: the remote agent never connected`)
+            if (!(yield* sdkAgent.ready)) {
+              yield* Effect.logError(`Call ${call.context.callId}: the SDK agent never connected`)
               return agentFailure
             }
             return yield* Effect.raceFirst(
               Effect.scoped(Pipeline.run(call, plan, settings, extractor, dependencies)),
               Effect.as(
                 Effect.andThen(
-                  remote.lost,
-                  Effect.logError(`Call ${call.context.callId}: the remote agent went away and did not come back`)
+                  sdkAgent.lost,
+                  Effect.logError(`Call ${call.context.callId}: the SDK agent went away and did not come back`)
                 ),
                 agentFailure
               )

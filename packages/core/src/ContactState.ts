@@ -32,7 +32,7 @@
  *   `agent-failure` are `PARTIALLY_COMPLETED`. No retries after an answered call.
  * - An attempt that never became a call ({@link release}) uses up nothing: the DNC re-check just
  *   before the dial fails the contact (docs/DECISIONS.md, "Dialing"); a retryable carrier refusal,
- *   and a remote agent declining the call it was offered, wait {@link carrierBackoffMs}; a shutdown
+ *   and an SDK agent declining the call it was offered, wait {@link carrierBackoffMs}; a shutdown
  *   or a lost claim leaves it due as it was.
  * - Only `TRYING` moves. A number put on the DNC list fails its `TRYING` contacts at once, also
  *   one whose call is in flight (its lease stays until the call ends; the outcome then only
@@ -93,7 +93,7 @@ export type CallOutcome = (typeof CallOutcomes)[number]
 /**
  * Why an attempt never became a call: the number went on the DNC list after the claim, the
  * campaign was paused or deleted (or its organization's dialing switched off) after the claim,
- * the carrier refused with a retryable error (rate limit, unreachable), the remote agent the
+ * the carrier refused with a retryable error (rate limit, unreachable), the SDK agent the
  * call was offered to declined it (CallControllers), the daemon shut down before dialing, or
  * the claim was lost (its lease expired before the dial).
  *
@@ -158,7 +158,7 @@ export interface CampaignDialing {
 
 /**
  * How long a retryable carrier refusal (rate limit, unreachable) puts the contact back before
- * it is due again. No attempt is used up. A remote agent declining the call waits the same: it
+ * it is due again. No attempt is used up. An SDK agent declining the call waits the same: it
  * could not get ready now, and due at once the contact would be claimed and offered again on
  * the next tick.
  *

@@ -7,6 +7,7 @@
  * whatever `onCallStart` sends. As in the reference SDK, the socket opens once `onCallStart` has
  * returned (awaited, when async), so the server receives all of them as the first messages.
  */
+import type { JsonObject } from "@voice-agent/agent-protocol/Json"
 import { Call } from "../Call.ts"
 import type { Persona } from "../Call.ts"
 import type { CallInfo } from "../CallInfo.ts"
@@ -15,7 +16,6 @@ import type { Connection } from "../Config.ts"
 import type { CallEvent, OutboundCallFailed, SessionEnded } from "../Events.ts"
 import { decodeEvent } from "../Events.ts"
 import type { Hooks } from "../Hooks.ts"
-import type { JsonObject } from "../Json.ts"
 import type { Logger } from "../Logger.ts"
 import type { ReliableSocketOptions } from "../ReliableSocket.ts"
 import { ReliableSocket } from "../ReliableSocket.ts"

@@ -2,9 +2,9 @@
  * What a call knows, shared by its `Call` (which reads it and sends commands) and its session
  * (which records field values from events and marks the end).
  */
+import type { JsonValue } from "@voice-agent/agent-protocol/Json"
 import type { Command } from "../Commands.ts"
 import { SocketClosedError } from "../Errors.ts"
-import type { JsonValue } from "../Json.ts"
 import type { Logger } from "../Logger.ts"
 
 export class CallState {

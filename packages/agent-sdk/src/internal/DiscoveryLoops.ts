@@ -5,12 +5,12 @@
  * (`signal`) or rejects when the socket closes for good on its own; either way only after the
  * calls it started have ended.
  */
+import type { JsonObject } from "@voice-agent/agent-protocol/Json"
 import type { CallOutcome } from "../CallOutcome.ts"
 import type { CampaignReply, InboundReply } from "../Discovery.ts"
 import { decodeCampaign, decodeInbound } from "../Discovery.ts"
 import { SocketClosedError } from "../Errors.ts"
 import type { CallDecision } from "../Hooks.ts"
-import type { JsonObject } from "../Json.ts"
 import { ReliableSocket } from "../ReliableSocket.ts"
 import type { AgentContext, CallSpec } from "./CallSession.ts"
 import { runCall } from "./CallSession.ts"

@@ -147,7 +147,7 @@ export const make = (options: Options): Policy => {
     const completion: ReadonlyArray<Directive> = state.task === undefined || state.completed
       ? []
       : [{ _tag: "CompleteTask" }]
-    // A remote agent says what comes next (another task, a hang-up); the silence timer ends a
+    // An SDK agent says what comes next (another task, a hang-up); the silence timer ends a
     // call it leaves idle.
     if (state.controller !== undefined) return { state, actions: [...actions, ...completion, timer] }
     return {
@@ -168,7 +168,7 @@ export const make = (options: Options): Policy => {
     return extracted._tag === "Success" ? extracted.success : undefined
   }
 
-  /** Hands a request outside the task to the remote agent that handles them, and waits for it. */
+  /** Hands a request outside the task to the SDK agent that handles them, and waits for it. */
   const request = (state: State, utterance: string): Decision | undefined =>
     state.controller?.handlesRequests === true && isRequest(utterance)
       ? { state, actions: [{ _tag: "ActionRequest", text: utterance }, timer] }
@@ -235,7 +235,7 @@ export const make = (options: Options): Policy => {
         // over the question itself (a barge-in) or after it (over a script queued behind it): it is.
         const question = heard.speaking.findIndex((speech) => speech.kind === "question" && speech.key === target.key)
         if (question > 0) return { state: heard, actions: [] }
-        // A search field's choices are the remote agent's: it is asked which match.
+        // A search field's choices are the SDK agent's: it is asked which match.
         if (target.is_search_field === true && heard.controller !== undefined) {
           return { state: heard, actions: [{ _tag: "ChoiceQuery", key: target.key, query: input.text }] }
         }
@@ -274,7 +274,7 @@ export const make = (options: Options): Policy => {
         if (target !== undefined && state.dtmf !== "") return answer(state, today, target, state.dtmf)
         const asking = state.items.some((entry) => entry.status === "asking")
         if (state.controller !== undefined && target === undefined && !hasPending(state)) {
-          // Left idle by the remote agent.
+          // Left idle by the SDK agent.
           return state.completed
             ? end(state, lines.closing, "completed")
             : end(state, lines.silenceGoodbye, "cut-short")

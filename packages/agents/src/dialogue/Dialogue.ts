@@ -160,7 +160,7 @@ export interface State {
   readonly completed: boolean
   readonly ended: Ended | undefined
   /**
-   * A remote agent drives the dialogue (the reference SDK's protocol): the end of the
+   * An SDK agent drives the dialogue (the reference SDK's protocol): the end of the
    * checklist completes the task and waits for the agent's next command instead of closing the
    * call, and what the agent registered hooks for is handed to it.
    */
@@ -168,7 +168,7 @@ export interface State {
 }
 
 /**
- * What the remote agent handles itself (its registered hooks).
+ * What the SDK agent handles itself (its registered hooks).
  *
  * @category models
  */
@@ -180,7 +180,7 @@ export interface Controller {
 }
 
 /**
- * A remote agent's command, in the dialogue's terms.
+ * An SDK agent's command, in the dialogue's terms.
  *
  * @category models
  */
@@ -237,7 +237,7 @@ export type Event =
   | { readonly _tag: "ModelText"; readonly text: string }
   /** A tool call of the language model; answered by a `ToolResult` with its `id`. */
   | { readonly _tag: "ModelToolCall"; readonly id: string; readonly name: string; readonly arguments: string }
-  /** A remote agent's command. */
+  /** An SDK agent's command. */
   | { readonly _tag: "Command"; readonly command: Command }
 
 /**
@@ -288,11 +288,11 @@ export type Directive =
     readonly output: string
     readonly refused?: boolean | undefined
   }
-  /** Hand the caller's question to the remote agent. */
+  /** Hand the caller's question to the SDK agent. */
   | { readonly _tag: "Question"; readonly text: string }
-  /** Hand a request of the caller outside the task to the remote agent. */
+  /** Hand a request of the caller outside the task to the SDK agent. */
   | { readonly _tag: "ActionRequest"; readonly text: string }
-  /** Ask the remote agent which choices of a search field match what the caller said. */
+  /** Ask the SDK agent which choices of a search field match what the caller said. */
   | { readonly _tag: "ChoiceQuery"; readonly key: string; readonly query: string }
   /** The caller asked for a human. */
   | { readonly _tag: "Escalate" }
@@ -372,7 +372,7 @@ export interface Definition {
   readonly variables?: Variables | undefined
   readonly instructions?: ReadonlyArray<string> | undefined
   readonly language?: string | undefined
-  /** A remote agent drives the dialogue (see `State.controller`). */
+  /** An SDK agent drives the dialogue (see `State.controller`). */
   readonly controller?: Controller | undefined
 }
 
@@ -574,7 +574,7 @@ export const step = (state: State, event: Event, policy: Policy): Step => {
 const transferLine = "Please hold while I transfer your call."
 
 /**
- * A remote agent's command: the settings are `step`'s (persona, hooks, variables, language, a
+ * An SDK agent's command: the settings are `step`'s (persona, hooks, variables, language, a
  * script to read, a transfer); what to do about a task, an instruction, an answer or a search
  * is the policy's, once `step` has applied the change to the state.
  */

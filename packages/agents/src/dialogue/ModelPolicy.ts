@@ -213,7 +213,7 @@ export const make = (options: Options): Policy => {
     }
   }
 
-  /** A remote agent's task, instruction, answer or search result: the model takes it from there. */
+  /** An SDK agent's task, instruction, answer or search result: the model takes it from there. */
   const command = (state: State, command: Extract<Input, { readonly _tag: "Command" }>["command"]): Decision => {
     if (state.call === undefined) return { state, actions: [] }
     switch (command._tag) {

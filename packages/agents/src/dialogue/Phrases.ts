@@ -68,7 +68,7 @@ export const isQuestion = (text: string): boolean =>
 
 /**
  * Whether the caller asks for something ("I'd like to…", "I want to…", "I need to…", "can I…",
- * "could I…"): a request a remote agent may act on (`action-request`).
+ * "could I…"): a request an SDK agent may act on (`action-request`).
  *
  * @category predicates
  */

@@ -15,7 +15,7 @@ import type { SpeechToSpeech } from "@voice-agent/core/ports/SpeechToSpeech"
 import type { SpeechToText } from "@voice-agent/core/ports/SpeechToText"
 import type { TextToSpeech } from "@voice-agent/core/ports/TextToSpeech"
 import { Effect, Option } from "effect"
-import type { CallDefinition, Dependencies, Remote } from "../ConversationAgent.ts"
+import type { CallDefinition, Dependencies, SdkAgent } from "../ConversationAgent.ts"
 
 /**
  * @category models
@@ -29,7 +29,7 @@ export type Plan =
     readonly stt: SpeechToText["Service"]
     readonly tts: TextToSpeech["Service"]
     readonly chat: ChatModel["Service"] | undefined
-    readonly remote?: Remote | undefined
+    readonly sdkAgent?: SdkAgent | undefined
   }
   | {
     readonly _tag: "SpeechToSpeech"
@@ -58,27 +58,27 @@ const noDefinition: CallDefinition = {
 }
 
 /**
- * The plan of each call, by `dependencies`' definitions, providers and remote agents.
+ * The plan of each call, by `dependencies`' definitions, providers and SDK agents.
  *
  * @category constructors
  */
 export const planner = (dependencies: Dependencies): (context: CallContext) => Effect.Effect<Plan> => {
-  const remoteFor = dependencies.remoteFor ?? (() => Effect.succeedNone)
+  const sdkAgentFor = dependencies.sdkAgentFor ?? (() => Effect.succeedNone)
   const planFor = (context: CallContext): Effect.Effect<Plan> =>
     Effect.gen(function*() {
       const callId = context.callId
-      const remote = yield* remoteFor(context)
+      const sdkAgent = yield* sdkAgentFor(context)
       const found = yield* dependencies.definitionFor(callId)
-      if (Option.isNone(remote)) return pickPlan(found)
-      // A remote agent gives persona and tasks; a definition only its providers (a pipeline's).
+      if (Option.isNone(sdkAgent)) return pickPlan(found)
+      // An SDK agent gives persona and tasks; a definition only its providers (a pipeline's).
       const plan = pickPlan(Option.some(Option.match(found, {
         onNone: () => noDefinition,
         onSome: (definition) => ({ ...noDefinition, stt: definition.stt, tts: definition.tts, llm: definition.llm })
       })))
-      if (plan._tag === "Pipeline") return { ...plan, remote: remote.value }
+      if (plan._tag === "Pipeline") return { ...plan, sdkAgent: sdkAgent.value }
       if (plan._tag === "SpeechToSpeech") {
         yield* Effect.logWarning(
-          `Call ${callId}: a remote agent drives the conversation; the speech-to-speech model is not used`
+          `Call ${callId}: an SDK agent drives the conversation; the speech-to-speech model is not used`
         )
         return pickPlan(Option.some({ ...noDefinition, stt: null, tts: null }))
       }

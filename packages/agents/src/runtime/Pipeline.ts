@@ -7,7 +7,7 @@
  * nothing to say. The caller's audio goes to the recognizer and its final transcripts are
  * the caller's turns; the agent's speeches play one at a time, each synthesized as soon as it is
  * queued; barge-in interrupts the agent's audio; an answering machine is waited out first; a
- * remote agent's commands and keys come in, and notes about the call go out to it.
+ * SDK agent's commands and keys come in, and notes about the call go out to it.
  *
  * @since 0.1.0
  */
@@ -79,9 +79,9 @@ export const run = (
   dependencies: Dependencies
 ) =>
   Effect.gen(function*() {
-    const { definition, stt, tts, chat, remote } = plan
+    const { definition, stt, tts, chat, sdkAgent } = plan
     const callId = call.context.callId
-    const notify = remote === undefined ? () => Effect.void : remote.notify
+    const notify = sdkAgent === undefined ? () => Effect.void : sdkAgent.notify
     const policy = chat === undefined
       ? DeterministicPolicy.make({ extractor, maxReasks: settings.maxReasks, silenceMs: settings.silenceMs })
       : ModelPolicy.make({ extractor, silenceMs: settings.silenceMs })
@@ -194,7 +194,7 @@ export const run = (
 
     // The model: one generation at a time; a new one drops the one still streaming.
     const current = yield* Ref.make(
-      remote === undefined
+      sdkAgent === undefined
         ? initialState(definition)
         : { ...initialState(definition), controller: { answersQuestions: false, handlesRequests: false } }
     )
@@ -359,18 +359,18 @@ export const run = (
     // What the agent sent before the call started: its settings (persona, hooks, variables,
     // language, first task) are the conversation's starting point; what asks for speech or an
     // end (a script, an instruction, a transfer) comes right after the start, in its order.
-    const early = remote === undefined ? [] : yield* Queue.takeAll(remote.commands)
+    const early = sdkAgent === undefined ? [] : yield* Queue.takeAll(sdkAgent.commands)
     for (const command of early.filter(isSetting)) {
       const stepped = Dialogue.step(yield* Ref.get(current), { _tag: "Command", command }, policy)
       yield* Ref.set(current, stepped.state)
     }
     yield* Queue.offer(events, { _tag: "Event", event: yield* callStarted(call.context) })
-    if (remote !== undefined) {
+    if (sdkAgent !== undefined) {
       for (const command of early.filter((command) => !isSetting(command))) yield* offer({ _tag: "Command", command })
       yield* Effect.forkScoped(Effect.forever(
-        Effect.flatMap(Queue.take(remote.commands), (command) => offer({ _tag: "Command", command }))
+        Effect.flatMap(Queue.take(sdkAgent.commands), (command) => offer({ _tag: "Command", command }))
       ))
-      yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(remote.keys), call.sendDtmf)))
+      yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(sdkAgent.keys), call.sendDtmf)))
     }
     for (;;) {
       const queued = yield* Queue.take(events)

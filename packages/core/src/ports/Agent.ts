@@ -21,7 +21,7 @@
  *   asks for `pcm16`, feeds `Audio` to a `SpeechToText` stream, takes each final transcript as a
  *   HUMAN turn, asks the model, speaks its reply sentence by sentence through `TextToSpeech` and
  *   `say`, and interrupts on `BargeIn`.
- * - A remote agent worker over WebSocket (the reference SDK's protocol): relays the inputs as
+ * - An SDK agent worker over WebSocket (the reference SDK's protocol): relays the inputs as
  *   the protocol's events and the worker's commands as these calls.
  *
  * @since 0.1.0

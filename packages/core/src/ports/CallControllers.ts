@@ -1,5 +1,5 @@
 /**
- * Port for remote agents that take calls as they come (the reference SDK's discovery sockets:
+ * Port for SDK agents that take calls as they come (the reference SDK's discovery sockets:
  * `v1/serve-campaign/{campaign_id}` and `v2/listen-inbound`). Before the engine places a
  * campaign's call or answers an inbound one, it offers the call here; a connected agent that
  * takes it controls the call's conversation (over its own call socket, by call id).
@@ -11,11 +11,11 @@
  *   with the campaign's own agent.
  * - An inbound call (`Inbound`): offered to the agents listening on the dialed number, which
  *   compete for it (the first to claim it is assigned it). `taken`: the engine answers it with
- *   the remote agent. `declined`: every listener that claimed it declined: the call is
+ *   the SDK agent. `declined`: every listener that claimed it declined: the call is
  *   rejected. `none`: nobody listens; the number's own agent answers.
  *
  * An offer resolves within a few seconds whatever the agents do (the implementation bounds it).
- * The default implementation, `none`, is the engine without remote agents.
+ * The default implementation, `none`, is the engine without SDK agents.
  *
  * @since 0.1.0
  */
@@ -54,7 +54,7 @@ export type OfferAnswer = "taken" | "declined" | "none"
 export class CallControllers extends Context.Service<CallControllers, {
   readonly offer: (offer: CallOffer) => Effect.Effect<OfferAnswer>
 }>()("@voice-agent/core/ports/CallControllers") {
-  /** No remote agents: every offer answers `none`. */
+  /** No SDK agents: every offer answers `none`. */
   static readonly none: Layer.Layer<CallControllers> = Layer.succeed(
     CallControllers,
     CallControllers.of({ offer: () => Effect.succeed("none") })

@@ -25,7 +25,7 @@ export interface AcceptedCall {
  * What becomes of a call that comes in:
  *
  * - `Accepted`: answered; the carrier streams it to `mediaUrl` with `mediaToken`.
- * - `Declined`: the call reached one of an organization's numbers, but the remote agent
+ * - `Declined`: the call reached one of an organization's numbers, but the SDK agent
  *   listening on it declined it (or did not answer in time). It is recorded, already ended,
  *   as an `inbound` conversation never answered (`no-answer`, 0 s, no transcript, no
  *   recording); the carrier rejects it.

@@ -1,5 +1,5 @@
 /**
- * Campaign calls served by remote agents on a real daemon with the simulated carrier, through
+ * Campaign calls served by SDK agents on a real daemon with the simulated carrier, through
  * the replay of the Python SDK 0.35 (test/support/guava-sdk): a campaign created and filled
  * through the documented HTTP API is served by `attach_campaign` (the Agent API) and by the
  * legacy `serve_campaign` (a `CallController`). Each contact is offered as
@@ -146,9 +146,9 @@ describe("attach_campaign (a replay of guava-sdk 0.35), on a daemon", () => {
     { timeout: 90_000 }
   )
 
-  // The person is briefed with the fields of the task the agent set (RemoteTasks), CONTRACT §7.
+  // The person is briefed with the fields of the task the agent set (SdkAgentTasks), docs/REMOTE_AGENTS.md.
   it.live(
-    "the contact's data.sim_answers brief the simulated person on a remote agent's call",
+    "the contact's data.sim_answers brief the simulated person on an SDK agent's call",
     () =>
       Effect.gen(function*() {
         const { campaign, sdk, upload } = yield* setup("briefed")

@@ -10,13 +10,13 @@
  *
  * @since 0.1.0
  */
+import type { Payload } from "@voice-agent/agent-protocol/Envelope"
+import type { Note } from "@voice-agent/agents/ConversationAgent"
+import type * as Dialogue from "@voice-agent/agents/dialogue/Dialogue"
 import { ActionItem } from "@voice-agent/core/AgentTask"
 import type { FieldValue } from "@voice-agent/core/AgentTask"
 import type { TerminationReason } from "@voice-agent/core/Conversation"
 import { Schema } from "effect"
-import type { Note } from "../ConversationAgent.ts"
-import type * as Dialogue from "../dialogue/Dialogue.ts"
-import type { Payload } from "./Envelope.ts"
 
 const NullableString = Schema.optionalKey(Schema.NullOr(Schema.String))
 const Flag = Schema.optionalKey(Schema.NullOr(Schema.Boolean))

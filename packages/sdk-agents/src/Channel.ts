@@ -1,6 +1,6 @@
 /**
- * One logical connection of a remote agent over the reference SDK's reliable envelope
- * (agents/remote/Envelope), as the server keeps it: it outlives the WebSocket connections that
+ * One logical connection of an SDK agent over the reference SDK's reliable envelope
+ * (agent-protocol/Envelope), as the server keeps it: it outlives the WebSocket connections that
  * carry it. A connection that drops leaves the channel buffering what is sent; the agent's
  * reopen with the same `connection_id` gets `open-ack` with the last sequence the server saw
  * and every message it had not acknowledged, in order, with no loss and no duplicate. A new
@@ -14,7 +14,7 @@
  *
  * @since 0.1.0
  */
-import * as Envelope from "@voice-agent/agents/remote/Envelope"
+import * as Envelope from "@voice-agent/agent-protocol/Envelope"
 import type { MediaSocket } from "@voice-agent/core/ports/MediaSocket"
 import { Clock, Effect, Queue, Semaphore } from "effect"
 

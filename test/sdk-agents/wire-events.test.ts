@@ -5,7 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import type { Note } from "@voice-agent/agents/ConversationAgent"
-import * as Wire from "@voice-agent/agents/remote/Wire"
+import * as Wire from "@voice-agent/sdk-agents/Wire"
 import { decodeEventDict } from "../support/guava-sdk/Events.ts"
 
 const notes: ReadonlyArray<Note> = [

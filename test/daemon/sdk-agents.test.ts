@@ -1,5 +1,5 @@
 /**
- * Remote agents on a real daemon with the simulated carrier (CONTRACT §7, the reference SDK's
+ * SDK agents on a real daemon with the simulated carrier (CONTRACT §7, the reference SDK's
  * agent protocol): an agent written with packages/agent-sdk places a call with
  * `v2/create-outbound`, drives it over its call socket (persona, a task of typed fields, a
  * hang-up when the task is done) and gets the simulated person's answers as the SDK's
@@ -14,7 +14,7 @@ import * as Replay from "../support/guava-sdk/Agent.ts"
 
 const silent = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} }
 
-describe("remote agents, on a daemon", () => {
+describe("SDK agents, on a daemon", () => {
   it.live("an agent-sdk agent places a call, collects typed fields and hangs up", () =>
     Effect.gen(function*() {
       const number = "+12025550100"

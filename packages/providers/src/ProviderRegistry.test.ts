@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Option } from "effect"
-import { chatProvider } from "./ModelProxy.ts"
+import { chatProvider } from "./ProviderRegistry.ts"
 
 describe("chatProvider", () => {
   it("is the first openai-chat entry of llm in the file's order, skipping realtime ones", () => {

@@ -1,5 +1,5 @@
 /**
- * The reference SDK's WebSocket endpoints (CONTRACT §7), at the paths the Python SDK 0.35 uses:
+ * The reference SDK's WebSocket endpoints (docs/REMOTE_AGENTS.md), at the paths the Python SDK 0.35 uses:
  * `/v2/connect-call/{call_id}` and `/v2/connect-campaign-call/{call_id}` (a call's socket),
  * `/v1/serve-campaign/{campaign_id}` and `/v2/listen-inbound?phone_number=` (discovery).
  *
@@ -12,7 +12,7 @@
  *
  * @since 0.1.0
  */
-import * as Envelope from "@voice-agent/agents/remote/Envelope"
+import * as Envelope from "@voice-agent/agent-protocol/Envelope"
 import type { Organization } from "@voice-agent/core/Organization"
 import { isE164 } from "@voice-agent/core/PhoneNumber"
 import { ApiKeyRepository } from "@voice-agent/core/ports/ApiKeyRepository"
@@ -24,7 +24,7 @@ import { Duration, Effect, Layer, Option } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { CallSessions } from "./CallSessions.ts"
 import * as Channel from "./Channel.ts"
-import { Discovery } from "./Discovery.ts"
+import { Listeners } from "./Listeners.ts"
 
 const OPEN_TIMEOUT = Duration.seconds(10)
 
@@ -47,7 +47,7 @@ const socketRoute = (
     open: Envelope.Open,
     params: { readonly [key: string]: string | undefined },
     search: { readonly [key: string]: string | ReadonlyArray<string> | undefined }
-  ) => Effect.Effect<void, never, CallSessions | Discovery | CampaignRepository | PhoneNumberRepository>
+  ) => Effect.Effect<void, never, CallSessions | Listeners | CampaignRepository | PhoneNumberRepository>
 ) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
@@ -82,7 +82,7 @@ const serveCampaign = socketRoute((organization, socket, open, params) =>
     const campaignId = params["campaign_id"] ?? ""
     const campaign = yield* (yield* CampaignRepository).findById(organization.id, campaignId)
     if (Option.isNone(campaign)) return yield* Channel.refuse(socket, "other", `Campaign ${campaignId} not found`)
-    yield* (yield* Discovery).listen(organization.id, { _tag: "Campaign", campaignId: campaign.value.id }, socket, open)
+    yield* (yield* Listeners).listen(organization.id, { _tag: "Campaign", campaignId: campaign.value.id }, socket, open)
   })
 )
 
@@ -100,7 +100,7 @@ const listenInbound = socketRoute((organization, socket, open, _params, search) 
     if (Option.isNone(owned) || owned.value.organizationId !== organization.id) {
       return yield* Channel.refuse(socket, "other", `${number} is not one of the organization's numbers`)
     }
-    yield* (yield* Discovery).listen(organization.id, { _tag: "Inbound", phoneNumber: number }, socket, open)
+    yield* (yield* Listeners).listen(organization.id, { _tag: "Inbound", phoneNumber: number }, socket, open)
   })
 )
 

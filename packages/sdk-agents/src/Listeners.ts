@@ -19,7 +19,7 @@
  *
  * @since 0.1.0
  */
-import type * as Envelope from "@voice-agent/agents/remote/Envelope"
+import type * as Envelope from "@voice-agent/agent-protocol/Envelope"
 import type { CallOffer, OfferAnswer } from "@voice-agent/core/ports/CallControllers"
 import { CallControllers } from "@voice-agent/core/ports/CallControllers"
 import type { MediaSocket } from "@voice-agent/core/ports/MediaSocket"
@@ -62,7 +62,7 @@ type Reply = "ready" | "failed" | "claim" | "answer" | "decline"
 /**
  * @category services
  */
-export class Discovery extends Context.Service<Discovery, {
+export class Listeners extends Context.Service<Listeners, {
   /** Serves a discovery socket (its key checked, its target the organization's) until it closes. */
   readonly listen: (
     organizationId: string,
@@ -70,7 +70,7 @@ export class Discovery extends Context.Service<Discovery, {
     socket: MediaSocket,
     open: Envelope.Open
   ) => Effect.Effect<void>
-}>()("@voice-agent/daemon/remote/Discovery") {}
+}>()("@voice-agent/sdk-agents/Listeners") {}
 
 const sameTarget = (a: Target, b: Target) =>
   a._tag === "Campaign"
@@ -244,7 +244,7 @@ export const make = (settings: Settings) =>
       offer: (offer): Effect.Effect<OfferAnswer> =>
         offer._tag === "Campaign" ? offerCampaign(offer) : offerInbound(offer)
     })
-    return { discovery: Discovery.of({ listen }), controllers }
+    return { discovery: Listeners.of({ listen }), controllers }
   })
 
 /**
@@ -254,8 +254,8 @@ export const make = (settings: Settings) =>
  */
 export const layer = (
   settings: Settings = defaultSettings
-): Layer.Layer<Discovery | CallControllers, never, CallSessions> =>
+): Layer.Layer<Listeners | CallControllers, never, CallSessions> =>
   Layer.effectContext(
     Effect.map(make(settings), ({ controllers, discovery }) =>
-      Context.make(Discovery, discovery).pipe(Context.add(CallControllers, controllers)))
+      Context.make(Listeners, discovery).pipe(Context.add(CallControllers, controllers)))
   )

@@ -5,7 +5,7 @@ import type { Action, Command, Event, State } from "./Dialogue.ts"
 import * as Dialogue from "./Dialogue.ts"
 import * as FieldExtraction from "./FieldExtraction.ts"
 
-// A conversation a remote agent drives (the reference SDK's commands), under the deterministic
+// A conversation an SDK agent drives (the reference SDK's commands), under the deterministic
 // policy: what the agent is told and what the caller hears, command by command.
 
 const policy = DeterministicPolicy.make({
@@ -50,7 +50,7 @@ const controlled = Dialogue.make({ controller: { answersQuestions: false, handle
 const playAll = (state: State): ReadonlyArray<Event> =>
   state.speaking.map((speech) => ({ _tag: "SpeechPlayed", id: speech.id, offsetMs: 0 }))
 
-describe("a conversation a remote agent drives", () => {
+describe("a conversation an SDK agent drives", () => {
   it("takes the agent's persona and first task before the call starts, and asks the task's fields", () => {
     const { actions, state } = run(controlled, [
       command({ _tag: "SetPersona", persona: { agent_name: "Grace", organization_name: "Acme" } }),

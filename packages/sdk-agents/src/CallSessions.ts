@@ -1,11 +1,11 @@
 /**
- * The calls remote agents control (the reference SDK's call sockets, `v2/connect-call/{call_id}`
+ * The calls SDK agents control (the reference SDK's call sockets, `v2/connect-call/{call_id}`
  * and `v2/connect-campaign-call/{call_id}`): one session per call, which outlives the agent's
  * WebSocket connections (Channel).
  *
  * A call is controlled when an agent took it from a discovery socket (`expect`), or when it was
  * placed by `v2/create-outbound` (an outbound call of no campaign: the API's only way to place
- * one). Its conversation runs on this daemon's runtime (ConversationAgent with a `Remote`): the
+ * one). Its conversation runs on this daemon's runtime (ConversationAgent with a `SdkAgent`): the
  * agent's commands drive it, and the agent is told what happens as the SDK's events:
  * `outbound-call-connected`, the call's speech, fields, task completion, questions, keys, and
  * at the end `bot-session-ended` (or `outbound-call-failed` for a call never answered), buffered
@@ -22,10 +22,9 @@
  *
  * @since 0.1.0
  */
-import type { Note, Remote } from "@voice-agent/agents/ConversationAgent"
+import type * as Envelope from "@voice-agent/agent-protocol/Envelope"
+import type { Note, SdkAgent } from "@voice-agent/agents/ConversationAgent"
 import type * as Dialogue from "@voice-agent/agents/dialogue/Dialogue"
-import type * as Envelope from "@voice-agent/agents/remote/Envelope"
-import * as Wire from "@voice-agent/agents/remote/Wire"
 import { terminationReasonFor } from "@voice-agent/core/ContactState"
 import type { CallContext } from "@voice-agent/core/ports/Agent"
 import { CallEvents } from "@voice-agent/core/ports/CallEvents"
@@ -33,7 +32,8 @@ import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepo
 import type { MediaSocket } from "@voice-agent/core/ports/MediaSocket"
 import { Context, Deferred, Duration, Effect, Fiber, Layer, Option, Queue, Stream } from "effect"
 import * as Channel from "./Channel.ts"
-import { RemoteTasks } from "./RemoteTasks.ts"
+import { SdkAgentTasks } from "./SdkAgentTasks.ts"
+import * as Wire from "./Wire.ts"
 
 /**
  * @category models
@@ -78,9 +78,9 @@ export class CallSessions extends Context.Service<CallSessions, {
     socket: MediaSocket,
     open: Envelope.Open
   ) => Effect.Effect<void>
-  /** The remote agent of a call, for the conversation runtime. */
-  readonly remoteFor: (context: CallContext) => Effect.Effect<Option.Option<Remote>>
-}>()("@voice-agent/daemon/remote/CallSessions") {}
+  /** The SDK agent of a call, for the conversation runtime. */
+  readonly sdkAgentFor: (context: CallContext) => Effect.Effect<Option.Option<SdkAgent>>
+}>()("@voice-agent/sdk-agents/CallSessions") {}
 
 /**
  * @category constructors
@@ -91,7 +91,7 @@ export const make = (settings: Settings) =>
     const conversations = yield* ConversationRepository
     const scope = yield* Effect.scope
     const sessions = new Map<string, Session>()
-    const tasks = yield* Effect.serviceOption(RemoteTasks)
+    const tasks = yield* Effect.serviceOption(SdkAgentTasks)
 
     const forget = (session: Session) =>
       Effect.sleep(Duration.millis(settings.keepMs)).pipe(
@@ -243,7 +243,7 @@ export const make = (settings: Settings) =>
           const ended = yield* session.channel.attach(socket, hello)
           if (ended === "dropped" && !session.gone) yield* startGrace(session)
         }),
-      remoteFor: (context) =>
+      sdkAgentFor: (context) =>
         Effect.gen(function*() {
           const known = sessions.get(context.callId)
           const direct = context.direction === "outbound" && context.campaignId === null
@@ -264,7 +264,7 @@ export const make = (settings: Settings) =>
               keys: session.keys,
               notify: notify(session),
               lost: Deferred.await(session.lost)
-            } satisfies Remote
+            } satisfies SdkAgent
           )
         })
     })

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import type * as Envelope from "@voice-agent/agents/remote/Envelope"
+import type * as Envelope from "@voice-agent/agent-protocol/Envelope"
 import type { MediaSocket } from "@voice-agent/core/ports/MediaSocket"
 import { Effect, Fiber, Queue, Stream } from "effect"
 import * as Channel from "./Channel.ts"

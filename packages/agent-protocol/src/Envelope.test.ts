@@ -1,5 +1,6 @@
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe, expect, it } from "@effect/vitest"
 import * as Envelope from "./Envelope.ts"
+import { parseServerFrame } from "./Envelope.ts"
 
 const json = (frames: ReadonlyArray<string>) => frames.map((frame) => JSON.parse(frame) as unknown)
 
@@ -32,5 +33,39 @@ describe("the envelope's sequence bookkeeping", () => {
     assert.deepStrictEqual(Envelope.receive(3, 4), { fresh: true, lastSeen: 4 })
     assert.deepStrictEqual(Envelope.receive(4, 4), { fresh: false, lastSeen: 4 })
     assert.deepStrictEqual(Envelope.receive(4, 2), { fresh: false, lastSeen: 4 })
+  })
+})
+
+describe("parseServerFrame", () => {
+  it("reads each server frame", () => {
+    expect(parseServerFrame("{\"message_type\":\"open-ack\",\"is_reopen\":false,\"last_seen_sequence\":0}")).toEqual({
+      message_type: "open-ack",
+      is_reopen: false,
+      last_seen_sequence: 0
+    })
+    expect(parseServerFrame("{\"message_type\":\"message\",\"sequence\":3,\"payload\":{\"event_type\":\"x\"}}"))
+      .toEqual({ message_type: "message", sequence: 3, payload: { event_type: "x" } })
+    expect(parseServerFrame("{\"message_type\":\"close\",\"reason\":\"weird\"}")).toEqual({
+      message_type: "close",
+      reason: "unknown",
+      description: ""
+    })
+    expect(parseServerFrame("{\"message_type\":\"ping\",\"ping_timestamp\":5}")).toEqual({
+      message_type: "ping",
+      ping_timestamp: 5
+    })
+  })
+
+  it("answers a sentence for anything else", () => {
+    for (
+      const text of [
+        "nope",
+        "[]",
+        "{\"message_type\":\"open\"}",
+        "{\"message_type\":\"message\",\"sequence\":1,\"payload\":[1]}",
+        "{\"message_type\":\"message\",\"sequence\":0,\"payload\":{}}",
+        "{\"message_type\":\"ack\",\"last_seen_sequence\":-1}"
+      ]
+    ) expect(typeof parseServerFrame(text)).toBe("string")
   })
 })

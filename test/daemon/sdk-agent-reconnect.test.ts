@@ -1,5 +1,5 @@
 /**
- * A remote agent's call socket that drops mid-call (CONTRACT §7, the reference SDK's v2
+ * An SDK agent's call socket that drops mid-call (CONTRACT §7, the reference SDK's v2
  * reliable envelope; docs/REMOTE_AGENTS.md "Reconnects"), on a real daemon with the simulated
  * carrier:
  *
@@ -211,7 +211,7 @@ const twoOutages = (scriptFirst: boolean) =>
     yield* Effect.promise(() => sdk.shutdown())
   })
 
-describe("a remote agent's call socket that drops, on a daemon", () => {
+describe("an SDK agent's call socket that drops, on a daemon", () => {
   it.live(
     "the replay of the Python SDK is killed twice mid-call and resumes: no message lost or duplicated",
     () => twoOutages(false),
