@@ -243,7 +243,7 @@ describe("the legacy serve_campaign (CallController), on a daemon", () => {
         yield* Effect.promise(() => listener.waitReady())
         yield* upload([{ phone_number: jane }])
         yield* Effect.promise(() => listener.watch.waitFor(() => listener.initFailures[0], 20_000, "a failure"))
-        yield* daemon.waitFor(/not called: the remote agent declined call/).pipe(Effect.timeout("5 seconds"))
+        yield* daemon.waitFor(/not called: the SDK agent declined call/).pipe(Effect.timeout("5 seconds"))
         yield* Effect.promise(() => listener.stop())
 
         // No call placed, no attempt used: still TRYING, due again after a back-off, never exhausted.

@@ -1,5 +1,5 @@
 /**
- * One claimed contact, from the claim to the end of its call: the offer to the remote agents
+ * One claimed contact, from the claim to the end of its call: the offer to the SDK agents
  * serving its campaign (`CallControllers`, when the engine has them), the DNC re-check and the
  * conversation record (`DialerRepository.startCall`), the carrier's `placeCall`, the call
  * followed to its end by CallLifecycle (on its `CallEvents`, subscribed before the carrier is
@@ -10,7 +10,7 @@
  * loop of a live process keeps renewing its leases: an attempt that gave up would hold its
  * contact until the process exits); a stopping process gives them a few tries only.
  *
- * The offer comes first, with the call id the call is then placed with (the remote agent's call
+ * The offer comes first, with the call id the call is then placed with (the SDK agent's call
  * socket names it). `taken` or `none`: the call goes ahead. `declined`: the claim is released
  * as `agent-declined`, with no conversation record and no attempt used (the contact is due again
  * after ContactState's back-off). While the offer waits, the claim is an ordinary claim: the
@@ -157,10 +157,10 @@ export const run = (
         data: claim.data
       })
       if (answer === "declined") {
-        yield* Effect.logInfo(`Contact ${contactId} not called: the remote agent declined call ${callId}`)
+        yield* Effect.logInfo(`Contact ${contactId} not called: the SDK agent declined call ${callId}`)
         return yield* release("agent-declined")
       }
-      // A remote agent that took the call waits on its events: a call not placed after all has
+      // An SDK agent that took the call waits on its events: a call not placed after all has
       // failed, so the agent hears it (outbound-call-failed) and its session ends.
       const withdraw = answer === "taken"
         ? Effect.flatMap(

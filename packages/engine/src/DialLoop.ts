@@ -48,7 +48,7 @@ export const nextDueAt = (campaigns: ReadonlyArray<DialableCampaign>, now: numbe
 
 /**
  * Runs the loop until the scope closes. With `CallControllers` in the context (optional), each
- * claim's call is first offered to the remote agents serving its campaign (CallAttempt). With a
+ * claim's call is first offered to the SDK agents serving its campaign (CallAttempt). With a
  * `RecordingStore` (optional: a `dial` process has none), the recovery of a lost call finalizes
  * the recordings this process holds of it.
  *

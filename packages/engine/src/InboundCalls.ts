@@ -1,7 +1,7 @@
 /**
  * Calls coming in to an organization's numbers (the `InboundCalls` port), from the carrier's
  * notice to the conversation's end. `accept` finds the organization that owns the dialed number,
- * offers the call to the remote agents listening on it (`CallControllers`, optional: without it
+ * offers the call to the SDK agents listening on it (`CallControllers`, optional: without it
  * nobody listens; `taken` and `none` go on), records the call as an `inbound` conversation (no
  * campaign, no contact), answered at once, and returns what the carrier needs to stream it to
  * the media endpoint (the call id and its media token): the simulated carrier then connects,
@@ -53,7 +53,7 @@ import { offerer } from "./internal/offerCall.ts"
 import * as MediaToken from "./MediaToken.ts"
 
 /**
- * The termination reason of a call the remote agents declined: Twilio reports a call rejected
+ * The termination reason of a call the SDK agents declined: Twilio reports a call rejected
  * with `<Reject/>` as `no-answer`, so the record says what the carrier's own log says.
  *
  * @category constructors
@@ -156,7 +156,7 @@ export const make = (settings: InboundSettings) =>
           if ((yield* offer({ _tag: "Inbound", callId, organizationId, from, to })) === "declined") {
             yield* recordDeclined({ ...call, startedAt: arrivedAt })
             yield* Effect.logInfo(
-              `Inbound call ${callId} from ${from} to ${to} declined by the remote agents: ${declinedReason}`
+              `Inbound call ${callId} from ${from} to ${to} declined by the SDK agents: ${declinedReason}`
             )
             return { _tag: "Declined", callId, organizationId } satisfies InboundAnswer
           }

@@ -1,6 +1,6 @@
 /**
- * How the engine offers a call to remote agents (the `CallControllers` port) before placing or
- * answering it. The port is optional: an engine composed without it has no remote agents, and
+ * How the engine offers a call to SDK agents (the `CallControllers` port) before placing or
+ * answering it. The port is optional: an engine composed without it has no SDK agents, and
  * every offer answers `none`, so embedders that do not use them never provide it.
  */
 import type { CallOffer, OfferAnswer } from "@voice-agent/core/ports/CallControllers"
