@@ -1,6 +1,6 @@
 /**
- * Which carrier the daemon talks to (CONTRACT §3): `VOICE_AGENT_CARRIER=sim` (the default, the
- * deterministic simulated carrier of CONTRACT §6) or `twilio` (with `TWILIO_ACCOUNT_SID`,
+ * Which carrier the daemon talks to (docs/DAEMON.md): `VOICE_AGENT_CARRIER=sim` (the default, the
+ * deterministic simulated carrier of packages/carrier-sim/README.md) or `twilio` (with `TWILIO_ACCOUNT_SID`,
  * `TWILIO_AUTH_TOKEN` (it signs the webhooks), optionally `TWILIO_API_KEY` and `TWILIO_API_SECRET`
  * for the REST API, `TWILIO_API_BASE` and
  * `VOICE_AGENT_PUBLIC_URL`; a missing or malformed one stops the daemon at start with a

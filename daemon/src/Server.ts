@@ -1,5 +1,5 @@
 /**
- * `voice-agent serve`: the composition of the daemon (CONTRACT §3). Storage (migrated), the
+ * `voice-agent serve`: the composition of the daemon (docs/DAEMON.md). Storage (migrated), the
  * first-start demo organization, the carrier and the recordings, the HTTP API, the event
  * webhook worker, then the ready announcement; each is its own module, this one only wires them.
  * Layers build in that order and are released in reverse on SIGTERM/SIGINT: the server stops

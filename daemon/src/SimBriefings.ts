@@ -1,6 +1,6 @@
 /**
- * What the simulated carrier's person is told before a call (CONTRACT §7, "the simulated
- * person's answers"): the checklist fields of the agent that runs the call (its definition's,
+ * What the simulated carrier's person is told before a call (docs/AGENTS.md, "The
+ * simulated person"): the checklist fields of the agent that runs the call (its definition's,
  * or the task an SDK agent set last, `SdkAgentTasks`), and the answers in the contact's
  * `data.sim_answers` (string values; anything else there is ignored).
  *

@@ -3,7 +3,7 @@
  * what Twilio's media servers do for N lines of answered calls, in plain Node over `ws`, so that
  * the load generator takes little of the 2 cores the server under test shares with it.
  *
- * Per call, on the wire exactly as Twilio (reference/telephony.md §2; the messages are
+ * Per call, on the wire exactly as Twilio (twilio.com/docs/voice/media-streams/websocket-messages; the messages are
  * TwilioMediaStream's own encoding): `connected`, `start` with the call's media token, then one
  * inbound `media` frame every 20 ms on a grid from the stream's start (160 μ-law bytes; the
  * grid is driven by one 2 ms timer for every call, each frame sent when its slot is due). What

@@ -1,5 +1,5 @@
 /**
- * The campaign commands of `voice-agent` (CONTRACT §8) as a user runs them against a daemon on
+ * The campaign commands of `voice-agent` (docs/CLI.md) as a user runs them against a daemon on
  * the simulated carrier: `contacts upload` of large files (batches, the progress bar on a real
  * pseudo-terminal, plain lines when piped, files and batches refused), `campaigns ...` and
  * `calls ...`, their exit codes, and `--json` output that is the API's JSON and nothing else.

@@ -40,7 +40,7 @@ const organization = (url: string, name: string, number?: string) =>
     return { id: org.id, key, admin: `${orgs}/${org.id}` }
   })
 
-/** CONTRACT §6: what the simulated carrier does by the last four digits. */
+/** packages/carrier-sim/README.md: what the simulated carrier does by the last four digits. */
 const numbers = { ours: "+12025550100", talks: "+12025550123", busy: "+12025550151", noAnswer: "+12025550161" }
 
 const createOutbound = (url: string, key: string | null, query: Record<string, string>) =>

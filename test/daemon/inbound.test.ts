@@ -1,5 +1,5 @@
 /**
- * Inbound calls on a real daemon, through the admin API's simulated inbound call (CONTRACT §7):
+ * Inbound calls on a real daemon, through the admin API's simulated inbound call (docs/ADMIN.md):
  * the simulated carrier calls one of the organization's numbers, the call streams over a real
  * WebSocket to the media endpoint, the scripted agent answers the caller, and the call is listed
  * as `inbound` with its transcript and recordings; the request's mistakes are refused first.

@@ -1,5 +1,5 @@
 /**
- * Live listen (CONTRACT §7, §8 "Live listen, completed") on real daemons, as a client follows
+ * Live listen (docs/LISTEN.md) on real daemons, as a client follows
  * the documented flow: list the calls, and listen to one as soon as it is listed (it is still
  * ringing then). The listener gets 101, then the call's audio from the answer (μ-law frames
  * with increasing timestamps, not silence), then `stop`; a call that is never answered sends

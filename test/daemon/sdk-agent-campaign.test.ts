@@ -82,7 +82,7 @@ const booking: Replay.AgentHooks = {
   onTaskComplete: { booking: (call) => call.hangup("Thank them.") }
 }
 
-/** The people at 0190-0199 never hang up (CONTRACT §6): each call ends when the agent hangs up. */
+/** The people at 0190-0199 never hang up (packages/carrier-sim/README.md): each call ends when the agent hangs up. */
 const jane = "+12025550192"
 const ada = "+12025550193"
 

@@ -1,7 +1,7 @@
 /**
  * `listen_phone` on a real daemon with the simulated carrier, through the replay of the Python
- * SDK 0.35 (test/support/guava-sdk): a simulated inbound call (admin `inbound-calls`, CONTRACT
- * §7) to a number an agent listens on is announced (`incoming-call`), claimed, assigned
+ * SDK 0.35 (test/support/guava-sdk): a simulated inbound call (admin `inbound-calls`,
+ * docs/ADMIN.md) to a number an agent listens on is announced (`incoming-call`), claimed, assigned
  * (`assign-call` with its `pstn` call info) and answered; the agent's task collects the
  * simulated person's answers as `action-item-done` and the call ends with `bot-session-ended`.
  * A declined call is still a call that reached the number: the admin API answers 201 with its
@@ -18,7 +18,7 @@ import type { CallInfo } from "../support/guava-sdk/Events.ts"
 import { fastTiming } from "../support/guava-sdk/GuavaSocket.ts"
 
 const number = "+12025550100"
-/** The caller at 0191 never hangs up (CONTRACT §6): the call ends when the agent hangs up. */
+/** The caller at 0191 never hangs up (packages/carrier-sim/README.md): the call ends when the agent hangs up. */
 const caller = "+12025550191"
 
 const backends = [

@@ -1,5 +1,5 @@
 /**
- * An SDK agent's call socket that drops mid-call (CONTRACT §7, the reference SDK's v2
+ * An SDK agent's call socket that drops mid-call (docs/REMOTE_AGENTS.md, the reference SDK's v2
  * reliable envelope; docs/REMOTE_AGENTS.md "Reconnects"), on a real daemon with the simulated
  * carrier:
  *

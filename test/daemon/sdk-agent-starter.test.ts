@@ -73,7 +73,7 @@ describe("a starter-style agent (reach_person, then a reminder task), on a daemo
       yield* Effect.promise(() => sdk.shutdown())
 
       assert.deepStrictEqual(reached, ["available"])
-      // The simulated person's answer to a question about an appointment (CONTRACT §7).
+      // The simulated person's answer to a question about an appointment (docs/AGENTS.md, "The simulated person").
       assert.deepStrictEqual(results, [{
         appointment_confirmed: "next Tuesday at ten a m",
         reschedule_requested: "next Tuesday at ten a m"

@@ -1,5 +1,5 @@
 /**
- * SDK agents on a real daemon with the simulated carrier (CONTRACT §7, the reference SDK's
+ * SDK agents on a real daemon with the simulated carrier (docs/REMOTE_AGENTS.md, the reference SDK's
  * agent protocol): an agent written with packages/agent-sdk places a call with
  * `v2/create-outbound`, drives it over its call socket (persona, a task of typed fields, a
  * hang-up when the task is done) and gets the simulated person's answers as the SDK's

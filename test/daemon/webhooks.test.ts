@@ -1,5 +1,5 @@
 /**
- * Event webhooks on real daemons (CONTRACT §7, docs/WEBHOOKS.md), with a local receiver:
+ * Event webhooks on real daemons (docs/WEBHOOKS.md), with a local receiver:
  *
  * - a small simulated campaign (a call that talks, a busy number) reaches a registered endpoint
  *   as `call.started`, `call.ended` and `contact.status_changed`, each signed per Standard

@@ -1,7 +1,7 @@
 /**
- * STYLE.md's "one concept per module", as a rule a reviewer need not count: a source file of the
- * packages, the daemon or the examples (tests aside) over 500 lines opens with a comment line
- * that says why it is one concept (`// One concept over 500 lines: <why>`), or is split along its
+ * The house's "one concept per module" (docs/DEVELOPING.md), as a rule a reviewer need not
+ * count: a source file of the packages, the daemon or the examples (tests aside) over 500 lines
+ * opens with a comment line that says why it is one concept (`// One concept over 500 lines: <why>`), or is split along its
  * seams.
  */
 import { assert, describe, it } from "@effect/vitest"

@@ -2,7 +2,7 @@
  * The simulated carrier's end of one Twilio Media Stream (a bidirectional `<Connect><Stream>`):
  * the client that Twilio is, over a `MediaSocket`, for the person (or machine) on an answered
  * call. It speaks Twilio's side of the wire exactly (`@voice-agent/media/TwilioMediaStream`,
- * reference/telephony.md §2):
+ * twilio.com/docs/voice/media-streams/websocket-messages):
  *
  * - Handshake: `connected`, then `start` (`sequenceNumber` 1; the stream's `MZ…` id, the call's
  *   `CA…` id, `tracks: ["inbound"]`, μ-law 8000 Hz mono, and the custom parameters, where the

@@ -4,7 +4,7 @@ import * as TwiML from "./TwiML.ts"
 const declaration = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
 
 describe("connectStream", () => {
-  it("is the <Connect><Stream> with the token as a <Parameter> (telephony.md §2.1)", () => {
+  it("is the <Connect><Stream> with the token as a <Parameter> (Twilio's <Stream> TwiML page)", () => {
     assert.strictEqual(
       TwiML.connectStream({
         url: "wss://agent.example.com/carrier/twilio/media",

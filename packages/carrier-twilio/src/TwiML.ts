@@ -1,6 +1,6 @@
 /**
- * The TwiML documents the daemon answers Twilio's webhooks with (reference/telephony.md §2.1,
- * §3.2): a call's media stream, the refusal of an inbound call, and the empty answer to an SMS.
+ * The TwiML documents the daemon answers Twilio's webhooks with (twilio.com/docs/voice/twiml/stream,
+ * twilio.com/docs/messaging/guides/webhook-request): a call's media stream, the refusal of an inbound call, and the empty answer to an SMS.
  * Pure: data in, the document's text out.
  *
  * The text is what twilio-node's `VoiceResponse`/`MessagingResponse` print for the same

@@ -26,7 +26,7 @@ const createdCall = {
   uri: `/2010-04-01/Accounts/${ACCOUNT}/Calls/${CALL}.json`
 }
 
-/** The Message object of the spec's example (telephony.md §3.1). */
+/** The Message object of the spec's example (Twilio's Message resource). */
 const createdMessage = {
   account_sid: ACCOUNT,
   api_version: "2010-04-01",

@@ -1,6 +1,6 @@
 /**
  * A client for the three requests of Twilio's REST API (2010-04-01) this engine makes
- * (reference/telephony.md §1.1, §3.1): create a call, hang one up, send a message. It runs on
+ * (twilio.com/docs/voice/api/call-resource, twilio.com/docs/messaging/api/message-resource): create a call, hang one up, send a message. It runs on
  * `effect/http`'s `HttpClient`, against a configurable base URL (`https://api.twilio.com` by
  * default; a Twilio-compatible fake in tests), and fails only with core's `CarrierError`.
  *

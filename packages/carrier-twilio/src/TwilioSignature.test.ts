@@ -7,7 +7,7 @@ const token = Redacted.make(Goldens.authToken)
 const bodyUrl = `${Goldens.requestUrl}&bodySHA256=${Goldens.bodySha256}`
 
 describe("stringToSign", () => {
-  it("is the URL then each key and value, keys sorted (telephony.md §1.4, byte for byte)", () => {
+  it("is the URL then each key and value, keys sorted (Twilio's webhook security page, byte for byte)", () => {
     assert.strictEqual(
       TwilioSignature.stringToSign(Goldens.requestUrl, Goldens.defaultParams),
       Goldens.defaultStringToSign

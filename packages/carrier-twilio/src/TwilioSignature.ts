@@ -1,5 +1,5 @@
 /**
- * The `X-Twilio-Signature` of a webhook request (reference/telephony.md §1.4): what Twilio
+ * The `X-Twilio-Signature` of a webhook request (twilio.com/docs/usage/webhooks/webhooks-security): what Twilio
  * signs, and whether a request's header matches it. Pure: strings in, a boolean out.
  *
  * What Twilio signs: the URL it requested, exactly as it was given to Twilio (query string

@@ -104,7 +104,7 @@ describe("the NUL character", () => {
 })
 
 describe("decodeStatusCallback", () => {
-  it("decodes the captured callback (telephony.md §1.3), ignoring what it does not know", () => {
+  it("decodes the captured callback (Twilio's status callback), ignoring what it does not know", () => {
     const value = decoded(
       TwilioWebhooks.decodeStatusCallback(TwilioWebhooks.parseForm(Goldens.statusCallbackCompleted))
     )
@@ -319,7 +319,7 @@ describe("callEvent", () => {
 })
 
 describe("callDuration", () => {
-  it("is the captured completed callback's CallDuration (telephony.md §1.3: 49 s)", () => {
+  it("is the captured completed callback's CallDuration (Twilio's status callback: 49 s)", () => {
     const value = decoded(
       TwilioWebhooks.decodeStatusCallback(TwilioWebhooks.parseForm(Goldens.statusCallbackCompleted))
     )

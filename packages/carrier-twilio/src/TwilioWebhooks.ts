@@ -1,5 +1,6 @@
 /**
- * What Twilio's webhooks post (reference/telephony.md §1.3, §3.1, §3.2), decoded, and what a
+ * What Twilio's webhooks post (twilio.com/docs/voice/api/call-resource, twilio.com/docs/messaging/api/message-resource,
+ * twilio.com/docs/messaging/guides/webhook-request), decoded, and what a
  * call's progress report means as our `CallEvent`. Pure: form parameters in, data out.
  *
  * Bodies are `application/x-www-form-urlencoded` (`parseForm`). Each decoder reads the

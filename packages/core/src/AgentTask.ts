@@ -1,6 +1,6 @@
 /**
  * What a call must achieve, in the reference service's vocabulary (reference
- * guava-agent-protocol.md §2.4): a persona, and a task with an objective and a checklist of
+ * the reference service's agent model, docs/AGENTS.md): a persona, and a task with an objective and a checklist of
  * action items: fields to collect (typed), statements to say verbatim, and to-dos. Schemas for
  * the wire shapes (snake_case, as the reference's SDK sends them in `set-task` and `set-persona`
  * and as agent definitions store them), and the values a collected field takes by type. Pure.

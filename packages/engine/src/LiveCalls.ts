@@ -1,5 +1,5 @@
 /**
- * The calls whose media this process serves, for live listening (CONTRACT §7-8 "Live listen").
+ * The calls whose media this process serves, for live listening (docs/LISTEN.md).
  * MediaSession registers each call it runs, publishes every aligned timeline segment to the
  * call's listeners as it writes it, and unregisters the call when the session ends, which ends
  * every listener's stream.

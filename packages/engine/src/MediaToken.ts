@@ -1,6 +1,6 @@
 /**
- * The per-call token that authenticates a carrier's media stream (CONTRACT §7: media streams
- * connect "with a per-call token"). The dialer signs one for each call it places and hands it to
+ * The per-call token that authenticates a carrier's media stream (docs/MEDIA.md: media streams
+ * connect with a per-call token). The dialer signs one for each call it places and hands it to
  * the carrier with the media URL; the media session accepts a stream only with a valid,
  * unexpired token, before a byte of audio is read. Twilio drops query strings from stream URLs,
  * so the token travels as the stream's custom parameter `token` (the `start` message's

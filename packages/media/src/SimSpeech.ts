@@ -3,7 +3,7 @@
  * 16-bit PCM, and recovers the text exactly from the audio on the other side. So what the
  * simulated carrier's person and agents say truly crosses the audio path (μ-law over a
  * WebSocket, the call timeline, the recordings), and a person who plays a recording hears
- * people talking (CONTRACT §7 "Simulated speech").
+ * people talking (docs/MEDIA.md, "Simulated speech").
  *
  * Owns: the waveform of one utterance (`encode`: a voice and the text's data carrier) and a
  * streaming decoder that finds utterances in a signal (`Decoder`, or `decode` for a whole

@@ -16,7 +16,7 @@ const failure = (result: Result.Result<unknown, TwilioMediaStream.MediaStreamDec
 
 const SID = "MZXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX"
 
-describe("goldens (reference/telephony.md §2.2-2.3, Twilio's samples verbatim)", () => {
+describe("goldens (Twilio's samples verbatim, twilio.com/docs/voice/media-streams/websocket-messages)", () => {
   it("every message from Twilio decodes and re-encodes to its canonical JSON, byte for byte", () => {
     for (const [name, sample] of Object.entries(Goldens.fromTwilio)) {
       const message = decoded(TwilioMediaStream.decode(sample))

@@ -9,7 +9,7 @@
  * sends back (`encode`); the simulated carrier, a client, does the opposite (`encode` of
  * inbound messages, `decodeOutbound`), so both directions are here.
  *
- * Messages (reference/telephony.md §2.2-2.3, quoting Twilio's "WebSocket messages" page):
+ * Messages (Twilio's "WebSocket messages" page, twilio.com/docs/voice/media-streams/websocket-messages):
  * - from the carrier (`InboundMessage`): `connected`, `start`, `media`, `mark`, `dtmf`, `stop`;
  * - to the carrier (`OutboundMessage`): `media` (`OutboundMedia`), `mark` (`OutboundMark`), `clear`;
  * - any other `event`, in either direction, decodes to `Unknown` holding the parsed JSON, so a

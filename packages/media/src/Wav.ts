@@ -11,7 +11,7 @@
  * samples of several channels are interleaved by the caller. Everything is little-endian:
  * the header's integers (written through `DataView`) and the samples (copied as they are on a
  * little-endian host, swapped through `DataView` on a big-endian one), whatever the host's
- * byte order. Header layout (Microsoft WAVEFORMATEX, reference/telephony.md §7):
+ * byte order. Header layout (Microsoft WAVEFORMATEX, Microsoft's WAVEFORMATEX):
  *
  * | offset | bytes | field                                  |
  * | ------ | ----- | -------------------------------------- |
@@ -31,7 +31,7 @@
  *
  * Streaming placeholders are `0xFFFFFFFF`, not 0: FFmpeg and Python's `wave` then read to
  * the end of the file, while Python rejects a RIFF size of 0 and reads no frames for a data
- * size of 0 (measured, reference/telephony.md §7). Sizes are 32-bit; a data size past
+ * size of 0 (measured, Microsoft's WAVEFORMATEX). Sizes are 32-bit; a data size past
  * `MAX_DATA_BYTES` (about 74 h of 8 kHz mono) is declared as that maximum, so readers stop
  * early rather than read a wrapped size.
  *

@@ -1,7 +1,7 @@
 /**
  * A local fake of Twilio for end-to-end tests: a daemon pointed at it with
  * `TWILIO_API_BASE=<fake.url>` should not be able to tell it from Twilio. Written from Twilio's
- * documented behavior (reference/telephony.md §1-3, §10), independently of our adapter.
+ * documented behavior (Twilio's documentation of calls, Media Streams and messages), independently of our adapter.
  *
  * REST (`/2010-04-01/Accounts/{AccountSid}/…`, form-encoded, HTTP Basic auth with the account
  * SID and auth token or an API key SID and secret; JSON answers and Twilio's error JSON

@@ -1,6 +1,6 @@
 /**
  * The fake's `X-Twilio-Signature`, pinned by Twilio's official vectors (twilio-node
- * `spec/validation.spec.js`, reference/telephony.md §1.4).
+ * `spec/validation.spec.js`, twilio.com/docs/usage/webhooks/webhooks-security).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { createHash } from "node:crypto"

@@ -1,5 +1,5 @@
 /**
- * Twilio's request signature (`X-Twilio-Signature`, reference/telephony.md §1.4), written from
+ * Twilio's request signature (`X-Twilio-Signature`, twilio.com/docs/usage/webhooks/webhooks-security), written from
  * the documented algorithm for the fake's side: base64 of HMAC-SHA1, keyed by the account's auth
  * token, over the full URL Twilio requests followed by every parameter's name and value with the
  * names sorted (a name given several values: its distinct values sorted, each as name + value).

@@ -1,5 +1,5 @@
 /**
- * The TwiML the fake Twilio understands (reference/telephony.md §2.1), parsed from the text an
+ * The TwiML the fake Twilio understands (twilio.com/docs/voice/twiml/stream), parsed from the text an
  * application answered: a `<Response>` document whose verbs run in order.
  *
  * - `<Connect><Stream url=… name=… track=…><Parameter name=… value=…/></Stream></Connect>`: a
