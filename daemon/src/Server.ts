@@ -21,6 +21,7 @@ import { DemoSeed } from "./DemoSeed.ts"
 import * as Dialer from "./Dialer.ts"
 import * as DirectCalls from "./DirectCalls.ts"
 import * as Inbound from "./Inbound.ts"
+import * as Health from "./instruments/Health.ts"
 import * as Listen from "./Listen.ts"
 import * as Logging from "./Logging.ts"
 import * as Media from "./Media.ts"
@@ -84,7 +85,8 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
             Media.endpoint,
             Listen.endpoint,
             RemoteAgents.routes,
-            carrierRoutes(chosen)
+            carrierRoutes(chosen),
+            Health.routes
           ),
           {
             disableLogger: !Logging.logsRequests(log),
@@ -116,7 +118,8 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
   // Build order: storage, then the carrier over it, then the API, the webhook worker and the
   // dialer. Release runs in reverse: the dialer stops claiming and drains its calls, then the
   // webhook worker finishes its attempts in flight, before the database closes.
-  return Ready.layer(log, shutdownTimeoutSeconds).pipe(
+  // Draining first on release: `/readyz` answers 503 while the rest shuts down.
+  return Layer.merge(Ready.layer(log, shutdownTimeoutSeconds), Health.drainOnShutdown).pipe(
     Layer.provide(dialer),
     Layer.provide(Webhooks.layer),
     Layer.provide(Inbound.announce),
@@ -140,6 +143,7 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
     Layer.provideMerge(DemoSeed.layer.pipe(Layer.provideMerge(storage))),
     Layer.provideMerge(ModelProxy.layer),
     Layer.provideMerge(ProviderConfig.layer),
+    Layer.provideMerge(Health.Draining.layer),
     Layer.provide(AdminToken.layerConfig)
   )
 }
