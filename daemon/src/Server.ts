@@ -22,6 +22,7 @@ import * as Dialer from "./Dialer.ts"
 import * as DirectCalls from "./DirectCalls.ts"
 import * as Inbound from "./Inbound.ts"
 import * as Health from "./instruments/Health.ts"
+import * as Instruments from "./instruments/Instruments.ts"
 import * as Listen from "./Listen.ts"
 import * as Logging from "./Logging.ts"
 import * as Media from "./Media.ts"
@@ -76,21 +77,25 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
       : Layer.empty
   const http = Layer.unwrap(
     Effect.map(
-      Carrier.choice,
-      (chosen) =>
+      Effect.all([Carrier.choice, Instruments.settings]),
+      ([chosen, instruments]) =>
         HttpRouter.serve(
-          Layer.mergeAll(
-            HttpApp.layer,
-            Console.routes(),
-            Media.endpoint,
-            Listen.endpoint,
-            RemoteAgents.routes,
-            carrierRoutes(chosen),
-            Health.routes
+          Instruments.withRoutePatterns(
+            instruments,
+            Layer.mergeAll(
+              HttpApp.layer,
+              Console.routes(),
+              Media.endpoint,
+              Listen.endpoint,
+              RemoteAgents.routes,
+              carrierRoutes(chosen),
+              Instruments.routes(instruments)
+            )
           ),
           {
             disableLogger: !Logging.logsRequests(log),
-            disableListenLog: true
+            disableListenLog: true,
+            middleware: Instruments.middleware(instruments)
           }
         )
     )
@@ -134,6 +139,8 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
     // Remote agents (the reference SDK's sockets): the engine offers them calls before placing
     // or answering them.
     Layer.provideMerge(RemoteAgents.layer),
+    // Metrics: the calls, the carrier, providers and recordings, counted at their ports.
+    Layer.provideMerge(Instruments.ports),
     Layer.provideMerge(Carrier.layerConfig.pipe(Layer.provide(Media.connector))),
     // The tasks remote agents set, for the simulated person (below both: the carrier reads them).
     Layer.provideMerge(RemoteTasks.layer),

@@ -41,6 +41,7 @@
  */
 import type { ContactData } from "@voice-agent/core/Contact"
 import type { TranscriptTurnRecord } from "@voice-agent/core/Conversation"
+import * as Metrics from "@voice-agent/core/Metrics"
 import type { AgentCall, AgentEnd, AudioFrame, CallContext, CallInput, Playback } from "@voice-agent/core/ports/Agent"
 import { Agent } from "@voice-agent/core/ports/Agent"
 import { CallEvents } from "@voice-agent/core/ports/CallEvents"
@@ -439,6 +440,7 @@ const run = (
             const bytes: Uint8Array = Buffer.from(message.media.payload, "base64")
             const pcm = MuLaw.decode(bytes)
             lastFrameAt = now
+            Metrics.observeUnsafe(Metrics.mediaFrameLag, Math.max(0, now - frames.connectedAt - timestampMs) / 1000)
             CallTimeline.place(timeline, "remote", timestampMs * SAMPLES_PER_MS, pcm)
             const stepped = Vad.step(vad, pcm)
             vad = stepped.state

@@ -1,0 +1,89 @@
+/**
+ * HTTP requests by route and status, with their durations (core Metrics `httpRequests`,
+ * `httpRequestDuration`), counted around the whole server so that every answer is seen as the
+ * client gets it (after the error bodies, the 404 of unknown paths, the 503 of a database out
+ * of reach).
+ *
+ * The route label is the pattern the router matched (`/v2/campaigns/:campaign_code`), never the
+ * path itself, so its values stay few: {@link router} wraps the router every route is added to
+ * and has each route's handler note its pattern for {@link middleware}, which counts the
+ * request when its answer is ready. A request no route matched is `route="unmatched"`.
+ *
+ * @since 0.1.0
+ */
+import * as Metrics from "@voice-agent/core/Metrics"
+import { Clock, Context, Effect, Layer } from "effect"
+import { HttpRouter, HttpServerError, HttpServerRequest } from "effect/http"
+import type { HttpServerResponse } from "effect/http"
+
+/** Where a request's handler notes the route it matched. */
+interface Matched {
+  route: string
+}
+
+const MatchedRoute = Context.Reference<Matched | undefined>("voice-agent/instruments/HttpMetrics/MatchedRoute", {
+  defaultValue: () => undefined
+})
+
+const requests = Metrics.labelled(Metrics.httpRequests)
+const durations = Metrics.labelled(Metrics.httpRequestDuration)
+
+const noting = <E, R>(route: HttpRouter.Route<E, R>): HttpRouter.Route<E, R> => {
+  const pattern = route.path
+  return {
+    ...route,
+    handler: Effect.withFiber((fiber) => {
+      const matched = fiber.getRef(MatchedRoute)
+      if (matched !== undefined) matched.route = pattern
+      return route.handler
+    })
+  }
+}
+
+const wrap = (router: HttpRouter.HttpRouter): HttpRouter.HttpRouter =>
+  HttpRouter.HttpRouter.of({
+    ...router,
+    prefixed: (prefix) => wrap(router.prefixed(prefix)),
+    add: (method, path, handler, options) => router.addAll([noting(HttpRouter.route(method, path, handler, options))]),
+    addAll: (routes) => router.addAll(routes.map(noting) as never)
+  })
+
+/**
+ * The router, with every route added through it noting its pattern. Provide it to the route
+ * layers (inside `HttpRouter.serve`).
+ *
+ * @category layers
+ */
+export const router: Layer.Layer<HttpRouter.HttpRouter, never, HttpRouter.HttpRouter> = Layer.effect(
+  HttpRouter.HttpRouter,
+  Effect.map(HttpRouter.HttpRouter, wrap)
+)
+
+/**
+ * Counts and times each request (`HttpRouter.serve`'s `middleware` option).
+ *
+ * @category constructors
+ */
+export const middleware = <E, R>(
+  httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
+  Effect.withFiber((fiber) => {
+    const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
+    const clock = fiber.getRef(Clock.Clock)
+    const start = clock.currentTimeNanosUnsafe()
+    const matched: Matched = { route: "unmatched" }
+    return httpEffect.pipe(
+      Effect.provideService(MatchedRoute, matched),
+      Effect.onExit((exit) =>
+        Effect.sync(() => {
+          const status = exit._tag === "Success"
+            ? exit.value.status
+            : HttpServerError.causeResponseStripped(exit.cause)[0].status
+          const seconds = Number(clock.currentTimeNanosUnsafe() - start) / 1e9
+          const method = request.method
+          Metrics.observeUnsafe(requests({ method, route: matched.route, status: String(status) }), 1)
+          Metrics.observeUnsafe(durations({ method, route: matched.route }), seconds)
+        })
+      )
+    ) as Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest>
+  })
