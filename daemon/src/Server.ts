@@ -13,7 +13,7 @@ import * as LiveCalls from "@voice-agent/engine/LiveCalls"
 import { AdminToken } from "@voice-agent/http/handlers/Admin"
 import * as HttpApp from "@voice-agent/http/HttpApp"
 import * as NodeServer from "@voice-agent/http/NodeServer"
-import { Clock, Effect, Layer, References } from "effect"
+import { Clock, Effect, Layer } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import * as Carrier from "./Carrier.ts"
 import * as Console from "./Console.ts"
@@ -23,6 +23,7 @@ import * as DirectCalls from "./DirectCalls.ts"
 import * as Inbound from "./Inbound.ts"
 import * as Health from "./instruments/Health.ts"
 import * as Instruments from "./instruments/Instruments.ts"
+import * as Traces from "./instruments/Traces.ts"
 import * as Listen from "./Listen.ts"
 import * as Logging from "./Logging.ts"
 import * as Media from "./Media.ts"
@@ -77,26 +78,29 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
       : Layer.empty
   const http = Layer.unwrap(
     Effect.map(
-      Effect.all([Carrier.choice, Instruments.settings]),
-      ([chosen, instruments]) =>
-        HttpRouter.serve(
-          Instruments.withRoutePatterns(
-            instruments,
-            Layer.mergeAll(
-              HttpApp.layer,
-              Console.routes(),
-              Media.endpoint,
-              Listen.endpoint,
-              RemoteAgents.routes,
-              carrierRoutes(chosen),
-              Instruments.routes(instruments)
-            )
-          ),
-          {
-            disableLogger: !Logging.logsRequests(log),
-            disableListenLog: true,
-            middleware: Instruments.middleware(instruments)
-          }
+      Effect.all([Carrier.choice, Instruments.settings, Traces.settings]),
+      ([chosen, instruments, traces]) =>
+        Traces.serving(
+          traces,
+          HttpRouter.serve(
+            Instruments.withRoutePatterns(
+              instruments,
+              Layer.mergeAll(
+                HttpApp.layer,
+                Console.routes(),
+                Media.endpoint,
+                Listen.endpoint,
+                RemoteAgents.routes,
+                carrierRoutes(chosen),
+                Instruments.routes(instruments)
+              )
+            ),
+            {
+              disableLogger: !Logging.logsRequests(log),
+              disableListenLog: true,
+              middleware: Instruments.middleware(instruments)
+            }
+          )
         )
     )
   )
@@ -141,6 +145,7 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
     Layer.provideMerge(RemoteAgents.layer),
     // Metrics: the calls, the carrier, providers and recordings, counted at their ports.
     Layer.provideMerge(Instruments.ports),
+    Layer.provideMerge(Traces.callPorts),
     Layer.provideMerge(Carrier.layerConfig.pipe(Layer.provide(Media.connector))),
     // The tasks remote agents set, for the simulated person (below both: the carrier reads them).
     Layer.provideMerge(RemoteTasks.layer),
@@ -156,14 +161,6 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
 }
 
 /**
- * No tracer is wired into the daemon (nothing exports spans), so the spans of `Effect.fn` and
- * the HTTP server would be made and dropped on every call: about 6% of the CPU a simple API
- * request takes (`npm run bench`). Failures still carry the names of the `Effect.fn` calls they
- * went through.
- */
-const withoutSpans = Effect.provideService(References.TracerEnabled, false)
-
-/**
  * Runs the daemon until interrupted (SIGTERM/SIGINT through `NodeRuntime.runMain`).
  *
  * @category constructors
@@ -171,7 +168,7 @@ const withoutSpans = Effect.provideService(References.TracerEnabled, false)
 export const serve = (options: ServeOptions, log: Logging.LogSettings) =>
   Effect.andThen(Logging.stackTraces(log), Layer.launch(layer(options, log))).pipe(
     Effect.onInterrupt(() => Effect.logInfo("Stopped")),
-    withoutSpans,
+    Traces.around,
     Effect.provide(Logging.layer(log))
   )
 
@@ -195,7 +192,7 @@ export const dial = (options: { readonly dataDir: string }, log: Logging.LogSett
     )
   return Effect.andThen(Logging.stackTraces(log), Layer.launch(program)).pipe(
     Effect.onInterrupt(() => Effect.logInfo("Stopped")),
-    withoutSpans,
+    Traces.around,
     Effect.provide(Logging.layer(log))
   )
 }

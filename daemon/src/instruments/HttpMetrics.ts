@@ -12,29 +12,39 @@
  * @since 0.1.0
  */
 import * as Metrics from "@voice-agent/core/Metrics"
-import { Clock, Context, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer, Metric } from "effect"
 import { HttpRouter, HttpServerError, HttpServerRequest } from "effect/http"
 import type { HttpServerResponse } from "effect/http"
 
-/** Where a request's handler notes the route it matched. */
-interface Matched {
-  route: string
+/**
+ * The route each request in flight matched, by the request's underlying message (the router
+ * may hand the handler a modified request, never a new message): a weak map, not a service in
+ * the request's context, which would copy the context on every request.
+ */
+const matchedRoutes = new WeakMap<object, string>()
+
+/** Labelled instances by their labels joined, built once per distinct set. */
+const cached = <I, S>(metric: Metric.Metric<I, S>) => {
+  const instances = new Map<string, Metric.Metric<I, S>>()
+  return (key: string, labels: Readonly<Record<string, string>>) => {
+    let found = instances.get(key)
+    if (found === undefined) {
+      found = Metric.withAttributes(metric, labels)
+      instances.set(key, found)
+    }
+    return found
+  }
 }
 
-const MatchedRoute = Context.Reference<Matched | undefined>("voice-agent/instruments/HttpMetrics/MatchedRoute", {
-  defaultValue: () => undefined
-})
-
-const requests = Metrics.labelled(Metrics.httpRequests)
-const durations = Metrics.labelled(Metrics.httpRequestDuration)
+const requests = cached(Metrics.httpRequests)
+const durations = cached(Metrics.httpRequestDuration)
 
 const noting = <E, R>(route: HttpRouter.Route<E, R>): HttpRouter.Route<E, R> => {
   const pattern = route.path
   return {
     ...route,
     handler: Effect.withFiber((fiber) => {
-      const matched = fiber.getRef(MatchedRoute)
-      if (matched !== undefined) matched.route = pattern
+      matchedRoutes.set(Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest).source, pattern)
       return route.handler
     })
   }
@@ -71,9 +81,7 @@ export const middleware = <E, R>(
     const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
     const clock = fiber.getRef(Clock.Clock)
     const start = clock.currentTimeNanosUnsafe()
-    const matched: Matched = { route: "unmatched" }
     return httpEffect.pipe(
-      Effect.provideService(MatchedRoute, matched),
       Effect.onExit((exit) =>
         Effect.sync(() => {
           const status = exit._tag === "Success"
@@ -81,8 +89,13 @@ export const middleware = <E, R>(
             : HttpServerError.causeResponseStripped(exit.cause)[0].status
           const seconds = Number(clock.currentTimeNanosUnsafe() - start) / 1e9
           const method = request.method
-          Metrics.observeUnsafe(requests({ method, route: matched.route, status: String(status) }), 1)
-          Metrics.observeUnsafe(durations({ method, route: matched.route }), seconds)
+          const route = matchedRoutes.get(request.source) ?? "unmatched"
+          const statusText = String(status)
+          Metrics.observeUnsafe(
+            requests(`${method} ${route} ${statusText}`, { method, route, status: statusText }),
+            1
+          )
+          Metrics.observeUnsafe(durations(`${method} ${route}`, { method, route }), seconds)
         })
       )
     ) as Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest>

@@ -25,6 +25,7 @@ import type { ClaimedContact } from "@voice-agent/core/ports/DialerRepository"
 import { DialerRepository } from "@voice-agent/core/ports/DialerRepository"
 import { DialerWakeup } from "@voice-agent/core/ports/DialerWakeup"
 import { ServerSecrets } from "@voice-agent/core/ports/ServerSecrets"
+import * as Tracing from "@voice-agent/core/Tracing"
 import { Cause, Clock, Deferred, Effect, Fiber, Option, Ref, Result, Stream } from "effect"
 import type { Scope } from "effect"
 import { randomUUID } from "node:crypto"
@@ -283,7 +284,7 @@ export const run = (
         yield* finish(ended.at, ended.reason)
       })
 
-    yield* attempt.pipe(Effect.onInterrupt(() => onInterrupted))
+    yield* attempt.pipe(Effect.onInterrupt(() => onInterrupted), Tracing.forCall("call", callId))
   }).pipe(
     Effect.annotateLogs({ contact: claim.contactId }),
     Effect.catchCause((cause) =>

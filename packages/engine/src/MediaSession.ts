@@ -50,6 +50,7 @@ import type { MediaSocket } from "@voice-agent/core/ports/MediaSocket"
 import type { RecordingWriter } from "@voice-agent/core/ports/RecordingStore"
 import { RecordingStore } from "@voice-agent/core/ports/RecordingStore"
 import { ServerSecrets } from "@voice-agent/core/ports/ServerSecrets"
+import * as Tracing from "@voice-agent/core/Tracing"
 import * as CallTimeline from "@voice-agent/media/CallTimeline"
 import * as MuLaw from "@voice-agent/media/MuLaw"
 import * as TwilioMediaStream from "@voice-agent/media/TwilioMediaStream"
@@ -183,7 +184,7 @@ export const serve = (
         callEvents,
         conversations,
         recordings
-      })
+      }).pipe(Tracing.forCall("call.media", callId))
     }).pipe(
       Effect.catchCause((cause) =>
         Cause.hasInterruptsOnly(cause)
