@@ -26,7 +26,7 @@ const sample = (text: string, series: string): number | undefined => {
   return line === undefined ? undefined : Number(line.slice(series.length + 1))
 }
 
-describe.skipIf(noPromtool !== undefined && process.env["CI"] !== "true")("GET /metrics", () => {
+describe("GET /metrics", () => {
   it.live("counts a daemon's calls and requests, in a format promtool accepts", () =>
     Effect.gen(function*() {
       const daemon = yield* Daemon.serve(["--port", "0", "--data-dir", ":memory:"], {
@@ -86,8 +86,13 @@ describe.skipIf(noPromtool !== undefined && process.env["CI"] !== "true")("GET /
         2
       )
 
-      const checked = spawnSync(promtool, ["check", "metrics"], { input: text, encoding: "utf8" })
-      assert.strictEqual(checked.status, 0, `promtool check metrics:\n${checked.stdout}${checked.stderr}\n${text}`)
+      // Without promtool (outside CI) the format check is skipped with a notice; in CI it fails.
+      if (noPromtool !== undefined && process.env["CI"] !== "true") {
+        console.warn(`Skipping promtool check metrics: ${noPromtool}`)
+      } else {
+        const checked = spawnSync(promtool, ["check", "metrics"], { input: text, encoding: "utf8" })
+        assert.strictEqual(checked.status, 0, `promtool check metrics:\n${checked.stdout}${checked.stderr}\n${text}`)
+      }
 
       assert.strictEqual(yield* daemon.stop("SIGTERM"), 0)
     }).pipe(Effect.scoped), { timeout: 90_000 })

@@ -13,7 +13,10 @@
  *   by kind and configured provider name.
  * - Recordings: writes that failed.
  *
- * Counts are of this process (each daemon serves its own `/metrics`).
+ * Counts are of this process (each daemon serves its own `/metrics`). A call ended by another
+ * process than the one that started it (an inbound call whose carrier webhook reached another
+ * daemon) is counted where it ended, as `inbound` when that process did not see its start, and
+ * stays active where it started; inbound calls closed by the abandoned-call sweep are not counted.
  *
  * @since 0.1.0
  */
