@@ -3,7 +3,8 @@
  * receiver of the test's own on the loopback (a `node:http` server that keeps what it is
  * posted): after a campaign call and an API request, and the daemon's shutdown (which flushes
  * the exporter), the receiver holds the call's spans, every span of the call's traces carrying
- * its id, and a server span for the request with its method, route and status.
+ * its id, and a server span for the request with its method, route and status; the JSON log
+ * lines written in a call's span carry its trace and span ids.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
@@ -65,7 +66,8 @@ describe("traces over OTLP", () => {
       const daemon = yield* Daemon.serve(["--port", "0", "--data-dir", ":memory:"], {
         OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
         OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
-        OTEL_SERVICE_NAME: "voice-agent-test"
+        OTEL_SERVICE_NAME: "voice-agent-test",
+        LOG_FORMAT: "json"
       })
       const key = Option.getOrThrow(daemon.apiKey)
       const code = yield* Daemon.campaignWithContacts(daemon.url, key, "traces", [{ phone_number: "+12025550101" }])
@@ -96,6 +98,21 @@ describe("traces over OTLP", () => {
         assert.isAbove(trace.length, 1, `the trace of ${name} holds only it`)
         const without = trace.filter((span) => !ofCall(span)).map((span) => span.name)
         assert.deepStrictEqual(without, [], `spans of the trace of ${name} without the call id`)
+      }
+
+      // Log lines written inside a call's span carry its trace and span ids.
+      for (
+        const [name, pattern] of [["call", /Call \S+ to \+12025550101 ended/], [
+          "call.media",
+          /Media stream of call/
+        ]] as const
+      ) {
+        const root = spans.find((span) => span.name === name && ofCall(span))!
+        const line = daemon.stdout.find((l) => pattern.test(l) && l.includes(callId))
+        assert.isDefined(line, `no log line ${pattern}`)
+        const logged = JSON.parse(line) as { trace_id?: string; span_id?: string }
+        assert.strictEqual(logged.trace_id, root.traceId, line)
+        assert.isTrue(spans.some((span) => span.spanId === logged.span_id), line)
       }
 
       // The request: a server span (kind 2) with its method, route pattern and status.
