@@ -18,7 +18,7 @@
  *
  * @since 0.1.0
  */
-import { Cause, Config, ConfigProvider, Effect, Layer, Logger, References } from "effect"
+import { Cause, Config, ConfigProvider, Effect, Formatter, Layer, Logger, References } from "effect"
 import type { LogLevel } from "effect"
 
 /**
@@ -124,13 +124,29 @@ export const formatText = Logger.make<unknown, string>(({ cause, date, fiber, lo
 })
 
 /**
+ * JSON lines (Effect's structured format); a line logged inside a span that is exported (traces
+ * on, docs/OPERATIONS.md) carries its `trace_id` and `span_id`, so logs and traces join up.
+ *
+ * @category encoding
+ */
+export const formatJson = Logger.make((options) => {
+  const line = Logger.formatStructured.log(options)
+  const span = options.fiber.cache.span
+  return Formatter.formatJson(
+    options.fiber.cache.tracer !== undefined && span?._tag === "Span" && span.sampled
+      ? { ...line, trace_id: span.traceId, span_id: span.spanId }
+      : line
+  )
+})
+
+/**
  * The logger and minimum level of `s`. With `stderr`, every line goes to standard error
  * (the CLI keeps standard output for its results).
  *
  * @category layers
  */
 export const layer = (s: LogSettings, options?: { readonly stderr?: boolean }): Layer.Layer<never> => {
-  const format = s.format === "json" ? Logger.formatJson : formatText
+  const format = s.format === "json" ? formatJson : formatText
   return Layer.mergeAll(
     Logger.layer([options?.stderr === true ? Logger.withConsoleError(format) : Logger.withConsoleLog(format)]),
     Layer.succeed(References.MinimumLogLevel, s.level)

@@ -14,7 +14,7 @@ import { AdminToken } from "@voice-agent/http/handlers/Admin"
 import * as HttpApp from "@voice-agent/http/HttpApp"
 import * as NodeServer from "@voice-agent/http/NodeServer"
 import * as SdkAgentTasks from "@voice-agent/sdk-agents/SdkAgentTasks"
-import { Clock, Effect, Layer, References } from "effect"
+import { Clock, Effect, Layer } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import * as Carrier from "./Carrier.ts"
 import * as Console from "./Console.ts"
@@ -22,6 +22,9 @@ import { DemoSeed } from "./DemoSeed.ts"
 import * as Dialer from "./Dialer.ts"
 import * as DirectCalls from "./DirectCalls.ts"
 import * as Inbound from "./Inbound.ts"
+import * as Health from "./instruments/Health.ts"
+import * as Instruments from "./instruments/Instruments.ts"
+import * as Traces from "./instruments/Traces.ts"
 import * as Listen from "./Listen.ts"
 import * as Logging from "./Logging.ts"
 import * as Media from "./Media.ts"
@@ -75,21 +78,29 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
       : Layer.empty
   const http = Layer.unwrap(
     Effect.map(
-      Carrier.choice,
-      (chosen) =>
-        HttpRouter.serve(
-          Layer.mergeAll(
-            HttpApp.layer,
-            Console.routes(),
-            Media.endpoint,
-            Listen.endpoint,
-            SdkAgents.routes,
-            carrierRoutes(chosen)
-          ),
-          {
-            disableLogger: !Logging.logsRequests(log),
-            disableListenLog: true
-          }
+      Effect.all([Carrier.choice, Instruments.settings, Traces.settings]),
+      ([chosen, instruments, traces]) =>
+        Traces.serving(
+          traces,
+          HttpRouter.serve(
+            Instruments.withRoutePatterns(
+              instruments,
+              Layer.mergeAll(
+                HttpApp.layer,
+                Console.routes(),
+                Media.endpoint,
+                Listen.endpoint,
+                SdkAgents.routes,
+                carrierRoutes(chosen),
+                Instruments.routes(instruments)
+              )
+            ),
+            {
+              disableLogger: !Logging.logsRequests(log),
+              disableListenLog: true,
+              middleware: Instruments.middleware(instruments)
+            }
+          )
         )
     )
   )
@@ -116,7 +127,8 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
   // Build order: storage, then the carrier over it, then the API, the webhook worker and the
   // dialer. Release runs in reverse: the dialer stops claiming and drains its calls, then the
   // webhook worker finishes its attempts in flight, before the database closes.
-  return Ready.layer(log, shutdownTimeoutSeconds).pipe(
+  // Draining first on release: `/readyz` answers 503 while the rest shuts down.
+  return Layer.merge(Ready.layer(log, shutdownTimeoutSeconds), Health.drainOnShutdown).pipe(
     Layer.provide(dialer),
     Layer.provide(Webhooks.layer),
     Layer.provide(Inbound.announce),
@@ -131,6 +143,9 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
     // SDK agents (the reference SDK's sockets): the engine offers them calls before placing
     // or answering them.
     Layer.provideMerge(SdkAgents.layer),
+    // Metrics: the calls, the carrier, providers and recordings, counted at their ports.
+    Layer.provideMerge(Instruments.ports),
+    Layer.provideMerge(Traces.callPorts),
     Layer.provideMerge(Carrier.layerConfig.pipe(Layer.provide(Media.connector))),
     // The tasks SDK agents set, for the simulated person (below both: the carrier reads them).
     Layer.provideMerge(SdkAgentTasks.layer),
@@ -140,17 +155,10 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
     Layer.provideMerge(DemoSeed.layer.pipe(Layer.provideMerge(storage))),
     Layer.provideMerge(ModelProxy.layer),
     Layer.provideMerge(ProviderConfig.layer),
+    Layer.provideMerge(Health.Draining.layer),
     Layer.provide(AdminToken.layerConfig)
   )
 }
-
-/**
- * No tracer is wired into the daemon (nothing exports spans), so the spans of `Effect.fn` and
- * the HTTP server would be made and dropped on every call: about 6% of the CPU a simple API
- * request takes (`npm run bench`). Failures still carry the names of the `Effect.fn` calls they
- * went through.
- */
-const withoutSpans = Effect.provideService(References.TracerEnabled, false)
 
 /**
  * Runs the daemon until interrupted (SIGTERM/SIGINT through `NodeRuntime.runMain`).
@@ -160,7 +168,7 @@ const withoutSpans = Effect.provideService(References.TracerEnabled, false)
 export const serve = (options: ServeOptions, log: Logging.LogSettings) =>
   Effect.andThen(Logging.stackTraces(log), Layer.launch(layer(options, log))).pipe(
     Effect.onInterrupt(() => Effect.logInfo("Stopped")),
-    withoutSpans,
+    Traces.around,
     Effect.provide(Logging.layer(log))
   )
 
@@ -184,7 +192,7 @@ export const dial = (options: { readonly dataDir: string }, log: Logging.LogSett
     )
   return Effect.andThen(Logging.stackTraces(log), Layer.launch(program)).pipe(
     Effect.onInterrupt(() => Effect.logInfo("Stopped")),
-    withoutSpans,
+    Traces.around,
     Effect.provide(Logging.layer(log))
   )
 }

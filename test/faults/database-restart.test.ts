@@ -5,7 +5,8 @@
  *
  * - while it is down, every API request answers at once (each is bounded at 3 s here; they take
  *   milliseconds) with 503 and a `{detail}` body, never hangs;
- * - once it is back, the daemon reconnects by itself: the API answers 200 again;
+ * - `/readyz` answers 503 meanwhile, `/healthz` 200;
+ * - once it is back, the daemon reconnects by itself: the API answers 200 again, `/readyz` too;
  * - the calls in progress during the outage are recorded as they went (their events, transcript
  *   and end wait for the database: daemon StorageOutages, engine CallAttempt), not lost to a
  *   stuck lease;
@@ -106,7 +107,9 @@ describe.skipIf(PrivatePostgres.unavailable !== undefined)("a daemon whose Postg
         [
           `${daemon.url}/v2/campaigns/${code}/contacts?accepted_terms_of_service=true`,
           Daemon.postJson(key, { contacts: [{ phone_number: "+12025550109" }] })
-        ]
+        ],
+        // Not ready for a load balancer either (docs/OPERATIONS.md).
+        [`${daemon.url}/readyz`, {}]
       ]
       const answers: Array<{ url: string; status: number; body: unknown; ms: number }> = []
       while ((yield* Clock.currentTimeMillis) - downAt < 10_000) {
@@ -119,6 +122,8 @@ describe.skipIf(PrivatePostgres.unavailable !== undefined)("a daemon whose Postg
         assert.isString((answer.body as { detail?: unknown } | undefined)?.detail, label)
         assert.isBelow(answer.ms, 2_000, label)
       }
+      // The process itself is alive.
+      assert.deepStrictEqual((yield* timed(`${daemon.url}/healthz`)).body, { status: "ok" })
 
       yield* cluster.start
       const upAt = yield* Clock.currentTimeMillis
@@ -128,6 +133,10 @@ describe.skipIf(PrivatePostgres.unavailable !== undefined)("a daemon whose Postg
         Effect.map(timed(`${daemon.url}/v2/campaigns`, auth), (r) => r.status === 200 ? true : undefined)
       )
       const reconnectedMs = (yield* Clock.currentTimeMillis) - upAt
+      assert.deepStrictEqual(yield* timed(`${daemon.url}/readyz`).pipe(Effect.map((r) => [r.status, r.body])), [
+        200,
+        { status: "ready" }
+      ])
 
       // The calls of the outage, recorded as they went: none lost, none left "being dialed".
       const conversations = yield* eventually(

@@ -18,6 +18,7 @@
  * @since 0.1.0
  */
 import type { ContactData } from "@voice-agent/core/Contact"
+import * as Metrics from "@voice-agent/core/Metrics"
 import type { AgentCall, AgentEnd, CallContext } from "@voice-agent/core/ports/Agent"
 import { Agent } from "@voice-agent/core/ports/Agent"
 import type { PcmFrame } from "@voice-agent/core/ports/SpeechToText"
@@ -103,7 +104,7 @@ const converse = (
   Effect.gen(function*() {
     const audio = yield* Queue.bounded<PcmFrame, Cause.Done>(500)
     const signals = yield* Queue.sliding<TurnSignal>(8)
-    const heard = yield* Queue.sliding<{ readonly text: string; readonly startMs: number }>(8)
+    const heard = yield* Queue.sliding<{ readonly text: string; readonly startMs: number; readonly endMs: number }>(8)
     const hungUp = yield* Deferred.make<void>()
 
     // The call's input: audio to the recognizer, voice activity to the turn-taking.
@@ -119,7 +120,7 @@ const converse = (
         Stream.runForEach((transcript) =>
           Effect.andThen(
             call.emitTurn({ speaker: "HUMAN", text: transcript.text, offsetMs: Math.round(transcript.startMs) }),
-            Queue.offer(heard, { text: transcript.text, startMs: transcript.startMs })
+            Queue.offer(heard, { text: transcript.text, startMs: transcript.startMs, endMs: transcript.endMs })
           )
         ),
         Effect.catch((error) => Effect.logWarning(`Speech recognition failed: ${error.message}`))
@@ -159,15 +160,17 @@ const converse = (
     if (yield* isHungUp) return remoteEnd("cut-short")
     // The person's turn: speech starts, then stops; what the recognizer heard in it follows.
     const started = yield* nextSignal(script.answerTimeoutMs)
+    let answered: { readonly endMs: number } | undefined
     if (Option.isSome(started)) {
       for (;;) {
         const next = yield* nextSignal(script.answerTimeoutMs)
         if (Option.isNone(next) || next.value._tag === "Stopped") break
       }
-      yield* Queue.take(heard).pipe(Effect.timeoutOption(Duration.millis(1_500)))
+      answered = Option.getOrUndefined(yield* Queue.take(heard).pipe(Effect.timeoutOption(Duration.millis(1_500))))
     }
     if (yield* isHungUp) return remoteEnd("cut-short")
-    yield* say(script.thanks)
+    const thanks = yield* say(script.thanks)
+    if (answered !== undefined) Metrics.observeTurnUnsafe(answered.endMs, thanks.startMs)
     if (yield* isHungUp) return remoteEnd("completed")
     const left = yield* Deferred.await(hungUp).pipe(Effect.timeoutOption(Duration.millis(script.hangUpGraceMs)))
     return Option.isSome(left)

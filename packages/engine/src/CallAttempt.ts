@@ -24,6 +24,7 @@ import type { ClaimedContact } from "@voice-agent/core/ports/DialerRepository"
 import { DialerRepository } from "@voice-agent/core/ports/DialerRepository"
 import { DialerWakeup } from "@voice-agent/core/ports/DialerWakeup"
 import { ServerSecrets } from "@voice-agent/core/ports/ServerSecrets"
+import * as Tracing from "@voice-agent/core/Tracing"
 import { Cause, Clock, Effect, Ref, Result } from "effect"
 import type { Scope } from "effect"
 import { randomUUID } from "node:crypto"
@@ -217,7 +218,7 @@ export const run = (
         yield* finish(yield* follower.follow(events))
       })
 
-    yield* attempt.pipe(Effect.onInterrupt(() => onInterrupted))
+    yield* attempt.pipe(Effect.onInterrupt(() => onInterrupted), Tracing.forCall("call", callId))
   }).pipe(
     Effect.annotateLogs({ contact: claim.contactId }),
     Effect.catchCause((cause) =>

@@ -38,6 +38,7 @@
  *
  * @since 0.1.0
  */
+import * as Metrics from "@voice-agent/core/Metrics"
 import type { CallInput } from "@voice-agent/core/ports/Agent"
 import { Agent } from "@voice-agent/core/ports/Agent"
 import { CallEvents } from "@voice-agent/core/ports/CallEvents"
@@ -45,6 +46,7 @@ import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepo
 import type { MediaSocket } from "@voice-agent/core/ports/MediaSocket"
 import { RecordingStore } from "@voice-agent/core/ports/RecordingStore"
 import { ServerSecrets } from "@voice-agent/core/ports/ServerSecrets"
+import * as Tracing from "@voice-agent/core/Tracing"
 import * as CallTimeline from "@voice-agent/media/CallTimeline"
 import type { MediaCodec } from "@voice-agent/media/MediaCodec"
 import * as MuLaw from "@voice-agent/media/MuLaw"
@@ -145,7 +147,7 @@ export const serve = (
         callEvents,
         conversations,
         recordings
-      })
+      }).pipe(Tracing.forCall("call.media", accepted.value.callId))
     }).pipe(
       Effect.catchCause((cause) =>
         Cause.hasInterruptsOnly(cause)
@@ -245,6 +247,7 @@ const run = (
             const bytes = event.audio
             const pcm = MuLaw.decode(bytes)
             lastFrameAt = now
+            Metrics.observeUnsafe(Metrics.mediaFrameLag, Math.max(0, now - frames.connectedAt - timestampMs) / 1000)
             CallTimeline.place(timeline, "remote", timestampMs * SAMPLES_PER_MS, pcm)
             const stepped = Vad.step(vad, pcm)
             vad = stepped.state

@@ -11,6 +11,7 @@
  *
  * @since 0.1.0
  */
+import * as Metrics from "@voice-agent/core/Metrics"
 import type { AgentCall, AgentEnd } from "@voice-agent/core/ports/Agent"
 import type { ChatMessage, ChatModel, ToolCall } from "@voice-agent/core/ports/ChatModel"
 import type { PcmFrame, SpeechError } from "@voice-agent/core/ports/SpeechToText"
@@ -110,7 +111,9 @@ export const run = (
       )
     )
 
-    // What the caller said: final transcripts are utterances.
+    // What the caller said: final transcripts are utterances. The end of the last one not yet
+    // answered, for the turn latency (core Metrics).
+    let heardEndMs: number | undefined
     const keywords = (definition.task?.action_items ?? []).flatMap((item) =>
       item.item_type === "field" && item.choices !== undefined ? item.choices : []
     )
@@ -120,9 +123,10 @@ export const run = (
         ...(keywords.length === 0 ? {} : { keywords })
       }).pipe(
         Stream.filter((transcript) => transcript.final && transcript.text.trim() !== ""),
-        Stream.runForEach((transcript) =>
-          offer({ _tag: "Utterance", text: transcript.text, offsetMs: Math.round(transcript.startMs) })
-        ),
+        Stream.runForEach((transcript) => {
+          heardEndMs = transcript.endMs
+          return offer({ _tag: "Utterance", text: transcript.text, offsetMs: Math.round(transcript.startMs) })
+        }),
         Effect.catch((error) => fail(`speech-to-text failed: ${error.message}`))
       )
     )
@@ -163,6 +167,10 @@ export const run = (
           Stream.catch((error) => Stream.fromEffectDrain(Ref.set(failure, error.message)))
         )
       )
+      if (heardEndMs !== undefined) {
+        Metrics.observeTurnUnsafe(heardEndMs, playback.startMs)
+        heardEndMs = undefined
+      }
       const failed = yield* Ref.get(failure)
       if (failed !== undefined) {
         yield* fail(`text-to-speech failed: ${failed}`)
