@@ -12,6 +12,9 @@
  *   and a carrier's webhook) reads when it starts; a read.
  * - `ConversationRepository.claimStream`: a media stream claiming its call; the same claim made
  *   again holds, so trying again after a lost answer is safe.
+ * - `AgentRepository.forCall`: the agent definition a call's media session runs, read when its
+ *   stream starts; a read. Failing, the session failed and the call ended `bot-failure` although
+ *   nothing was wrong with it (seen when the database went the moment a stream started).
  *
  * Each is tried again, every 200 ms doubling up to 2 s, for as long as the failure says the
  * database cannot be reached (`Database.isUnavailable`), with one warning when the wait starts
@@ -22,6 +25,7 @@
  *
  * @since 0.1.0
  */
+import { AgentRepository } from "@voice-agent/core/ports/AgentRepository"
 import { CallEvents } from "@voice-agent/core/ports/CallEvents"
 import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
 import * as Database from "@voice-agent/store-sql/Database"
@@ -59,8 +63,13 @@ export const waitingForDatabase = <A, E, R>(what: string, effect: Effect.Effect<
  *
  * @category layers
  */
-export const layer: Layer.Layer<CallEvents | ConversationRepository, never, CallEvents | ConversationRepository> = Layer
+export const layer: Layer.Layer<
+  AgentRepository | CallEvents | ConversationRepository,
+  never,
+  AgentRepository | CallEvents | ConversationRepository
+> = Layer
   .effectContext(Effect.gen(function*() {
+    const agents = yield* AgentRepository
     const events = yield* CallEvents
     const conversations = yield* ConversationRepository
     return Context.make(
@@ -87,6 +96,12 @@ export const layer: Layer.Layer<CallEvents | ConversationRepository, never, Call
         callContext: (callId) => waitingForDatabase(`Call ${callId}: its record`, conversations.callContext(callId)),
         claimStream: (callId, streamId) =>
           waitingForDatabase(`Call ${callId}: its stream's claim`, conversations.claimStream(callId, streamId))
+      })
+    )).pipe(Context.add(
+      AgentRepository,
+      AgentRepository.of({
+        ...agents,
+        forCall: (callId) => waitingForDatabase(`Call ${callId}: its agent`, agents.forCall(callId))
       })
     ))
   }))
