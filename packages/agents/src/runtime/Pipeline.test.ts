@@ -136,7 +136,8 @@ const runCall = (options: {
         Effect.gen(function*() {
           turns.push(turn)
           if (turn.speaker === "AGENT") yield* Effect.forkDetach(answer(turn.text))
-        })
+        }),
+      emitLatency: () => Effect.void
     }
     const capture = Logger.layer([
       Logger.make(({ message }) => void logged.push((Array.isArray(message) ? message : [message]).join(" ")))

@@ -169,6 +169,7 @@ export const run = (
       )
       if (heardEndMs !== undefined) {
         Metrics.observeTurnUnsafe(heardEndMs, playback.startMs)
+        yield* call.emitLatency({ userStoppedMs: heardEndMs, agentStartedMs: playback.startMs, stages: {} })
         heardEndMs = undefined
       }
       const failed = yield* Ref.get(failure)
