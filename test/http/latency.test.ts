@@ -6,7 +6,6 @@
  */
 import { assert } from "@effect/vitest"
 import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
-import { nearestRank } from "@voice-agent/core/TurnLatency"
 import { Effect } from "effect"
 import { randomBytes } from "node:crypto"
 import { api, assertDetail, eachBackend, keysOf, organization, randomNumber } from "./support/ApiServer.ts"
@@ -33,15 +32,6 @@ const insertCall = (org: TestOrganization) =>
   })
 
 await eachBackend("turn latency", (it) => {
-  it("nearest rank: the value at rank ceil(p/100 × n)", () => {
-    assert.strictEqual(nearestRank([], 50), null)
-    assert.strictEqual(nearestRank([7], 90), 7)
-    assert.strictEqual(nearestRank([1, 2, 3, 4], 50), 2)
-    assert.strictEqual(nearestRank([1, 2, 3, 4, 5], 50), 3)
-    assert.strictEqual(nearestRank([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], 90), 10)
-    assert.strictEqual(nearestRank([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 90), 9)
-  })
-
   it.effect("one entry per reply in order, stages as measured, nearest-rank summary", () =>
     Effect.gen(function*() {
       const org = yield* organization()
