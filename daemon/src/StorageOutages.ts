@@ -6,8 +6,9 @@
  *   the dialer holding the call never hears that it ended and keeps its contact "being dialed"
  *   for up to the longest call (an hour). A repeated event changes nothing, so trying again is
  *   always safe.
- * - `ConversationRepository.appendTurns` and `recordField`: the transcript, turn by turn, and the
- *   values the agent collects, as the call goes (a field recorded again replaces itself).
+ * - `ConversationRepository.appendTurns`, `recordField` and `recordLatency`: the transcript, turn
+ *   by turn, the values the agent collects and each reply's latency, as the call goes (a field
+ *   recorded again replaces itself).
  * - `ConversationRepository.callContext`: what a call's media stream (and the simulated person,
  *   and a carrier's webhook) reads when it starts; a read.
  * - `ConversationRepository.claimStream`: a media stream claiming its call; the same claim made
@@ -95,7 +96,12 @@ export const layer: Layer.Layer<
           ),
         callContext: (callId) => waitingForDatabase(`Call ${callId}: its record`, conversations.callContext(callId)),
         claimStream: (callId, streamId) =>
-          waitingForDatabase(`Call ${callId}: its stream's claim`, conversations.claimStream(callId, streamId))
+          waitingForDatabase(`Call ${callId}: its stream's claim`, conversations.claimStream(callId, streamId)),
+        recordLatency: (conversationId, turn) =>
+          waitingForDatabase(
+            `Conversation ${conversationId}: turn latency`,
+            conversations.recordLatency(conversationId, turn)
+          )
       })
     )).pipe(Context.add(
       AgentRepository,

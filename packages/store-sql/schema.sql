@@ -195,6 +195,23 @@ CREATE TABLE public.transcript_turns (
     CONSTRAINT transcript_turns_speaker_check CHECK ((speaker = ANY (ARRAY['HUMAN'::text, 'AGENT'::text])))
 );
 
+CREATE TABLE public.turn_latencies (
+    conversation_id uuid NOT NULL,
+    seq integer NOT NULL,
+    user_stopped_ms integer NOT NULL,
+    agent_started_ms integer NOT NULL,
+    stt_ms integer,
+    llm_first_token_ms integer,
+    tts_first_byte_ms integer,
+    engine_ms integer,
+    CONSTRAINT turn_latencies_agent_started_ms_check CHECK ((agent_started_ms >= 0)),
+    CONSTRAINT turn_latencies_engine_ms_check CHECK ((engine_ms >= 0)),
+    CONSTRAINT turn_latencies_llm_first_token_ms_check CHECK ((llm_first_token_ms >= 0)),
+    CONSTRAINT turn_latencies_stt_ms_check CHECK ((stt_ms >= 0)),
+    CONSTRAINT turn_latencies_tts_first_byte_ms_check CHECK ((tts_first_byte_ms >= 0)),
+    CONSTRAINT turn_latencies_user_stopped_ms_check CHECK ((user_stopped_ms >= 0))
+);
+
 CREATE TABLE public.webhook_attempts (
     delivery_id bigint NOT NULL,
     attempt integer NOT NULL,
@@ -317,6 +334,9 @@ ALTER TABLE ONLY public.server_secrets
 
 ALTER TABLE ONLY public.transcript_turns
     ADD CONSTRAINT transcript_turns_pkey PRIMARY KEY (conversation_id, seq);
+
+ALTER TABLE ONLY public.turn_latencies
+    ADD CONSTRAINT turn_latencies_pkey PRIMARY KEY (conversation_id, seq);
 
 ALTER TABLE ONLY public.webhook_attempts
     ADD CONSTRAINT webhook_attempts_pkey PRIMARY KEY (delivery_id, attempt);
@@ -445,6 +465,9 @@ ALTER TABLE ONLY public.recording_chunks
 
 ALTER TABLE ONLY public.transcript_turns
     ADD CONSTRAINT transcript_turns_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES public.conversations(id);
+
+ALTER TABLE ONLY public.turn_latencies
+    ADD CONSTRAINT turn_latencies_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES public.conversations(id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.webhook_attempts
     ADD CONSTRAINT webhook_attempts_delivery_id_fkey FOREIGN KEY (delivery_id) REFERENCES public.webhook_deliveries(id) ON DELETE CASCADE;

@@ -663,7 +663,9 @@ const bench = (
         }))),
       claimStream: (id) => Effect.succeed(conversations.has(id)),
       recordField: () => Effect.die("unused"),
-      fields: () => Effect.die("unused")
+      fields: () => Effect.die("unused"),
+      recordLatency: () => Effect.void,
+      latency: () => Effect.die("unused")
     })
     const context = yield* Layer.build(Layer.mergeAll(
       FileRecordingStore.layer(dir),

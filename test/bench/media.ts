@@ -197,7 +197,9 @@ const program = Effect.gen(function*() {
     callContext: (id) => Effect.succeed(Option.some({ conversation: conversation(id), data: { first_name: "Ann" } })),
     claimStream: () => Effect.succeed(true),
     recordField: (_, key, value) => Effect.sync(() => void fields.set(key, value)),
-    fields: () => Effect.sync(() => Object.fromEntries(fields))
+    fields: () => Effect.sync(() => Object.fromEntries(fields)),
+    recordLatency: () => Effect.void,
+    latency: () => Effect.succeed([])
   })
   const services = Layer.mergeAll(
     FileRecordingStore.layer(dir),

@@ -173,6 +173,33 @@ describe("agents that converse, on a daemon", () => {
         const agent = jane.turns.filter((turn) => turn.speaker === "AGENT").map((turn) => turn.text)
         assert.include(agent.join(" "), "I am calling about your table booking.")
         assert.include(agent.join(" "), "Sam from Bistro Nine")
+        // Each answer has its reply's turn latency with the steps that ran (no model under this
+        // policy). The reply's start may still precede the speech's end by a few ms: the session's
+        // clock places the agent's audio, the carrier's timestamps the person's (not yet one clock).
+        const latency = (yield* Daemon.request(
+          `${api.url}/v1/conversations/${jane.conversation.call_id}/latency`,
+          Daemon.bearer(key)
+        )).body as {
+          turns: ReadonlyArray<
+            {
+              user_stopped_ms: number
+              agent_started_ms: number
+              voice_to_voice_ms: number
+              stages: Record<string, number>
+            }
+          >
+          summary: { count: number }
+        }
+        assert.isAtLeast(latency.turns.length, 3, JSON.stringify(latency))
+        assert.strictEqual(latency.summary.count, latency.turns.length)
+        for (const turn of latency.turns) {
+          assert.strictEqual(
+            turn.voice_to_voice_ms,
+            Math.max(0, turn.agent_started_ms - turn.user_stopped_ms),
+            JSON.stringify(turn)
+          )
+          assert.deepStrictEqual(Object.keys(turn.stages).sort(), ["engine_ms", "stt_ms", "tts_first_byte_ms"])
+        }
 
         const ada = calls.get(defaults)!
         assert.deepStrictEqual(ada.fields, {

@@ -3,7 +3,8 @@
  * carrier streams each answered one over a real WebSocket to the daemon's media endpoint, the
  * scripted agent and the simulated person speak simulated speech across it, and every answered
  * call leaves HUMAN and AGENT turns and three recordings served over HTTP; calls never answered
- * leave neither.
+ * leave neither. The scripted agent's one reply (its thanks; the greeting is not a reply) has
+ * its turn latency, starting after the speech it answers ends.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
@@ -19,6 +20,12 @@ interface Conversation {
   readonly to_number: string
   readonly termination_reason: string | null
   readonly duration_sec: number | null
+}
+interface Latency {
+  readonly turns: ReadonlyArray<
+    { readonly user_stopped_ms: number; readonly agent_started_ms: number; readonly voice_to_voice_ms: number }
+  >
+  readonly summary: { readonly count: number }
 }
 interface Turn {
   readonly speaker: "HUMAN" | "AGENT"
@@ -78,6 +85,21 @@ describe("calls that talk, on a daemon", () => {
               Daemon.bearer(key)
             )).body as ReadonlyArray<Turn>
             const turns = transcript
+            const latency = (yield* Daemon.request(
+              `${api.url}/v1/conversations/${call.call_id}/latency`,
+              Daemon.bearer(key)
+            )).body as Latency
+            assert.strictEqual(latency.summary.count, latency.turns.length, number)
+            if (number === numbers.conversation || number === numbers.neverHangsUp) {
+              assert.strictEqual(latency.turns.length, 1, `${number}: one reply in ${JSON.stringify(latency)}`)
+            }
+            if (number === numbers.busy || number === numbers.voicemail) {
+              assert.deepStrictEqual(latency.turns, [], `${number}: no reply to a person`)
+            }
+            for (const turn of latency.turns) {
+              assert.isAtLeast(turn.agent_started_ms, turn.user_stopped_ms, `${number}: ${JSON.stringify(turn)}`)
+              assert.strictEqual(turn.voice_to_voice_ms, turn.agent_started_ms - turn.user_stopped_ms, number)
+            }
             const recording = (channel: string) =>
               fetch(`${api.url}/v1/conversations/${call.call_id}/channels/${channel}/recording`, Daemon.bearer(key))
             if (number === numbers.busy) {

@@ -85,6 +85,8 @@ const documented = {
     ["get", "/v2/phone-numbers/{phone_number}/agent"],
     ["put", "/v2/phone-numbers/{phone_number}/agent"],
     ["get", "/v1/conversations/{call_id}/fields"],
+    // Turn latency (docs/HTTP_API.md).
+    ["get", "/v1/conversations/{call_id}/latency"],
     // Live listen, completed (docs/LISTEN.md).
     ["post", "/v1/conversations/{call_id}/listen-tickets"],
     // The reference SDK's HTTP calls (docs/SDK_HTTP.md).
@@ -162,6 +164,7 @@ const documentedErrors: ReadonlyArray<readonly [string, string, ReadonlyArray<st
   ["put", "/v2/campaigns/{campaign_code}/agent", ["200", "401", "403", "404", "422"]],
   ["put", "/v2/phone-numbers/{phone_number}/agent", ["200", "401", "404", "422"]],
   ["get", "/v1/conversations/{call_id}/fields", ["200", "401", "404"]],
+  ["get", "/v1/conversations/{call_id}/latency", ["200", "401", "404"]],
   ["post", "/v1/conversations/{call_id}/listen-tickets", ["201", "401", "404"]],
   // docs/SDK_HTTP.md.
   ["post", "/v2/create-outbound", ["200", "400", "401", "403", "422", "501"]],

@@ -81,7 +81,9 @@ const harness = Effect.gen(function*() {
         return true
       }),
     recordField: (_, key, value) => Effect.sync(() => void fields.set(key, value)),
-    fields: () => Effect.sync(() => Object.fromEntries(fields))
+    fields: () => Effect.sync(() => Object.fromEntries(fields)),
+    recordLatency: () => Effect.void,
+    latency: () => Effect.succeed([])
   })
   const services = Layer.mergeAll(
     FileRecordingStore.layer(dir),

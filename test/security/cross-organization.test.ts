@@ -1,6 +1,6 @@
 /**
  * Tenant isolation, probed route by route (issue 12, "Security"): organization A holds data of
- * every kind (campaigns, contacts, conversations with transcript, recordings and fields,
+ * every kind (campaigns, contacts, conversations with transcript, latency, recordings and fields,
  * inbound and outbound messages, agents attached to a campaign and a number, Do-Not-Call
  * entries, numbers, a webhook, cursors of every list); organization B, with data of its own,
  * sends every route of the public API with its own key and A's ids in the path, the query, the
@@ -156,6 +156,7 @@ const populateA = Effect.gen(function*() {
   ])
   yield* conversations.recordField(answered.id, "name", "secret of A")
   yield* conversations.recordField(answered.id, "age", 42)
+  yield* conversations.recordLatency(answered.id, { userStoppedMs: 1200, agentStartedMs: 1650, stages: { stt_ms: 90 } })
   const store = yield* RecordingStore
   for (const channel of ["agent", "remote"] as const) {
     yield* Effect.scoped(
@@ -271,6 +272,7 @@ const viewOf = (a: A) =>
       ...[a.callId, a.unansweredCallId, a.inboundCallId].flatMap((id) => [
         `/v1/conversations/${id}`,
         `/v1/conversations/${id}/transcript`,
+        `/v1/conversations/${id}/latency`,
         `/v1/conversations/${id}/fields`
       ]),
       `/v1/messages?to_number=${q(a.org.number)}&limit=100`,
@@ -654,6 +656,7 @@ const recipes: Record<string, Recipe> = {
   },
   "GET /v1/conversations/{call_id}": (a) => byCall(a, ""),
   "GET /v1/conversations/{call_id}/transcript": (a) => byCall(a, "/transcript"),
+  "GET /v1/conversations/{call_id}/latency": (a) => byCall(a, "/latency"),
   "GET /v1/conversations/{call_id}/recording": (a) => [
     ...byCall(a, "/recording"),
     ...byCall(a, "/recording", { range: "bytes=0-43" })

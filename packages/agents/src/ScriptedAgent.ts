@@ -170,7 +170,10 @@ const converse = (
     }
     if (yield* isHungUp) return remoteEnd("cut-short")
     const thanks = yield* say(script.thanks)
-    if (answered !== undefined) Metrics.observeTurnUnsafe(answered.endMs, thanks.startMs)
+    if (answered !== undefined) {
+      Metrics.observeTurnUnsafe(answered.endMs, thanks.startMs)
+      yield* call.emitLatency({ userStoppedMs: answered.endMs, agentStartedMs: thanks.startMs, stages: {} })
+    }
     if (yield* isHungUp) return remoteEnd("completed")
     const left = yield* Deferred.await(hungUp).pipe(Effect.timeoutOption(Duration.millis(script.hangUpGraceMs)))
     return Option.isSome(left)

@@ -1,5 +1,6 @@
 /**
- * Conversation use cases against the storage ports: list, details, transcript, recordings.
+ * Conversation use cases against the storage ports: list, details, transcript, turn latency,
+ * recordings.
  *
  * @since 0.1.0
  */
@@ -10,6 +11,7 @@ import type { ConversationPage, ConversationQuery } from "./ports/ConversationRe
 import { ConversationRepository } from "./ports/ConversationRepository.ts"
 import type { RecordingRead } from "./ports/RecordingStore.ts"
 import { RecordingStore } from "./ports/RecordingStore.ts"
+import type { TurnLatencyRecord } from "./TurnLatency.ts"
 
 /**
  * @category services
@@ -21,6 +23,10 @@ export class ConversationService extends Context.Service<ConversationService, {
     organizationId: string,
     callId: string
   ) => Effect.Effect<ReadonlyArray<TranscriptTurnRecord>, ConversationNotFound>
+  readonly latency: (
+    organizationId: string,
+    callId: string
+  ) => Effect.Effect<ReadonlyArray<TurnLatencyRecord>, ConversationNotFound>
   /** A channel's WAV bytes; calls never answered have no recording (404). */
   readonly recording: (
     organizationId: string,
@@ -45,6 +51,10 @@ export class ConversationService extends Context.Service<ConversationService, {
         transcript: Effect.fn("ConversationService.transcript")(function*(organizationId, callId) {
           const conversation = yield* get(organizationId, callId)
           return yield* conversations.transcript(conversation.id)
+        }),
+        latency: Effect.fn("ConversationService.latency")(function*(organizationId, callId) {
+          const conversation = yield* get(organizationId, callId)
+          return yield* conversations.latency(conversation.id)
         }),
         recording: Effect.fn("ConversationService.recording")(function*(organizationId, callId, channel, range) {
           const conversation = yield* get(organizationId, callId)

@@ -206,7 +206,8 @@ const run = (
       say: playout.say,
       interrupt: playout.interrupt,
       sendDtmf: playout.sendDtmf,
-      emitTurn: transcript.emitTurn
+      emitTurn: transcript.emitTurn,
+      emitLatency: transcript.emitLatency
     })
 
     // The clock stands in for the person's frames when none come (Twilio may send no silent

@@ -17,6 +17,7 @@ import type { ConversationRecord, TranscriptTurnRecord } from "@voice-agent/core
 import type { Agent, AgentCall, AgentEnd, CallContext } from "@voice-agent/core/ports/Agent"
 import type { CallEvents } from "@voice-agent/core/ports/CallEvents"
 import type { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
+import type { TurnLatencyRecord } from "@voice-agent/core/TurnLatency"
 import { Cause, Clock, Deferred, Duration, Effect, Exit, Fiber, Option, Queue, Stream } from "effect"
 import type { Scope } from "effect"
 import { transcriptFlushMs } from "./CallProgress.ts"
@@ -62,8 +63,31 @@ export const contextOf = (
 })
 
 /**
- * The transcript's writer, for the scope: `emitTurn` queues a turn, `flush` ends the queue and
- * waits (up to `transcriptFlushMs`, then warns) for the rest to be written.
+ * Writes what `queue` receives, batch by batch, until it ends; a batch not written is logged.
+ */
+const writer = <A>(
+  queue: Queue.Dequeue<A, Cause.Done>,
+  write: (batch: ReadonlyArray<A>) => Effect.Effect<void>,
+  what: string
+) =>
+  Queue.takeAll(queue).pipe(
+    Effect.flatMap((batch) =>
+      write(batch).pipe(
+        Effect.catchCause((cause) =>
+          Cause.hasInterruptsOnly(cause)
+            ? Effect.failCause(cause)
+            : Effect.logError(`${what}: ${batch.length} not written`, cause)
+        )
+      )
+    ),
+    Effect.forever,
+    Effect.catch(() => Effect.void)
+  )
+
+/**
+ * The transcript's and turn latencies' writer, for the scope: `emitTurn` and `emitLatency`
+ * queue, `flush` ends the queues and waits (up to `transcriptFlushMs`, then warns) for the rest
+ * to be written.
  *
  * @category constructors
  */
@@ -74,31 +98,36 @@ export const transcript = (
 ) =>
   Effect.gen(function*() {
     const turns = yield* Queue.unbounded<TranscriptTurnRecord, Cause.Done>()
-    const writer = yield* Effect.forkScoped(
-      Queue.takeAll(turns).pipe(
-        Effect.flatMap((batch) =>
-          conversations.appendTurns(conversationId, batch).pipe(
-            Effect.catchCause((cause) =>
-              Cause.hasInterruptsOnly(cause)
-                ? Effect.failCause(cause)
-                : Effect.logError(`Transcript of call ${callId}: ${batch.length} turn(s) not written`, cause)
-            )
-          )
-        ),
-        Effect.forever,
-        Effect.catch(() => Effect.void)
+    const latencies = yield* Queue.unbounded<TurnLatencyRecord, Cause.Done>()
+    const turnWriter = yield* Effect.forkScoped(
+      writer(
+        turns,
+        (batch) => conversations.appendTurns(conversationId, batch),
+        `Transcript of call ${callId}: turn(s)`
+      )
+    )
+    const latencyWriter = yield* Effect.forkScoped(
+      writer(
+        latencies,
+        (batch) =>
+          Effect.forEach(batch, (turn) => conversations.recordLatency(conversationId, turn), { discard: true }),
+        `Turn latency of call ${callId}: reply(ies)`
       )
     )
     const emitTurn: AgentCall["emitTurn"] = (turn) =>
       Queue.offer(turns, { speaker: turn.speaker, text: turn.text, offsetMs: turn.offsetMs }).pipe(Effect.asVoid)
+    const emitLatency: AgentCall["emitLatency"] = (turn) => Queue.offer(latencies, turn).pipe(Effect.asVoid)
     const flush = Effect.gen(function*() {
       yield* Queue.end(turns)
-      const flushed = yield* Fiber.join(writer).pipe(Effect.timeoutOption(Duration.millis(transcriptFlushMs)))
+      yield* Queue.end(latencies)
+      const flushed = yield* Fiber.joinAll([turnWriter, latencyWriter]).pipe(
+        Effect.timeoutOption(Duration.millis(transcriptFlushMs))
+      )
       if (Option.isNone(flushed)) {
         yield* Effect.logWarning(`Call ${callId}: transcript not all written ${transcriptFlushMs} ms after the end`)
       }
     })
-    return { emitTurn, flush }
+    return { emitTurn, emitLatency, flush }
   })
 
 /**

@@ -132,7 +132,8 @@ const makeCall = (options: { readonly hold?: boolean; readonly playedMs?: number
         Effect.sync(() => {
           turns.push(turn)
           changed()
-        })
+        }),
+      emitLatency: () => Effect.void
     }
     const waitFor = <A>(look: () => A | undefined): Effect.Effect<A> =>
       Effect.callback<A>((resume) => {

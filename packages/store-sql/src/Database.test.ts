@@ -58,7 +58,8 @@ for (const backend of backends) {
             { id: 13, name: "carrier_calls" },
             { id: 14, name: "listen_tickets" },
             { id: 15, name: "api_keys_by_organization" },
-            { id: 16, name: "open_direct_calls" }
+            { id: 16, name: "open_direct_calls" },
+            { id: 17, name: "turn_latencies" }
           ])
           assert.deepStrictEqual(yield* Migrations.run, [])
           assert.deepStrictEqual(yield* Migrations.run, [])

@@ -29,6 +29,7 @@ import carrierCalls from "./migrations/0013_carrier_calls.ts"
 import listenTickets from "./migrations/0014_listen_tickets.ts"
 import apiKeysByOrganization from "./migrations/0015_api_keys_by_organization.ts"
 import openDirectCalls from "./migrations/0016_open_direct_calls.ts"
+import turnLatencies from "./migrations/0017_turn_latencies.ts"
 
 /**
  * Every migration, by `<id>_<name>`.
@@ -51,7 +52,8 @@ export const migrations = {
   "0013_carrier_calls": carrierCalls,
   "0014_listen_tickets": listenTickets,
   "0015_api_keys_by_organization": apiKeysByOrganization,
-  "0016_open_direct_calls": openDirectCalls
+  "0016_open_direct_calls": openDirectCalls,
+  "0017_turn_latencies": turnLatencies
 }
 
 /**

@@ -1,12 +1,13 @@
 /**
- * ConversationRepository on SQL (tables `conversations`, `transcript_turns` and
- * `conversation_fields`).
+ * ConversationRepository on SQL (tables `conversations`, `transcript_turns`,
+ * `conversation_fields` and `turn_latencies`).
  *
  * Owns: the conversation row, the newest-first keyset list on `(started_at, id)`, the
  * numbering of transcript turns (`seq`, continuing after the stored ones), and the collected
  * field values (one row per key, replaced when recorded again; JSON values in `jsonb`). An
  * answered call's `duration_sec` is the carrier's figure when one was recorded
- * (SqlCarrierCalls), else the engine's measure from the answer.
+ * (SqlCarrierCalls), else the engine's measure from the answer. Turn latencies are numbered
+ * (`seq`) in the order recorded; a step that did not run is a null column.
  *
  * @since 0.1.0
  */
@@ -19,6 +20,7 @@ import { Direction, Speaker, TerminationReason } from "@voice-agent/core/Convers
 import type { AbandonedCalls, ConversationQuery } from "@voice-agent/core/ports/ConversationRepository"
 import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
 import { fromMillis } from "@voice-agent/core/Time"
+import type { TurnLatencyRecord, TurnStages } from "@voice-agent/core/TurnLatency"
 import { isUuid } from "@voice-agent/core/Uuid"
 import { callEnded } from "@voice-agent/core/Webhook"
 import { Clock, Effect, Layer, Option, Schema } from "effect"
@@ -53,6 +55,19 @@ const conversationFields = {
 export const ConversationRow = Schema.Struct({ id: Schema.String, ...conversationFields })
 
 const TurnRow = Schema.Struct({ speaker: Speaker, text: Schema.String, offsetMs: Schema.Int })
+
+const LatencyRow = Schema.Struct({
+  userStoppedMs: Schema.Int,
+  agentStartedMs: Schema.Int,
+  sttMs: Schema.NullOr(Schema.Int),
+  llmFirstTokenMs: Schema.NullOr(Schema.Int),
+  ttsFirstByteMs: Schema.NullOr(Schema.Int),
+  engineMs: Schema.NullOr(Schema.Int)
+})
+
+/** A figure as stored: whole ms, never negative. */
+const ms = (value: number): number => Math.max(0, Math.round(value))
+const stage = (value: number | undefined): number | null => value === undefined ? null : ms(value)
 
 /**
  * @category constructors
@@ -136,6 +151,36 @@ export const make = Effect.gen(function*() {
     Result: ConversationRow,
     execute: ({ callId, organizationId }) =>
       sql`SELECT ${columns} FROM conversations WHERE call_id = ${callId} AND organization_id = ${organizationId}`
+  })
+
+  const insertLatency = SqlSchema.void({
+    Request: Schema.Struct({
+      conversationId: Schema.String,
+      userStoppedMs: Schema.Int,
+      agentStartedMs: Schema.Int,
+      sttMs: Schema.NullOr(Schema.Int),
+      llmFirstTokenMs: Schema.NullOr(Schema.Int),
+      ttsFirstByteMs: Schema.NullOr(Schema.Int),
+      engineMs: Schema.NullOr(Schema.Int)
+    }),
+    execute: (row) =>
+      sql`
+        INSERT INTO turn_latencies (conversation_id, seq, user_stopped_ms, agent_started_ms, stt_ms,
+          llm_first_token_ms, tts_first_byte_ms, engine_ms)
+        SELECT ${row.conversationId}, coalesce(max(seq), 0) + 1, ${row.userStoppedMs}, ${row.agentStartedMs},
+          ${row.sttMs}, ${row.llmFirstTokenMs}, ${row.ttsFirstByteMs}, ${row.engineMs}
+        FROM turn_latencies WHERE conversation_id = ${row.conversationId}`
+  })
+
+  const latenciesOf = SqlSchema.findAll({
+    Request: Schema.String,
+    Result: LatencyRow,
+    execute: (conversationId) =>
+      sql`
+        SELECT user_stopped_ms AS "userStoppedMs", agent_started_ms AS "agentStartedMs", stt_ms AS "sttMs",
+          llm_first_token_ms AS "llmFirstTokenMs", tts_first_byte_ms AS "ttsFirstByteMs", engine_ms AS "engineMs"
+        FROM turn_latencies WHERE conversation_id = ${conversationId}
+        ORDER BY seq`
   })
 
   const turnsOf = SqlSchema.findAll({
@@ -323,6 +368,38 @@ export const make = Effect.gen(function*() {
       function*(conversationId: string, key: string, value: FieldValue) {
         if (!isUuid(conversationId)) return yield* Effect.die(`No conversation ${conversationId} to record a field of`)
         yield* upsertField({ conversationId, key, value: JSON.stringify(value) })
+      },
+      orDieInfrastructure
+    ),
+    recordLatency: Effect.fn("ConversationRepository.recordLatency")(
+      function*(conversationId: string, turn: TurnLatencyRecord) {
+        yield* sql.withTransaction(Effect.gen(function*() {
+          const found = isUuid(conversationId) ? yield* lockConversation(conversationId) : []
+          if (found.length === 0) return yield* Effect.die(`No conversation ${conversationId} to record latency of`)
+          yield* insertLatency({
+            conversationId,
+            userStoppedMs: ms(turn.userStoppedMs),
+            agentStartedMs: ms(turn.agentStartedMs),
+            sttMs: stage(turn.stages.stt_ms),
+            llmFirstTokenMs: stage(turn.stages.llm_first_token_ms),
+            ttsFirstByteMs: stage(turn.stages.tts_first_byte_ms),
+            engineMs: stage(turn.stages.engine_ms)
+          })
+        }))
+      },
+      orDieInfrastructure
+    ),
+    latency: Effect.fn("ConversationRepository.latency")(
+      function*(conversationId: string) {
+        const rows = isUuid(conversationId) ? yield* latenciesOf(conversationId) : []
+        return rows.map((row): TurnLatencyRecord => {
+          const stages: { -readonly [K in keyof TurnStages]: number } = {}
+          if (row.sttMs !== null) stages.stt_ms = row.sttMs
+          if (row.llmFirstTokenMs !== null) stages.llm_first_token_ms = row.llmFirstTokenMs
+          if (row.ttsFirstByteMs !== null) stages.tts_first_byte_ms = row.ttsFirstByteMs
+          if (row.engineMs !== null) stages.engine_ms = row.engineMs
+          return { userStoppedMs: row.userStoppedMs, agentStartedMs: row.agentStartedMs, stages }
+        })
       },
       orDieInfrastructure
     ),

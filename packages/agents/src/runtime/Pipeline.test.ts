@@ -11,6 +11,7 @@ import { Agent } from "@voice-agent/core/ports/Agent"
 import type { ChatDelta, ChatRequest } from "@voice-agent/core/ports/ChatModel"
 import { Providers } from "@voice-agent/core/ports/Providers"
 import type { Transcript } from "@voice-agent/core/ports/SpeechToText"
+import type { TurnLatencyRecord } from "@voice-agent/core/TurnLatency"
 import { Deferred, Effect, Logger, Option, Queue, Stream } from "effect"
 import * as ChecklistModel from "../../../../test/support/ChecklistModel.ts"
 import * as ConversationAgent from "../ConversationAgent.ts"
@@ -47,6 +48,7 @@ const runCall = (options: {
     const recorded = new Map<string, FieldValue>()
     const turns: Array<{ readonly speaker: string; readonly text: string }> = []
     const logged: Array<string> = []
+    const latencies: Array<TurnLatencyRecord> = []
     const model = options.model ?? ((request: ChatRequest) => ChecklistModel.answer(request.messages, options.style))
     const left = new Map(Object.entries(options.answers).map(([question, said]) => [question, [...said]]))
 
@@ -136,13 +138,14 @@ const runCall = (options: {
         Effect.gen(function*() {
           turns.push(turn)
           if (turn.speaker === "AGENT") yield* Effect.forkDetach(answer(turn.text))
-        })
+        }),
+      emitLatency: (turn) => Effect.sync(() => void latencies.push(turn))
     }
     const capture = Logger.layer([
       Logger.make(({ message }) => void logged.push((Array.isArray(message) ? message : [message]).join(" ")))
     ])
     const end: AgentEnd = yield* runtime.run(call).pipe(Effect.provide(capture))
-    return { end, requests: requests.map((r) => r.request), recorded, turns, synthesized, logged }
+    return { end, requests: requests.map((r) => r.request), recorded, turns, synthesized, logged, latencies }
   })
 
 const answers = {
@@ -172,6 +175,16 @@ describe("Pipeline under the language-model policy", () => {
       for (const request of call.requests.slice(0, 3)) assert.notInclude(JSON.stringify(request), "839")
       assert.isTrue(call.logged.some((line) => line.includes("card_cvv recorded (sensitive, not logged)")))
       assert.isFalse(call.logged.some((line) => line.includes("839") || line.includes("8 3 9")))
+      // One turn latency per reply to an answer (the greeting is not one), every step measured.
+      assert.strictEqual(call.latencies.length, 3)
+      for (const turn of call.latencies) {
+        assert.deepStrictEqual(Object.keys(turn.stages).sort(), [
+          "engine_ms",
+          "llm_first_token_ms",
+          "stt_ms",
+          "tts_first_byte_ms"
+        ])
+      }
     }))
 
   it.live("a model that makes its tool call alone still gets the result and says its line (two requests)", () =>

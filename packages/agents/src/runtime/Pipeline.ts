@@ -15,6 +15,7 @@ import * as Metrics from "@voice-agent/core/Metrics"
 import type { AgentCall, AgentEnd } from "@voice-agent/core/ports/Agent"
 import type { ChatMessage, ChatModel, ToolCall } from "@voice-agent/core/ports/ChatModel"
 import type { PcmFrame, SpeechError } from "@voice-agent/core/ports/SpeechToText"
+import type { TurnLatencyRecord } from "@voice-agent/core/TurnLatency"
 import type { Cause } from "effect"
 import { Deferred, Duration, Effect, Fiber, Option, Queue, Ref, Stream } from "effect"
 import * as AnsweringMachine from "../AnsweringMachine.ts"
@@ -64,8 +65,36 @@ type Spoken =
     /** Its audio, synthesized from the moment it was queued (see `speak`). */
     readonly audio: Queue.Dequeue<Int16Array, SpeechError | Cause.Done>
     readonly synthesis: Fiber.Fiber<void>
+    /** Ms from the request to the speech's first audio, once it came. */
+    readonly timing: { firstByteMs?: number }
   }
   | { readonly _tag: "Drained"; readonly done: Deferred.Deferred<void> }
+
+/**
+ * One reply's turn latency: the steps that ran, and the engine's part, what is left of the
+ * voice-to-voice time once they are counted.
+ */
+const latencyOf = (
+  userStoppedMs: number,
+  agentStartedMs: number,
+  steps: {
+    readonly sttMs: number | undefined
+    readonly llmFirstTokenMs: number | undefined
+    readonly ttsFirstByteMs: number | undefined
+  }
+): TurnLatencyRecord => {
+  const measured = (steps.sttMs ?? 0) + (steps.llmFirstTokenMs ?? 0) + (steps.ttsFirstByteMs ?? 0)
+  return {
+    userStoppedMs,
+    agentStartedMs,
+    stages: {
+      ...(steps.sttMs === undefined ? {} : { stt_ms: Math.round(steps.sttMs) }),
+      ...(steps.llmFirstTokenMs === undefined ? {} : { llm_first_token_ms: Math.round(steps.llmFirstTokenMs) }),
+      ...(steps.ttsFirstByteMs === undefined ? {} : { tts_first_byte_ms: Math.round(steps.ttsFirstByteMs) }),
+      engine_ms: Math.max(0, Math.round(agentStartedMs - userStoppedMs - measured))
+    }
+  }
+}
 
 /**
  * Runs a call through the pipeline (module header).
@@ -112,8 +141,11 @@ export const run = (
     )
 
     // What the caller said: final transcripts are utterances. The end of the last one not yet
-    // answered, for the turn latency (core Metrics).
+    // answered, for the turn latency (core Metrics, `emitLatency`): when the recognizer's final
+    // transcript came after it (stt), and the model's first words for the reply (llm).
     let heardEndMs: number | undefined
+    let sttMs: number | undefined
+    let llmFirstTokenMs: number | undefined
     const keywords = (definition.task?.action_items ?? []).flatMap((item) =>
       item.item_type === "field" && item.choices !== undefined ? item.choices : []
     )
@@ -123,10 +155,14 @@ export const run = (
         ...(keywords.length === 0 ? {} : { keywords })
       }).pipe(
         Stream.filter((transcript) => transcript.final && transcript.text.trim() !== ""),
-        Stream.runForEach((transcript) => {
-          heardEndMs = transcript.endMs
-          return offer({ _tag: "Utterance", text: transcript.text, offsetMs: Math.round(transcript.startMs) })
-        }),
+        Stream.runForEach((transcript) =>
+          Effect.flatMap(call.elapsedMs, (now) => {
+            heardEndMs = transcript.endMs
+            sttMs = Math.max(0, now - transcript.endMs)
+            llmFirstTokenMs = undefined
+            return offer({ _tag: "Utterance", text: transcript.text, offsetMs: Math.round(transcript.startMs) })
+          })
+        ),
         Effect.catch((error) => fail(`speech-to-text failed: ${error.message}`))
       )
     )
@@ -139,14 +175,20 @@ export const run = (
     const speak = (id: number, text: string, sensitiveFree: boolean) =>
       Effect.gen(function*() {
         const audio = yield* Queue.bounded<Int16Array, SpeechError | Cause.Done>(SYNTHESIS_AHEAD_FRAMES)
+        const timing: { firstByteMs?: number } = {}
+        const requestedAt = yield* call.elapsedMs
         const synthesis = yield* Effect.forkScoped(Stream.runIntoQueue(
           tts.synthesize(text, {
             ...(voice === undefined ? {} : { voice }),
             ...(definition.language === null ? {} : { language: definition.language })
-          }),
+          }).pipe(Stream.tap(() =>
+            timing.firstByteMs === undefined
+              ? Effect.map(call.elapsedMs, (now) => void (timing.firstByteMs = Math.max(0, now - requestedAt)))
+              : Effect.void
+          )),
           audio
         ))
-        yield* Queue.offer(speeches, { _tag: "Speech", id, text, sensitiveFree, audio, synthesis })
+        yield* Queue.offer(speeches, { _tag: "Speech", id, text, sensitiveFree, audio, synthesis, timing })
       })
     yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
       const next = yield* Queue.take(speeches)
@@ -169,6 +211,9 @@ export const run = (
       )
       if (heardEndMs !== undefined) {
         Metrics.observeTurnUnsafe(heardEndMs, playback.startMs)
+        yield* call.emitLatency(
+          latencyOf(heardEndMs, playback.startMs, { sttMs, llmFirstTokenMs, ttsFirstByteMs: next.timing.firstByteMs })
+        )
         heardEndMs = undefined
       }
       const failed = yield* Ref.get(failure)
@@ -212,6 +257,8 @@ export const run = (
     const generate = (model: ChatModel["Service"], mine: number) =>
       Effect.gen(function*() {
         const exchanges: Array<ModelPrompt.Exchange> = []
+        const requestedAt = yield* call.elapsedMs
+        const replying = heardEndMs !== undefined && llmFirstTokenMs === undefined
         for (let round = 0; round < settings.maxModelRounds; round++) {
           const state = yield* Ref.get(current)
           if (state.ended !== undefined) return
@@ -228,6 +275,9 @@ export const run = (
               Effect.gen(function*() {
                 switch (delta._tag) {
                   case "Text": {
+                    if (replying && llmFirstTokenMs === undefined && delta.text.trim() !== "") {
+                      llmFirstTokenMs = Math.max(0, (yield* call.elapsedMs) - requestedAt)
+                    }
                     const pushed = Sentences.push(splitter, delta.text)
                     splitter = pushed.splitter
                     for (const sentence of pushed.sentences) yield* sayModelText(sentence)

@@ -31,6 +31,7 @@ import type { Effect, Stream } from "effect"
 import type { ContactData } from "../Contact.ts"
 import type { CallOutcome } from "../ContactState.ts"
 import type { Direction, Speaker } from "../Conversation.ts"
+import type { TurnLatencyRecord } from "../TurnLatency.ts"
 
 /**
  * How an agent ends an answered call: the outcomes of ContactState that an answered call can
@@ -134,6 +135,12 @@ export interface AgentCall {
   readonly emitTurn: (
     turn: { readonly speaker: Speaker; readonly text: string; readonly offsetMs: number }
   ) => Effect.Effect<void>
+  /**
+   * Records one reply's turn latency (not the greeting's): the end of the speech it answers
+   * and the start of its audio, both in ms from the answer as `elapsedMs` and `say` count, and
+   * the steps measured (served by `GET /v1/conversations/{call_id}/latency`).
+   */
+  readonly emitLatency: (turn: TurnLatencyRecord) => Effect.Effect<void>
 }
 
 /**

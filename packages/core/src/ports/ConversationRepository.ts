@@ -8,6 +8,7 @@ import type { Effect, Option } from "effect"
 import type { FieldValue } from "../AgentTask.ts"
 import type { ContactData } from "../Contact.ts"
 import type { ConversationRecord, Direction, TerminationReason, TranscriptTurnRecord } from "../Conversation.ts"
+import type { TurnLatencyRecord } from "../TurnLatency.ts"
 import type { FinalizeLost } from "./RecordingStore.ts"
 
 /**
@@ -107,4 +108,8 @@ export class ConversationRepository extends Context.Service<ConversationReposito
   readonly recordField: (conversationId: string, key: string, value: FieldValue) => Effect.Effect<void>
   /** The values collected in the conversation, by field key (keys in code-point order). */
   readonly fields: (conversationId: string) => Effect.Effect<Readonly<Record<string, FieldValue>>>
+  /** Appends one agent reply's turn latency after the conversation's existing ones. */
+  readonly recordLatency: (conversationId: string, turn: TurnLatencyRecord) => Effect.Effect<void>
+  /** The replies' turn latencies in the order they were recorded. */
+  readonly latency: (conversationId: string) => Effect.Effect<ReadonlyArray<TurnLatencyRecord>>
 }>()("@voice-agent/core/ports/ConversationRepository") {}

@@ -1,5 +1,6 @@
 /**
- * The conversation endpoints of the documented API: list, details, transcript, recordings; and
+ * The conversation endpoints of the documented API: list, details, transcript, turn latency,
+ * recordings; and
  * listen tickets (docs/LISTEN.md), the browser's credential for the live-listen WebSocket.
  *
  * @since 0.1.0
@@ -7,6 +8,7 @@
 import { Conversation, ConversationList, RecordingChannel, TranscriptTurn } from "@voice-agent/core/Conversation"
 import { ListenTicket } from "@voice-agent/core/ListenTicket"
 import { E164 } from "@voice-agent/core/PhoneNumber"
+import { ConversationLatency } from "@voice-agent/core/TurnLatency"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { BadRequest, NotFound } from "./HttpErrors.ts"
@@ -49,6 +51,18 @@ export class ConversationsApi extends HttpApiGroup.make("conversations")
       success: Schema.Array(TranscriptTurn),
       error: NotFound
     }).annotate(OpenApi.Summary, "Transcript"),
+    HttpApiEndpoint.get("latency", "/v1/conversations/:call_id/latency", {
+      params: callId,
+      success: ConversationLatency,
+      error: NotFound
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Turn latency",
+      description: "One entry per agent reply to the person (the greeting is not a reply), in order: the end " +
+        "of the person's speech it answers and the start of the reply's audio, in ms from the answer on the " +
+        "call's timeline (as the recordings), their difference (never negative), and the ms each step took " +
+        "(absent keys for steps that did not run). The summary's percentiles are nearest-rank over " +
+        "voice_to_voice_ms; with no reply, count is 0 and the figures are null."
+    })),
     HttpApiEndpoint.get("recording", "/v1/conversations/:call_id/recording", {
       params: callId,
       headers: rangeHeader,

@@ -1,6 +1,6 @@
 /**
- * Handlers of the conversation endpoints: list (keyset cursor), details, transcript,
- * recordings streamed with byte-range support, and listen tickets.
+ * Handlers of the conversation endpoints: list (keyset cursor), details, transcript, turn
+ * latency, recordings streamed with byte-range support, and listen tickets.
  *
  * @since 0.1.0
  */
@@ -11,6 +11,7 @@ import { InvalidCursor, InvalidParameter } from "@voice-agent/core/Errors"
 import { ListenTickets } from "@voice-agent/core/ListenTicket"
 import { pageInfo } from "@voice-agent/core/Page"
 import { fromMillis } from "@voice-agent/core/Time"
+import { toConversationLatency } from "@voice-agent/core/TurnLatency"
 import { isUuid } from "@voice-agent/core/Uuid"
 import { Effect, Layer } from "effect"
 import { HttpServerResponse } from "effect/http"
@@ -113,6 +114,11 @@ export const ConversationsHandlersNoDeps = HttpApiBuilder.group(
           const organization = yield* CurrentOrganization
           const turns = yield* service.transcript(organization.id, params.call_id)
           return turns.map(toTranscriptTurn)
+        }).pipe(mapDomainErrors),
+      latency: ({ params }) =>
+        Effect.gen(function*() {
+          const organization = yield* CurrentOrganization
+          return toConversationLatency(yield* service.latency(organization.id, params.call_id))
         }).pipe(mapDomainErrors),
       recording: ({ params, headers }) => recording(service, params.call_id, "mixed", headers.range),
       channelRecording: ({ params, headers }) => recording(service, params.call_id, params.channel_name, headers.range),
