@@ -4,6 +4,7 @@
  * call's timeline, `mixed` as the clipped sum, barge-in and clear, and the verdict.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as SimMediaStream from "@voice-agent/carrier-sim/SimMediaStream"
 import type { FieldValue } from "@voice-agent/core/AgentTask"
 import type { ConversationRecord } from "@voice-agent/core/Conversation"
 import type { AgentCall, AgentEnd, CallInput, Playback } from "@voice-agent/core/ports/Agent"
@@ -22,15 +23,17 @@ import * as DtmfTones from "@voice-agent/media/DtmfTones"
 import type { MediaCodec } from "@voice-agent/media/MediaCodec"
 import { ignored } from "@voice-agent/media/MediaCodec"
 import * as MuLaw from "@voice-agent/media/MuLaw"
+import * as SimSpeech from "@voice-agent/media/SimSpeech"
 import * as TwilioMediaStream from "@voice-agent/media/TwilioMediaStream"
 import * as Wav from "@voice-agent/media/Wav"
 import * as FileRecordingStore from "@voice-agent/recordings-fs/FileRecordingStore"
-import { Clock, Deferred, Effect, Fiber, Layer, Logger, Option, Stream } from "effect"
+import { Clock, Deferred, Effect, Fiber, Layer, Logger, Option, Queue, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import * as SpeechBoundaries from "../support/SpeechBoundaries.ts"
 
 const callId = "call-media-1"
 const key = MediaToken.keyFrom(new Uint8Array(32).fill(42))
@@ -91,7 +94,7 @@ const harness = Effect.gen(function*() {
     Layer.succeed(ConversationRepository, conversations),
     Layer.succeed(ServerSecrets, MemoryDialer.serverSecrets)
   )
-  return { dir, world, turns, services }
+  return { dir, world, turns, services, conversations }
 })
 
 /** Waits, letting real I/O complete too, until `done()` (at most a few thousand turns). */
@@ -109,18 +112,24 @@ const settle = Effect.gen(function*() {
 })
 
 /**
- * A stream whose server end counts the frames the session has read. The test clock only moves
- * once the session has read what was sent (`carrierEnd`'s `frame` waits for it): otherwise a
- * session slowed by real I/O (a recording write on a loaded machine) would see the clock run
- * ahead of the frames it has not read yet, and take them for late.
+ * A stream whose server end counts the frames the session has handled: a batch counts once the
+ * session comes back for the next one. The test clock only moves once the session has handled
+ * what was sent (`carrierEnd`'s `frame` waits for it): otherwise a session slowed by real I/O (a
+ * recording write on a loaded machine) would see the clock run ahead of the frames it has not
+ * placed yet, and take them for late.
  */
 const countedPair = Effect.map(MemoryMedia.pair, ([carrier, server]) => {
-  let read = 0
+  let handled = 0
+  let reading = 0
   const counted: MediaSocket = {
     ...server,
-    read: Effect.tap(server.read, (batch) => Effect.sync(() => void (read += batch?.length ?? 0)))
+    read: Effect.suspend(() => {
+      handled += reading
+      reading = 0
+      return Effect.tap(server.read, (batch) => Effect.sync(() => void (reading = batch?.length ?? 0)))
+    })
   }
-  return [carrier, counted, () => read] as const
+  return [carrier, counted, () => handled] as const
 })
 
 /** The carrier's end: sends Twilio frames, answers marks at once, collects what the session sent. */
@@ -560,8 +569,8 @@ describe("MediaSession over another wire", () => {
       const end = yield* lineCarrier(carrier)
       yield* carrier.send("hello")
       yield* carrier.send(`start s1 ${MediaToken.sign(key, callId, 9e15)}`)
-      // The agent speaks first (its speech and tones, each with its mark echoed at once).
-      yield* until(() => end.received.length === 4)
+      // The agent speaks first (its speech and tones, 100 ms chunks each with its mark echoed at once).
+      yield* until(() => end.received.length === 8)
       // One second of the person: silence, and a 1 kHz tone from 400 ms to 600 ms.
       const sent: Array<Uint8Array> = []
       for (let t = 0; t < 1000; t += 20) {
@@ -570,20 +579,25 @@ describe("MediaSession over another wire", () => {
         yield* carrier.send(`audio ${t} ${Buffer.from(bytes).toString("hex")}`)
       }
       // The session has read every frame (the handshake's, the marks' echoes and the person's).
-      yield* until(() => readBySession() === 2 + 2 + sent.length)
+      yield* until(() => readBySession() === 2 + 4 + sent.length)
       // Past the person's second, the agent's audio was all heard when it interrupts.
       yield* TestClock.adjust(1000)
       yield* carrier.send("key 5")
       yield* carrier.send("bye")
       yield* Fiber.join(session)
-      yield* until(() => end.received.length === 5)
+      yield* until(() => end.received.length === 9)
 
       const hex = (pcm: Int16Array) => Buffer.from(MuLaw.encode(pcm)).toString("hex")
+      const tone1 = DtmfTones.encode("1")[0]!
       assert.deepStrictEqual(end.received, [
-        `s1 play ${hex(spoken)}`,
+        `s1 play ${hex(spoken.subarray(0, 800))}`,
         "s1 mark m1",
-        `s1 play ${hex(DtmfTones.encode("1")[0]!)}`,
+        `s1 play ${hex(spoken.subarray(800))}`,
         "s1 mark m2",
+        `s1 play ${hex(tone1.subarray(0, 800))}`,
+        "s1 mark m3",
+        `s1 play ${hex(tone1.subarray(800))}`,
+        "s1 mark m4",
         "s1 clear"
       ])
       assert.deepStrictEqual(playback, { _tag: "Played", startMs: 0, endMs: 200 })
@@ -602,5 +616,83 @@ describe("MediaSession over another wire", () => {
         "completed",
         "remote"
       ]])
+    }))
+})
+
+describe("MediaSession on the carrier's timeline", () => {
+  it.effect("the agent's audio is where the carrier played it, however late the session's clock started", () =>
+    Effect.gen(function*() {
+      const { conversations, dir, services, world } = yield* harness
+      world.events.set(callId, [{ _tag: "Answered", at: 0, answeredBy: "human" }])
+      // The session takes 40 ms to look the call up: a clock of its own would start 40 ms after
+      // the carrier's, and place the agent's audio 40 ms early against the person's.
+      let looking = false
+      const slow = ConversationRepository.of({
+        ...conversations,
+        callContext: (id) =>
+          Effect.sync(() => void (looking = true)).pipe(
+            Effect.andThen(Effect.delay(conversations.callContext(id), "40 millis")),
+            Effect.ensuring(Effect.sync(() => void (looking = false)))
+          )
+      })
+      const question = SimSpeech.encode("Ready?", tone(300, 2400))
+      const agent = agentLayer((call) =>
+        Effect.gen(function*() {
+          yield* Effect.sleep("500 millis")
+          yield* call.say(Stream.make({ encoding: "pcm16" as const, samples: question, timestampMs: 0 }))
+          yield* Stream.runDrain(call.input)
+          return { outcome: "completed", endedBy: "remote" } as const
+        })
+      )
+      const [carrier, server, readBySession] = yield* countedPair
+      let sent = 0
+      let hungUp = false
+      const counting: MediaSocket = {
+        ...carrier,
+        send: (text) => Effect.tap(carrier.send(text), Effect.sync(() => void sent++))
+      }
+      const session = yield* Effect.forkChild(
+        MediaSession.serve(server).pipe(
+          Effect.provideService(ConversationRepository, slow),
+          Effect.provide(Layer.merge(services, agent))
+        )
+      )
+      // The simulated person answers 300 ms after hearing the question end, as SimPerson does.
+      const stream = yield* Effect.forkChild(SimMediaStream.run({
+        socket: counting,
+        accountSid: "AC00000000000000000000000000000000",
+        callSid: "CA00000000000000000000000000000001",
+        streamSid: "MZ00000000000000000000000000000001",
+        customParameters: { token: MediaToken.sign(key, callId, 9e15) },
+        person: (line) =>
+          Effect.gen(function*() {
+            yield* Queue.take(line.heard)
+            yield* Effect.sleep("300 millis")
+            yield* line.say(tone(700, 1600))
+            yield* Effect.sleep("1 second")
+            hungUp = true
+          }),
+        hangUp: Effect.never
+      }))
+      // The clock moves once the session has handled what the carrier sent (see `countedPair`),
+      // or is waiting on the clock itself (the slow lookup).
+      for (let t = 0; t < 3_000; t += 20) {
+        // (in real time: the session's first read waits for its recordings to open, on disk)
+        for (let i = 0; i < 10_000 && !(looking || hungUp || readBySession() >= sent); i++) {
+          yield* Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 1)))
+        }
+        yield* TestClock.adjust(20)
+      }
+      assert.strictEqual(yield* Fiber.join(stream), "remote-hangup")
+      yield* Fiber.join(session)
+      const asked = SpeechBoundaries.stretches(readWav(dir, "agent").samples)
+      const answered = SpeechBoundaries.stretches(readWav(dir, "remote").samples)
+      assert.lengthOf(asked, 1, JSON.stringify(asked))
+      assert.lengthOf(answered, 1, JSON.stringify(answered))
+      assert.closeTo(asked[0]!.endMs - asked[0]!.startMs, question.length / 8, 1, "the whole question")
+      // The answer starts on the first 20 ms frame after the 300 ms: so in the recordings too.
+      const gap = answered[0]!.startMs - asked[0]!.endMs
+      assert.isAtLeast(gap, 300, JSON.stringify({ asked, answered }))
+      assert.isAtMost(gap, 320, JSON.stringify({ asked, answered }))
     }))
 })

@@ -81,7 +81,8 @@ describe("SimMediaStream", () => {
       assert.deepStrictEqual(sequenceNumbers(received), Array.from({ length: received.length }, (_, i) => i + 1))
       assert.deepStrictEqual(marksOf(received), ["a", "b", "c"])
       const media = received.flatMap((message) => message._tag === "Media" ? [message.media] : [])
-      assert.isAtLeast(media.length, 1_000)
+      // every frame captured in the 20 s, each sent at its end (the last one races the hang-up)
+      assert.isAtLeast(media.length, 999)
       media.forEach((frame, i) => {
         assert.strictEqual(frame.chunk, i + 1)
         assert.strictEqual(frame.timestamp, 20 * i)

@@ -8,7 +8,8 @@
  *   `CA…` id, `tracks: ["inbound"]`, μ-law 8000 Hz mono, and the custom parameters, where the
  *   media token travels).
  * - Then one inbound `media` frame every 20 ms, paced by `Clock` (so `TestClock` drives it) on
- *   a fixed grid from the stream's start: 160 μ-law bytes in base64, `chunk` counting from 1,
+ *   a fixed grid from the stream's start, each sent once it has been captured (at its end, as a
+ *   carrier can send only what was said): 160 μ-law bytes in base64, `chunk` counting from 1,
  *   `timestamp` the frame's start in ms since the stream started (0, 20, 40…), `sequenceNumber`
  *   counting every message after `connected`. What the person says (`Line.say`, 8 kHz PCM)
  *   goes out frame by frame; otherwise the frame is silence (0xFF). A frame the socket could
@@ -379,16 +380,21 @@ export const run = (options: StreamOptions): Effect.Effect<"remote-hangup" | "lo
       // The person's audio, one frame every 20 ms on the stream's grid; a late frame goes at
       // once, and the ones after it too until the sender is back on the grid.
       const codes = Buffer.alloc(FRAME_SAMPLES)
+      /** What the person says from now for a frame's length. */
+      const capture = () => mouth.next(codes) ? codes.toString("base64") : SILENT_PAYLOAD
       const sender = yield* Effect.forkScoped(Effect.gen(function*() {
+        // Each frame is captured from its start and sent at its end.
+        let payload = capture()
         for (let chunk = 1;; chunk++) {
           const timestamp = (chunk - 1) * FRAME_MS
-          const wait = startedAt + timestamp - clock.currentTimeMillisUnsafe()
+          const wait = startedAt + timestamp + FRAME_MS - clock.currentTimeMillisUnsafe()
           if (wait > 0) yield* clock.sleep(Duration.millis(wait))
-          const payload = mouth.next(codes) ? codes.toString("base64") : SILENT_PAYLOAD
+          const captured = payload
+          payload = capture()
           yield* send([(sequenceNumber) => ({
             _tag: "Media",
             sequenceNumber,
-            media: { track: "inbound", chunk, timestamp, payload },
+            media: { track: "inbound", chunk, timestamp, payload: captured },
             streamSid
           })])
         }

@@ -19,9 +19,11 @@
  *   person's frames, or the clock when none come) to both recordings and live listeners;
  * - the agent, its transcript and its verdict (`MediaSessionVerdict`).
  *
- * Time: positions are the stream's own (ms since the stream started; the stream starts at the
- * answer, so they are also the turns' offsets). When the person's frames stop coming the
- * session's clock, started with the stream, stands in for them.
+ * Time: positions are the carrier's (ms since the stream started, as its media timestamps
+ * count; the stream starts at the answer, so they are also the turns' offsets). The session
+ * reads the carrier's present off the person's frames (`CarrierClock`): it is what `elapsedMs`
+ * tells the agent, where a mark's echo places the agent's audio, and what moves the timeline
+ * when the person's frames stop coming.
  *
  * Ending: the person hanging up (`Stop`, or the stream closing) ends the agent's input, and the
  * agent then answers its verdict; the agent returning first ends the call (the session closes
@@ -48,6 +50,7 @@ import { RecordingStore } from "@voice-agent/core/ports/RecordingStore"
 import { ServerSecrets } from "@voice-agent/core/ports/ServerSecrets"
 import * as Tracing from "@voice-agent/core/Tracing"
 import * as CallTimeline from "@voice-agent/media/CallTimeline"
+import * as CarrierClock from "@voice-agent/media/CarrierClock"
 import type { MediaCodec } from "@voice-agent/media/MediaCodec"
 import * as MuLaw from "@voice-agent/media/MuLaw"
 import * as TwilioMediaCodec from "@voice-agent/media/TwilioMediaCodec"
@@ -176,8 +179,10 @@ const run = (
     const { agent, callEvents, conversations, recordings } = services
     const { callId, streamId } = accepted
     const clock = yield* Clock.Clock
-    const startedAt = clock.currentTimeMillisUnsafe()
-    const elapsedMs = Effect.map(Clock.currentTimeMillis, (now) => now - startedAt)
+    const carrierClock = CarrierClock.make(accepted.startedAt)
+    const presentMs = () => CarrierClock.nowMs(carrierClock, clock.currentTimeMillisUnsafe())
+    // Whole ms for the agent (a frame of any length can end mid-ms): turns' offsets are integers.
+    const elapsedMs = Effect.sync(() => Math.round(presentMs()))
     const answeredBy = yield* MediaSessionVerdict.answeredByOf(callEvents, callId)
     yield* Effect.logInfo(`Media stream of call ${callId} started (${answeredBy})`)
 
@@ -191,7 +196,7 @@ const run = (
     const playout = MediaSessionPlayout.make({
       send: (event) => socket.send(codec.encode(streamId, event)),
       timeline,
-      elapsedMs,
+      present: () => presentMs() * SAMPLES_PER_MS,
       chunkMs: settings.chunkMs,
       aheadMs: settings.aheadMs
     })
@@ -213,16 +218,18 @@ const run = (
     // The clock stands in for the person's frames when none come (Twilio may send no silent
     // frames), and only then: while frames come, their timestamps move the timeline, so frames
     // the session is slow to read are never cut off as late by the clock.
-    let lastFrameAt = startedAt
-    yield* Effect.forkScoped(Effect.forever(
+    // An advance is not interrupted halfway (its recording writes would be lost), and the
+    // clock stops before the tap finishes.
+    let lastFrameAt = accepted.startedAt
+    const quietClock = yield* Effect.forkScoped(Effect.forever(
       Effect.andThen(
         Effect.sleep(Duration.millis(200)),
-        Effect.suspend(() => {
+        Effect.uninterruptible(Effect.suspend(() => {
           const now = clock.currentTimeMillisUnsafe()
           return now - lastFrameAt < quietFramesMs
             ? Effect.void
-            : tap.advanceTo((now - startedAt) * SAMPLES_PER_MS - timeline.reorderWindow)
-        })
+            : tap.advanceTo(CarrierClock.nowMs(carrierClock, now) * SAMPLES_PER_MS - timeline.reorderWindow)
+        }))
       )
     ))
 
@@ -235,7 +242,6 @@ const run = (
     let early = 0
     /** Handles the frames of one batch; answers whether the person hung up (`Stop`). */
     const receive = (batch: ReadonlyArray<string>, now: number): boolean => {
-      const nowPosition = (now - startedAt) * SAMPLES_PER_MS
       for (const text of batch) {
         const event = codec.decode(text)
         switch (event._tag) {
@@ -250,11 +256,12 @@ const run = (
             lastFrameAt = now
             Metrics.observeUnsafe(Metrics.mediaFrameLag, Math.max(0, now - frames.connectedAt - timestampMs) / 1000)
             CallTimeline.place(timeline, "remote", timestampMs * SAMPLES_PER_MS, pcm)
+            CarrierClock.frame(carrierClock, now, timestampMs + pcm.length / SAMPLES_PER_MS)
             const stepped = Vad.step(vad, pcm)
             vad = stepped.state
             if (stepped.event === "speech-start") {
               offerUnsafe({ _tag: "SpeechStarted", timestampMs })
-              if (playout.playingAfter(nowPosition)) offerUnsafe({ _tag: "BargeIn", timestampMs })
+              if (playout.playingAfter(timestampMs * SAMPLES_PER_MS)) offerUnsafe({ _tag: "BargeIn", timestampMs })
             } else if (stepped.event === "speech-end") {
               offerUnsafe({ _tag: "SpeechStopped", timestampMs })
             }
@@ -267,10 +274,14 @@ const run = (
             continue
           }
           case "Mark":
-            playout.markedUnsafe(event.name)
+            playout.markedUnsafe(event.name, CarrierClock.nowMs(carrierClock, now) * SAMPLES_PER_MS)
             continue
           case "Dtmf":
-            offerUnsafe({ _tag: "Dtmf", digit: event.digit, timestampMs: now - startedAt })
+            offerUnsafe({
+              _tag: "Dtmf",
+              digit: event.digit,
+              timestampMs: Math.round(CarrierClock.nowMs(carrierClock, now))
+            })
             continue
           case "Stop":
             return true
@@ -306,6 +317,7 @@ const run = (
     const end = yield* MediaSessionVerdict.awaitVerdict(agentRun.verdict, first, settings.verdictTimeoutMs)
     yield* Fiber.interrupt(agentRun.fiber)
     if (first === "agent") yield* socket.close
+    yield* Fiber.interrupt(quietClock)
     yield* tap.finish
     // The whole transcript is stored before the verdict says the call is over.
     yield* transcript.flush

@@ -26,7 +26,8 @@ import * as MediaToken from "./MediaToken.ts"
 export type NextBatch = Effect.Effect<ReadonlyArray<string> | undefined>
 
 /**
- * A stream let in: the call it serves, the stream's id on the wire, and the frames that came
+ * A stream let in: the call it serves, the stream's id on the wire, when its `Start` arrived
+ * (local ms: the carrier's media timestamps count from about then), and the frames that came
  * after `Start` in the same batch, which the session reads first.
  *
  * @category models
@@ -34,6 +35,7 @@ export type NextBatch = Effect.Effect<ReadonlyArray<string> | undefined>
 export interface Accepted {
   readonly callId: string
   readonly streamId: string
+  readonly startedAt: number
   readonly rest: ReadonlyArray<string>
   readonly call: { readonly conversation: ConversationRecord; readonly data: ContactData }
 }
@@ -57,7 +59,7 @@ export const handshake = (next: NextBatch, codec: MediaCodec, key: Uint8Array) =
         const rest = batch.slice(i + 1)
         return Option.map(
           MediaToken.verify(key, event.token, now),
-          (callId) => ({ callId, streamId: event.streamId, rest })
+          (callId) => ({ callId, streamId: event.streamId, startedAt: now, rest })
         )
       }
     }
@@ -84,7 +86,7 @@ export const accept = (
       yield* Effect.logWarning("Media stream refused: no valid start with a call token")
       return Option.none()
     }
-    const { callId, rest, streamId } = started.value
+    const { callId, rest, startedAt, streamId } = started.value
     const found = yield* conversations.callContext(callId)
     if (Option.isNone(found) || found.value.conversation.endedAt !== null) {
       yield* Effect.logWarning(`Media stream refused: call ${callId} is unknown or has ended`)
@@ -94,5 +96,5 @@ export const accept = (
       yield* Effect.logWarning(`Media stream refused: call ${callId} already has a stream`)
       return Option.none()
     }
-    return Option.some({ callId, streamId, rest, call: found.value })
+    return Option.some({ callId, streamId, startedAt, rest, call: found.value })
   })

@@ -2,14 +2,22 @@
  * The media session's playout of the agent's audio: `say`, `interrupt` and `sendDtmf` of the
  * agent's call, over the session's wire.
  *
- * The agent's audio goes out in chunks of `chunkMs` (a say's first audio at once, so the person
- * hears the reply start as soon as it exists), each followed by a mark, paced to at most
- * `aheadMs` ahead of playout, and is placed on the call's timeline at its playout time (the
- * carrier plays what it is sent in order). A say ends when the mark after its last chunk comes
- * back (`Played`), or early when it is interrupted (`Interrupted`, with how much was heard).
- * `interrupt` sends `Clear` and truncates the timeline's agent channel at the present, so the
- * `agent` recording keeps only what the person could hear. `sendDtmf` plays the digits as
- * tones (`DtmfTones`): a wire with DTMF events is not assumed.
+ * The agent's audio goes out in chunks of at most `chunkMs` (a say's first audio at once, so the
+ * person hears the reply start as soon as it exists), each followed by a mark, paced to at most
+ * `aheadMs` ahead of playout. A chunk is placed on the call's timeline where the carrier played
+ * it, known from its mark: the carrier echoes a mark once the audio before it has played, so a
+ * chunk ends where its mark came back on the carrier's clock (`markedUnsafe`'s position) and
+ * starts its length before, or where the chunk before it ended if the carrier was still
+ * playing that one. The recordings, the transcript's offsets and the turns' latency are then
+ * on the carrier's timeline, the person's side's too, and a reply never seems to start before
+ * the speech it answers ends.
+ *
+ * A say ends when the mark after its last chunk comes back (`Played`), or early when it is
+ * interrupted (`Interrupted`, with how much was heard). `interrupt` sends `Clear`; the chunks
+ * whose marks had not come back are placed as far as the carrier can have played them (from
+ * where the last placed chunk ended, until now), the rest dropped, so the `agent` recording
+ * keeps only what the person could hear; `finish` (the call is over) does the same. `sendDtmf`
+ * plays the digits as tones (`DtmfTones`): a wire with DTMF events is not assumed.
  *
  * @since 0.1.0
  */
@@ -23,6 +31,9 @@ import { concat } from "./internal/pcm.ts"
 
 const SAMPLES_PER_MS = CallTimeline.SAMPLES_PER_MS
 
+/** A timeline position in whole ms, as the agent's clock (`elapsedMs`) counts. */
+const msOf = (position: number) => Math.round(position / SAMPLES_PER_MS)
+
 /**
  * One call's playout.
  *
@@ -32,65 +43,115 @@ export interface Playout {
   readonly say: (audio: Stream.Stream<AudioFrame>) => Effect.Effect<Playback>
   readonly interrupt: Effect.Effect<void>
   readonly sendDtmf: (digits: string) => Effect.Effect<void>
-  /** The echo of mark `name`: the audio before it played. Synchronous, for the person's side. */
-  readonly markedUnsafe: (name: string) => void
+  /**
+   * The echo of mark `name`, read when the carrier's clock was at `position` (timeline samples):
+   * the audio before it played, ending there. Synchronous, for the person's side.
+   */
+  readonly markedUnsafe: (name: string, position: number) => void
   /** Whether the agent's audio sent so far plays past `position` (timeline samples). */
   readonly playingAfter: (position: number) => boolean
   /** Nothing more plays: a `say` in progress ends as interrupted, and later ones at once. */
   readonly finish: Effect.Effect<void>
 }
 
+/** Where one say's audio went on the timeline, as its chunks are placed. */
+interface Placed {
+  start: number | undefined
+  end: number
+}
+
+/** A chunk sent whose mark has not come back. */
+interface Unplayed {
+  readonly name: string
+  readonly pcm: Int16Array
+  /** The carrier's present when it was sent: it cannot have started playing before. */
+  readonly sentAt: number
+  readonly placed: Placed
+  readonly played: Deferred.Deferred<void>
+}
+
 /**
- * A playout sending with `send`, placing on `timeline`, `elapsedMs` being the stream's present.
+ * A playout sending with `send`, placing on `timeline`, `present` being the carrier's present
+ * (timeline samples).
  *
  * @category constructors
  */
 export const make = (options: {
   readonly send: (event: OutboundEvent) => Effect.Effect<void>
   readonly timeline: CallTimeline.CallTimeline
-  readonly elapsedMs: Effect.Effect<number>
+  readonly present: () => number
   readonly chunkMs: number
   readonly aheadMs: number
 }): Playout => {
-  const { elapsedMs, send, timeline } = options
-  // `playoutEnd` is where the carrier will finish what it was sent (in timeline samples); each
-  // chunk's mark resolves its waiter.
+  const { present, send, timeline } = options
+  const chunk = options.chunkMs * SAMPLES_PER_MS
+  // `playoutEnd`: where the carrier will finish what it was sent, as foreseen when sending (for
+  // pacing and barge-in); `placedEnd`: where the audio placed from the marks ends.
   let playoutEnd = 0
+  let placedEnd = 0
   let markSeq = 0
   let generation = 0
   let finished = false
-  const marks = new Map<string, Deferred.Deferred<void>>()
-  const nowPosition = Effect.map(elapsedMs, (ms) => ms * SAMPLES_PER_MS)
+  const unplayed: Array<Unplayed> = []
+
+  const placeAt = (entry: Unplayed, start: number, samples: Int16Array) => {
+    CallTimeline.place(timeline, "agent", start, samples)
+    placedEnd = start + samples.length
+    entry.placed.start ??= start
+    entry.placed.end = placedEnd
+  }
+
+  /** The chunks sent and not echoed, placed as far as the carrier can have played them by `until`. */
+  const settleUnplayed = (until: number) => {
+    let played = true
+    for (const entry of unplayed) {
+      const start = Math.max(placedEnd, entry.sentAt)
+      const length = played ? Math.min(entry.pcm.length, Math.max(0, until - start)) : 0
+      if (length > 0) placeAt(entry, start, entry.pcm.subarray(0, length))
+      if (length < entry.pcm.length) played = false
+      Deferred.doneUnsafe(entry.played, Exit.void)
+    }
+    unplayed.length = 0
+  }
 
   const say = (audio: Stream.Stream<AudioFrame>): Effect.Effect<Playback> =>
     Effect.gen(function*() {
       const myGeneration = generation
-      const startPosition = Math.max(playoutEnd, yield* nowPosition)
-      if (finished) return { _tag: "Interrupted", startMs: startPosition / SAMPLES_PER_MS, playedMs: 0 } as const
+      const placed: Placed = { start: undefined, end: 0 }
+      const interrupted = () => {
+        const nowMs = msOf(present())
+        const startMs = placed.start === undefined ? nowMs : msOf(placed.start)
+        return { _tag: "Interrupted", startMs, playedMs: Math.max(0, nowMs - startMs) } as const
+      }
+      if (finished) return interrupted()
       let last: Deferred.Deferred<void> | undefined
       let pending: Array<Int16Array> = []
       let pendingSamples = 0
+      const sendChunk = (pcm: Int16Array) =>
+        Effect.gen(function*() {
+          // Pace: at most `aheadMs` ahead of what the person hears now.
+          const ahead = playoutEnd - present() - options.aheadMs * SAMPLES_PER_MS
+          if (ahead > 0) yield* Effect.sleep(Duration.millis(ahead / SAMPLES_PER_MS))
+          if (generation !== myGeneration) return
+          const sentAt = present()
+          playoutEnd = Math.max(playoutEnd, sentAt) + pcm.length
+          const name = `m${++markSeq}`
+          const played = yield* Deferred.make<void>()
+          unplayed.push({ name, pcm, sentAt, placed, played })
+          last = played
+          yield* send({ _tag: "Media", audio: MuLaw.encode(pcm) })
+          yield* send({ _tag: "Mark", name })
+        })
       const flush = Effect.gen(function*() {
         if (pendingSamples === 0) return
         const pcm = concat(pending)
         pending = []
         pendingSamples = 0
-        // Pace: at most `aheadMs` ahead of what the person hears now.
-        const now = yield* nowPosition
-        const ahead = playoutEnd - now - options.aheadMs * SAMPLES_PER_MS
-        if (ahead > 0) yield* Effect.sleep(Duration.millis(ahead / SAMPLES_PER_MS))
-        if (generation !== myGeneration) return
-        const position = Math.max(playoutEnd, yield* nowPosition)
-        CallTimeline.place(timeline, "agent", position, pcm)
-        playoutEnd = position + pcm.length
-        const name = `m${++markSeq}`
-        const played = yield* Deferred.make<void>()
-        marks.set(name, played)
-        last = played
-        yield* send({ _tag: "Media", audio: MuLaw.encode(pcm) })
-        yield* send({ _tag: "Mark", name })
+        // Chunks of at most `chunkMs`, each marked: a mark places its chunk, so none is long.
+        for (let at = 0; at < pcm.length && generation === myGeneration; at += chunk) {
+          yield* sendChunk(pcm.subarray(at, at + chunk))
+        }
       })
-      const chunk = options.chunkMs * SAMPLES_PER_MS
       yield* Stream.runForEachArray(audio, (frames) =>
         Effect.gen(function*() {
           for (const frame of frames) {
@@ -104,49 +165,46 @@ export const make = (options: {
           }
         }))
       yield* flush
-      const startMs = startPosition / SAMPLES_PER_MS
-      if (last !== undefined) yield* Deferred.await(last)
-      if (generation !== myGeneration) {
-        return { _tag: "Interrupted", startMs, playedMs: (yield* elapsedMs) - startMs } as const
+      if (last === undefined && generation === myGeneration) {
+        const nowMs = msOf(present()) // nothing to play: played at once
+        return { _tag: "Played", startMs: nowMs, endMs: nowMs } as const
       }
-      return { _tag: "Played", startMs, endMs: playoutEnd / SAMPLES_PER_MS } as const
+      if (last !== undefined) yield* Deferred.await(last)
+      if (generation !== myGeneration || placed.start === undefined) return interrupted()
+      return { _tag: "Played", startMs: msOf(placed.start), endMs: msOf(placed.end) } as const
     })
 
-  const releaseMarks = Effect.gen(function*() {
-    for (const waiter of marks.values()) yield* Deferred.succeed(waiter, undefined)
-    marks.clear()
-  })
-
-  const interrupt = Effect.gen(function*() {
+  const stop = Effect.sync(() => {
     generation++
-    const now = yield* nowPosition
-    CallTimeline.truncate(timeline, "agent", Math.max(timeline.cursor, now))
+    const now = present()
+    settleUnplayed(now)
     playoutEnd = Math.min(playoutEnd, now)
-    yield* send({ _tag: "Clear" })
-    yield* releaseMarks
   })
 
   return {
     say,
-    interrupt,
+    interrupt: Effect.andThen(stop, send({ _tag: "Clear" })),
     sendDtmf: (digits) =>
       say(
         Stream.fromIterable(
           DtmfTones.encode(digits).map((samples): AudioFrame => ({ encoding: "pcm16", samples, timestampMs: 0 }))
         )
       ).pipe(Effect.asVoid),
-    markedUnsafe: (name) => {
-      const waiter = marks.get(name)
-      if (waiter !== undefined) Deferred.doneUnsafe(waiter, Exit.void)
-      marks.delete(name)
+    markedUnsafe: (name, position) => {
+      const echoed = unplayed.findIndex((entry) => entry.name === name)
+      if (echoed < 0) return // cleared, or not ours
+      // Marks come back in order: a chunk before this one whose echo is missing played too.
+      const done = unplayed.splice(0, echoed + 1)
+      let length = 0
+      for (const entry of done) length += entry.pcm.length
+      let start = Math.max(placedEnd, position - length)
+      for (const entry of done) {
+        placeAt(entry, start, entry.pcm)
+        start = placedEnd
+        Deferred.doneUnsafe(entry.played, Exit.void)
+      }
     },
     playingAfter: (position) => playoutEnd > position,
-    finish: Effect.andThen(
-      Effect.sync(() => {
-        generation++
-        finished = true
-      }),
-      releaseMarks
-    )
+    finish: Effect.andThen(stop, Effect.sync(() => void (finished = true)))
   }
 }
