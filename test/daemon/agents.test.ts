@@ -53,6 +53,34 @@ const callEnded = (api: Daemon.RunningDaemon, number: string) =>
     Effect.tapError(() => Effect.sync(() => console.log(api.stdout.join("\n"))))
   )
 
+/**
+ * The stretches of sound in a channel's recording (16-bit PCM at 8 kHz after a 44-byte header),
+ * in ms from the answer: sound within 300 ms of the last belongs to the same stretch.
+ */
+const soundOf = (url: string, key: string, callId: string, channel: "agent" | "remote") =>
+  Effect.gen(function*() {
+    const wav = yield* Effect.promise(() =>
+      fetch(`${url}/v1/conversations/${callId}/channels/${channel}/recording`, Daemon.bearer(key)).then((response) =>
+        response.arrayBuffer()
+      )
+    )
+    const pcm = new Int16Array(wav.slice(44))
+    const stretches: Array<{ readonly startMs: number; readonly endMs: number }> = []
+    let start = -1
+    let last = -1
+    for (let i = 0; i < pcm.length; i++) {
+      if (Math.abs(pcm[i]!) < 32) continue
+      if (start >= 0 && i - last > 300 * 8) {
+        stretches.push({ startMs: start / 8, endMs: (last + 1) / 8 })
+        start = -1
+      }
+      if (start < 0) start = i
+      last = i
+    }
+    if (start >= 0) stretches.push({ startMs: start / 8, endMs: (last + 1) / 8 })
+    return stretches
+  })
+
 /** A campaign with `agentId` attached before any contact is uploaded; answers its code. */
 const campaignWithAgent = (
   url: string,
@@ -365,8 +393,57 @@ describe("agents that converse, on a daemon", () => {
         const human = call.turns.filter((turn) => turn.speaker === "HUMAN").map((turn) => turn.text)
         assert.includeMembers(human, ["Jane Q Public", "forty two"])
         // The session asked the model for μ-law (the call passes it through untouched).
-        const session = fake.connections[0]!.session as { audio?: { input?: { format?: unknown } } }
+        const connection = fake.connections[0]!
+        const session = connection.session as { audio?: { input?: { format?: unknown } } }
         assert.deepStrictEqual(session.audio?.input?.format, { type: "audio/pcmu" })
+        // One response per turn: the model said its next line with each record_field, so the
+        // adapter asked for no response after the outputs (the opening's is the only one).
+        const perTurn = new Map<string | undefined, number>()
+        for (const response of connection.responses) {
+          perTurn.set(response.userItemId, (perTurn.get(response.userItemId) ?? 0) + 1)
+        }
+        assert.deepStrictEqual([...perTurn.values()], [1, 1, 1], JSON.stringify(connection.responses))
+        assert.strictEqual(connection.received.filter((event) => event.type === "response.create").length, 1)
+        // Each reply to the person (the two answers; the opening is not one) has its turn
+        // latency with the speech-to-speech steps: the model's and the engine's, no stt or tts.
+        // The server's VAD waits 500 ms of silence before it answers: the reply plainly starts
+        // after the speech it answers.
+        const latency = (yield* Daemon.request(
+          `${api.url}/v1/conversations/${call.conversation.call_id}/latency`,
+          Daemon.bearer(key)
+        )).body as {
+          turns: ReadonlyArray<
+            {
+              user_stopped_ms: number
+              agent_started_ms: number
+              voice_to_voice_ms: number
+              stages: Record<string, number>
+            }
+          >
+          summary: { count: number }
+        }
+        assert.strictEqual(latency.turns.length, 2, JSON.stringify(latency))
+        assert.strictEqual(latency.summary.count, 2)
+        const answers = call.turns.filter((turn) => turn.speaker === "HUMAN")
+        latency.turns.forEach((turn, i) => {
+          assert.isBelow(turn.user_stopped_ms, turn.agent_started_ms, JSON.stringify(turn))
+          assert.strictEqual(turn.voice_to_voice_ms, turn.agent_started_ms - turn.user_stopped_ms)
+          assert.isAbove(turn.user_stopped_ms, answers[i]!.offset_ms, JSON.stringify({ turn, answers }))
+          assert.deepStrictEqual(Object.keys(turn.stages).sort(), ["engine_ms", "llm_first_token_ms"])
+          assert.isAtLeast(turn.stages.llm_first_token_ms!, 400, JSON.stringify(turn))
+        })
+        // Both ends agree with the recordings (within 40 ms): each answer ends on the `remote`
+        // channel where its entry says, and each reply starts on the `agent` channel where its
+        // entry says (the opening is the agent's first sound).
+        const remote = yield* soundOf(api.url, key, call.conversation.call_id, "remote")
+        const agentSound = yield* soundOf(api.url, key, call.conversation.call_id, "agent")
+        const context = JSON.stringify({ latency: latency.turns, remote, agent: agentSound })
+        assert.strictEqual(remote.length, 2, context)
+        assert.strictEqual(agentSound.length, 3, context)
+        latency.turns.forEach((turn, i) => {
+          assert.closeTo(turn.user_stopped_ms, remote[i]!.endMs, 40, context)
+          assert.closeTo(turn.agent_started_ms, agentSound[i + 1]!.startMs, 40, context)
+        })
       }).pipe(Effect.scoped),
     180_000
   )
