@@ -393,8 +393,34 @@ describe("agents that converse, on a daemon", () => {
         const human = call.turns.filter((turn) => turn.speaker === "HUMAN").map((turn) => turn.text)
         assert.includeMembers(human, ["Jane Q Public", "forty two"])
         // The session asked the model for μ-law (the call passes it through untouched).
-        const session = fake.connections[0]!.session as { audio?: { input?: { format?: unknown } } }
+        const connection = fake.connections[0]!
+        const session = connection.session as { audio?: { input?: { format?: unknown } } }
         assert.deepStrictEqual(session.audio?.input?.format, { type: "audio/pcmu" })
+        // One response per turn: the model said its next line with each record_field, so the
+        // adapter asked for no response after the outputs (the opening's is the only one).
+        const perTurn = new Map<string | undefined, number>()
+        for (const response of connection.responses) {
+          perTurn.set(response.userItemId, (perTurn.get(response.userItemId) ?? 0) + 1)
+        }
+        assert.deepStrictEqual([...perTurn.values()], [1, 1, 1], JSON.stringify(connection.responses))
+        assert.strictEqual(connection.received.filter((event) => event.type === "response.create").length, 1)
+        // Each reply to the person (the two answers; the opening is not one) has its turn
+        // latency with the speech-to-speech steps: the model's and the engine's, no stt or tts.
+        // The server's VAD waits 500 ms of silence before it answers: the reply plainly starts
+        // after the speech it answers.
+        // Both ends agree with the recordings (within 40 ms): each answer ends on the `remote`
+        // channel where its entry says, and each reply starts on the `agent` channel where its
+        // entry says.
+        const latency = yield* latencyAgreesWithRecordings(api.url, key, call.conversation.call_id)
+        assert.strictEqual(latency.turns.length, 2, JSON.stringify(latency))
+        assert.strictEqual(latency.summary.count, 2)
+        const answers = call.turns.filter((turn) => turn.speaker === "HUMAN")
+        latency.turns.forEach((turn, i) => {
+          assert.isBelow(turn.user_stopped_ms, turn.agent_started_ms, JSON.stringify(turn))
+          assert.isAbove(turn.user_stopped_ms, answers[i]!.offset_ms, JSON.stringify({ turn, answers }))
+          assert.deepStrictEqual(Object.keys(turn.stages).sort(), ["engine_ms", "llm_first_token_ms"])
+          assert.isAtLeast(turn.stages.llm_first_token_ms!, 400, JSON.stringify(turn))
+        })
       }).pipe(Effect.scoped),
     180_000
   )

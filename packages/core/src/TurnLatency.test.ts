@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { nearestRank, toConversationLatency } from "./TurnLatency.ts"
+import { fromSteps, nearestRank, toConversationLatency } from "./TurnLatency.ts"
 
 describe("TurnLatency", () => {
   it("nearest rank: the value at rank ceil(p/100 × n); null for no value", () => {
@@ -22,5 +22,18 @@ describe("TurnLatency", () => {
     ])
     assert.deepStrictEqual(latency.summary, { count: 2, p50_ms: 0, p90_ms: 501, max_ms: 501 })
     assert.deepStrictEqual(toConversationLatency([]).summary, { count: 0, p50_ms: null, p90_ms: null, max_ms: null })
+  })
+
+  it("from the steps measured: engine_ms is the rest of voice-to-voice, never negative; absent steps stay absent", () => {
+    assert.deepStrictEqual(fromSteps(1000, 1800, { llm_first_token_ms: 610.4 }), {
+      userStoppedMs: 1000,
+      agentStartedMs: 1800,
+      stages: { llm_first_token_ms: 610, engine_ms: 190 }
+    })
+    assert.deepStrictEqual(
+      fromSteps(1000, 1450, { stt_ms: 100, llm_first_token_ms: 200, tts_first_byte_ms: 200 }).stages,
+      { stt_ms: 100, llm_first_token_ms: 200, tts_first_byte_ms: 200, engine_ms: 0 }
+    )
+    assert.deepStrictEqual(fromSteps(1000, 990, {}).stages, { engine_ms: 0 })
   })
 })

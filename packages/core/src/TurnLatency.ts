@@ -32,6 +32,30 @@ export interface TurnLatencyRecord {
   readonly stages: TurnStages
 }
 
+/**
+ * One reply's record from the steps measured (absent: the step did not run); `engine_ms` is what
+ * is left of voice-to-voice once they are counted (queueing, the dialogue, playout), never
+ * negative. The steps are rounded to whole ms.
+ *
+ * @category constructors
+ */
+export const fromSteps = (
+  userStoppedMs: number,
+  agentStartedMs: number,
+  steps: Omit<TurnStages, "engine_ms">
+): TurnLatencyRecord => {
+  const stages: { -readonly [K in keyof TurnStages]: number } = {}
+  let measured = 0
+  for (const key of ["stt_ms", "llm_first_token_ms", "tts_first_byte_ms"] as const) {
+    const value = steps[key]
+    if (value === undefined) continue
+    stages[key] = Math.max(0, Math.round(value))
+    measured += stages[key]
+  }
+  stages.engine_ms = Math.max(0, Math.round(agentStartedMs - userStoppedMs - measured))
+  return { userStoppedMs, agentStartedMs, stages }
+}
+
 const Ms = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 
 /**

@@ -3,8 +3,8 @@
  * which really hears the simulated speech it is sent and speaks its script's replies, over a
  * hand-built AgentCall: the session it configures, the person's speech as HUMAN turns, the
  * model's μ-law played byte for byte and reported as AGENT turns, tool calls and their outputs,
- * the end of the call by a tool, hang-up, barge-in (interrupt, cancel, truncate), and each
- * error class.
+ * the end of the call by a tool, hang-up, barge-in (interrupt, cancel, truncate), each reply's
+ * turn latency, one response per turn, and each error class.
  */
 import * as NodeWS from "@effect/platform-node/NodeWS"
 import { assert, describe, it } from "@effect/vitest"
@@ -13,6 +13,7 @@ import type { AgentCall, AgentEnd, CallInput, Playback } from "@voice-agent/core
 import type { ToolCall } from "@voice-agent/core/ports/ChatModel"
 import type { SessionEnd, SpeechSession, ToolResult } from "@voice-agent/core/ports/SpeechToSpeech"
 import { SpeechError } from "@voice-agent/core/ports/SpeechToText"
+import type { TurnLatencyRecord } from "@voice-agent/core/TurnLatency"
 import * as MuLaw from "@voice-agent/media/MuLaw"
 import { Clock, Deferred, Effect, Fiber, Queue, Redacted, Stream } from "effect"
 import type { Cause, Scope } from "effect"
@@ -73,6 +74,7 @@ const makeCall = (options: { readonly hold?: boolean; readonly playedMs?: number
     const input = yield* Queue.unbounded<CallInput, Cause.Done>()
     const said: Array<Said> = []
     const turns: Array<Turn> = []
+    const latencies: Array<TurnLatencyRecord> = []
     const log: Array<string> = []
     const listeners = new Set<() => void>()
     const changed = () => {
@@ -133,7 +135,11 @@ const makeCall = (options: { readonly hold?: boolean; readonly playedMs?: number
           turns.push(turn)
           changed()
         }),
-      emitLatency: () => Effect.void
+      emitLatency: (turn) =>
+        Effect.sync(() => {
+          latencies.push(turn)
+          changed()
+        })
     }
     const waitFor = <A>(look: () => A | undefined): Effect.Effect<A> =>
       Effect.callback<A>((resume) => {
@@ -151,9 +157,15 @@ const makeCall = (options: { readonly hold?: boolean; readonly playedMs?: number
       call,
       said,
       turns,
+      latencies,
       log,
       interrupts: () => interrupts,
       speak: (inputs: ReadonlyArray<CallInput>) => Queue.offerAll(input, inputs),
+      /** One frame every 20 ms, as a carrier sends them. */
+      speakLive: (inputs: ReadonlyArray<CallInput>) =>
+        Effect.forEach(inputs, (one) => Effect.andThen(Queue.offer(input, one), Effect.sleep("20 millis")), {
+          discard: true
+        }),
       hangUp: Queue.end(input),
       waitFor
     }
@@ -207,6 +219,24 @@ const first = <A>(items: ReadonlyArray<A>): A => {
 }
 
 const ofType = (events: ReadonlyArray<RealtimeFake.Json>, type: string) => events.filter((event) => event.type === type)
+
+/** How many responses answered each of the person's speeches (the opening's under "none"). */
+const responsesPerTurn = (connection: RealtimeFake.Connection): Record<string, number> => {
+  const counts: Record<string, number> = {}
+  for (const response of connection.responses) {
+    const turn = response.userItemId ?? "none"
+    counts[turn] = (counts[turn] ?? 0) + 1
+  }
+  return counts
+}
+
+/** Where the speech of `text` ends when it starts at `fromMs` (its last sound the fake's VAD hears). */
+const speechEnd = (text: string, fromMs: number): number => {
+  const heard = MuLaw.decode(MuLaw.encode(SimVoice.speak(text)))
+  let last = heard.length - 1
+  while (last >= 0 && Math.abs(heard[last]!) < 32) last--
+  return fromMs + (last + 1) / 8
+}
 
 /** A port nothing listens on. */
 const closedPort = Effect.callback<number>((resume) => {
@@ -367,6 +397,11 @@ describe("OpenAiRealtime", () => {
         })
         assert.deepStrictEqual(sent[at + 1], { type: "response.create" })
         assert.deepStrictEqual(ofType(connection.sent, "error"), [])
+        // The first response had nothing to say: the turn took two, and its reply is the second's.
+        assert.deepStrictEqual(Object.values(responsesPerTurn(connection)), [2])
+        const latency = yield* harness.waitFor(() => harness.latencies[0])
+        assert.strictEqual(latency.agentStartedMs, first(harness.said).result!.startMs)
+        assert.deepStrictEqual(Object.keys(latency.stages).sort(), ["engine_ms", "llm_first_token_ms"])
         yield* harness.hangUp
         assert.deepStrictEqual(yield* Fiber.join(running), { _tag: "HungUp" })
       }))
@@ -400,6 +435,77 @@ describe("OpenAiRealtime", () => {
         assert.deepStrictEqual(ofType(connection.received, "response.create"), [])
         assert.strictEqual(connection.spoken.length, 1)
       }))
+
+    it.live(
+      "each reply to the person has its turn latency (the opening none), and a turn that records a field is one response",
+      () =>
+        Effect.gen(function*() {
+          const opening = "Hello from Chez Fake."
+          const noted = "Two people, noted. What time?"
+          const goodbye = "See you at eight."
+          const server = yield* fake({
+            script: (turn) => {
+              if (turn.trigger === "response.create") {
+                return turn.instructions?.includes(opening) === true ? { say: opening } : { say: "Said again." }
+              }
+              if (turn.heard === ASK) {
+                return { say: noted, calls: [{ name: "record_party_size", arguments: { size: 2 } }] }
+              }
+              return turn.heard === "at eight" ? { say: goodbye } : undefined
+            }
+          })
+          const harness = yield* makeCall()
+          const running = yield* converse(
+            config(server),
+            harness.call,
+            session({ opening, onToolCall: () => Effect.succeed({ output: "Recorded." }) })
+          ).pipe(Effect.forkChild)
+          yield* harness.waitFor(() => harness.said[0]?.result)
+          // The person speaks in real time, as on a call: 300 ms of quiet, the speech, 700 ms.
+          const firstTurn = frames([{ silenceMs: 300 }, { say: ASK }, { silenceMs: 700 }])
+          const secondFrom = bytesOf(firstTurn).length / 8
+          yield* harness.speakLive(firstTurn)
+          yield* harness.waitFor(() => harness.said[1]?.result)
+          yield* harness.speakLive(frames([{ say: "at eight" }, { silenceMs: 700 }], secondFrom))
+          yield* harness.waitFor(() => harness.latencies.length === 2 || undefined)
+
+          assert.deepStrictEqual(harness.turns.filter((turn) => turn.speaker === "AGENT").map((turn) => turn.text), [
+            opening,
+            noted,
+            goodbye
+          ])
+          // One entry per reply, none for the opening: the speech's end where it is in the audio
+          // sent, the reply's start where it played, the model's stage and the engine's.
+          const ends = [speechEnd(ASK, 300), speechEnd("at eight", secondFrom)]
+          harness.latencies.forEach((latency, i) => {
+            const reply = harness.said[i + 1]!.result!
+            assert.closeTo(latency.userStoppedMs, ends[i]!, 1)
+            assert.strictEqual(latency.agentStartedMs, reply.startMs)
+            assert.isAtMost(latency.userStoppedMs, latency.agentStartedMs)
+            assert.deepStrictEqual(Object.keys(latency.stages).sort(), ["engine_ms", "llm_first_token_ms"])
+            // The model's part holds the server VAD's 500 ms of silence after the speech.
+            const voiceToVoice = latency.agentStartedMs - latency.userStoppedMs
+            assert.isAtLeast(latency.stages.llm_first_token_ms!, 450, JSON.stringify(latency))
+            assert.isAtMost(latency.stages.llm_first_token_ms!, voiceToVoice + 1, JSON.stringify(latency))
+            assert.closeTo(latency.stages.llm_first_token_ms! + latency.stages.engine_ms!, voiceToVoice, 1)
+          })
+          // One response per turn: the one the server's VAD started, whose speech and field were
+          // the turn; the adapter asked for none but the opening.
+          const connection = first(server.connections)
+          assert.deepStrictEqual(
+            ofType(connection.received, "conversation.item.create").map((event) =>
+              (event.item as { output: string }).output
+            ),
+            ["Recorded."]
+          )
+          assert.deepStrictEqual(Object.values(responsesPerTurn(connection)), [1, 1, 1])
+          assert.strictEqual(ofType(connection.received, "response.create").length, 1)
+          assert.deepStrictEqual(connection.spoken.map((spoken) => spoken.text), [opening, noted, goodbye])
+          yield* harness.hangUp
+          assert.deepStrictEqual(yield* Fiber.join(running), { _tag: "HungUp" })
+        }),
+      20_000
+    )
 
     it.live("a refused call: the calls after it are not run, and the model is asked again at once", () =>
       Effect.gen(function*() {
@@ -446,6 +552,7 @@ describe("OpenAiRealtime", () => {
           "Error: not carried out, since a call before it in your response was refused."
         ])
         assert.strictEqual(ofType(connection.received, "response.create").length, 1)
+        assert.deepStrictEqual(Object.values(responsesPerTurn(connection)), [2])
         assert.strictEqual(connection.spoken[1]?.text, "Sorry, how many people?")
         yield* harness.hangUp
         assert.deepStrictEqual(yield* Fiber.join(running), { _tag: "HungUp" })

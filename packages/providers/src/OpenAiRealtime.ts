@@ -58,6 +58,13 @@
  *    session ends `Ended`. A cancelled response's calls run only when complete, and no
  *    `response.create` follows them (the person's new turn brings the next response).
  * 7. The input stream ending (the person hung up) ends the session `HungUp`.
+ * 8. Turn latency (`call.emitLatency`, and the turn-latency histogram): one record per reply to
+ *    the person (the opening is not one), once it has played or was cut short after some of it
+ *    was heard. The speech it answers ended at `speech_stopped`'s `audio_end_ms` less the VAD's
+ *    `silence_duration_ms` (from `session.updated`), on the call's clock as the HUMAN turns; the
+ *    reply started at its playback's `startMs`. Stages: `llm_first_token_ms` (the end of the
+ *    speech reaching the adapter to the reply's first audio delta) and `engine_ms` (the rest);
+ *    `OpenAiRealtimeLatency` says which speech a reply answers and why these clocks.
  *
  * Errors. The handshake's HTTP status is read from the socket's open error: the `ws` client
  * (`@effect/platform-node/NodeWS`) reports "Unexpected server response: 401"; Node's built-in
@@ -78,6 +85,7 @@
  *
  * @since 0.1.0
  */
+import * as Metrics from "@voice-agent/core/Metrics"
 import type { AgentCall, AudioFrame, Playback } from "@voice-agent/core/ports/Agent"
 import type { ToolCall } from "@voice-agent/core/ports/ChatModel"
 import type { SessionEnd, SpeechSession } from "@voice-agent/core/ports/SpeechToSpeech"
@@ -87,6 +95,7 @@ import * as MuLaw from "@voice-agent/media/MuLaw"
 import { Cause, Deferred, Effect, Layer, Option, Queue, Redacted, Stream } from "effect"
 import * as Socket from "effect/socket/Socket"
 import * as Events from "./OpenAiRealtimeEvents.ts"
+import * as Latency from "./OpenAiRealtimeLatency.ts"
 
 /**
  * @category models
@@ -142,6 +151,8 @@ interface Item {
   silenced: boolean
   dropped: number
   reported: boolean
+  /** The person's speech it answers (the first item after it), for the turn latency. */
+  readonly answers: Latency.Answered | undefined
 }
 
 interface ToolBatch {
@@ -273,7 +284,7 @@ const run = Effect.fnUntraced(function*(call: AgentCall, session: SpeechSession,
     Effect.gen(function*() {
       while (true) {
         const event = yield* nextEvent(reader).pipe(Effect.mapError(lostError))
-        if (event.type === type) return
+        if (event.type === type) return event
         if (event.type === "error") {
           return yield* fail(
             Events.setupReason(event.error),
@@ -292,7 +303,9 @@ const run = Effect.fnUntraced(function*(call: AgentCall, session: SpeechSession,
   const send = (event: object) => writer.write(JSON.stringify(event)).pipe(Effect.mapError(lostError))
 
   yield* send(Events.sessionUpdate(session, settings))
-  yield* awaitSetup(reader, "session.updated").pipe(timeout("session.updated"))
+  const updated = yield* awaitSetup(reader, "session.updated").pipe(timeout("session.updated"))
+  /** The server VAD's silence before it ends a speech (its `audio_end_ms` includes it). */
+  const silenceMs = Events.silenceMs("session" in updated ? updated.session : undefined)
   if (session.opening !== undefined) {
     yield* send(Events.openingResponse(session, session.opening))
   }
@@ -324,6 +337,7 @@ const run = Effect.fnUntraced(function*(call: AgentCall, session: SpeechSession,
   // The input buffer's clock: buffer ms + `base` = call ms.
   let base: number | undefined
   let bufferedMs = 0
+  const turnClock = Latency.make()
 
   const report = Effect.fnUntraced(function*(item: Item) {
     const playback = item.playback
@@ -343,6 +357,11 @@ const run = Effect.fnUntraced(function*(call: AgentCall, session: SpeechSession,
       playback = { _tag: "Interrupted", startMs: yield* call.elapsedMs, playedMs: 0 }
     } else {
       playback = yield* call.say(Stream.fromQueue(item.frames))
+      const latency = item.answers === undefined ? undefined : Latency.record(item.answers, playback)
+      if (latency !== undefined) {
+        Metrics.observeTurnUnsafe(latency.userStoppedMs, latency.agentStartedMs)
+        yield* call.emitLatency(latency)
+      }
     }
     item.playback = playback
     yield* Deferred.succeed(item.played, playback)
@@ -402,6 +421,7 @@ const run = Effect.fnUntraced(function*(call: AgentCall, session: SpeechSession,
       }
       if (parts.length === 0) return
       yield* send(Events.audioAppend(Buffer.concat(parts)))
+      turnClock.sent(base! + bufferedMs, yield* call.elapsedMs)
     })).pipe(Effect.andThen(Deferred.succeed(done, { _tag: "HungUp" })))
 
   /** The person speaks: stop what is playing, cancel what is generating. */
@@ -434,7 +454,8 @@ const run = Effect.fnUntraced(function*(call: AgentCall, session: SpeechSession,
         transcript: undefined,
         silenced: false,
         dropped: 0,
-        reported: false
+        reported: false,
+        answers: turnClock.replyStarted(yield* call.elapsedMs)
       }
       items.set(itemId, item)
       if (!(yield* Queue.offer(waiting, item))) {
@@ -508,10 +529,15 @@ const run = Effect.fnUntraced(function*(call: AgentCall, session: SpeechSession,
       case "input_audio_buffer.speech_started": {
         if (speechStarts.size >= MAX_SPEECH_STARTS) speechStarts.delete(speechStarts.keys().next().value!)
         speechStarts.set(event.item_id, (base ?? 0) + event.audio_start_ms)
+        turnClock.speechStarted()
         return yield* bargeIn
       }
       case "input_audio_buffer.speech_stopped": {
         if (activeResponse !== undefined && silenced.has(activeResponse)) owedResponse = true
+        if (event.audio_end_ms !== undefined) {
+          const started = event.item_id === undefined ? undefined : speechStarts.get(event.item_id)
+          turnClock.speechStopped(Latency.speechEndMs((base ?? 0) + event.audio_end_ms, silenceMs, started))
+        }
         return
       }
       case "conversation.item.input_audio_transcription.completed": {

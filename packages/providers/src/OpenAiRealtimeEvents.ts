@@ -18,7 +18,11 @@ const NullableString = Schema.NullOr(Schema.String)
  * @category schemas
  */
 export const ServerEvent = Schema.Union([
-  Schema.Struct({ type: Schema.Literals(["session.created", "session.updated"]) }),
+  Schema.Struct({
+    type: Schema.Literals(["session.created", "session.updated"]),
+    /** Read by `silenceMs` alone: a session of another shape must not make the event unreadable. */
+    session: Schema.optionalKey(Schema.Unknown)
+  }),
   Schema.Struct({
     type: Schema.Literal("error"),
     error: Schema.Struct({
@@ -32,7 +36,11 @@ export const ServerEvent = Schema.Union([
     item_id: Schema.String,
     audio_start_ms: Schema.Number
   }),
-  Schema.Struct({ type: Schema.Literal("input_audio_buffer.speech_stopped") }),
+  Schema.Struct({
+    type: Schema.Literal("input_audio_buffer.speech_stopped"),
+    item_id: Schema.optionalKey(Schema.String),
+    audio_end_ms: Schema.optionalKey(Schema.Number)
+  }),
   Schema.Struct({
     type: Schema.Literal("conversation.item.input_audio_transcription.completed"),
     item_id: Schema.String,
@@ -93,6 +101,23 @@ export type ServerEvent = typeof ServerEvent.Type
  * @category decoding
  */
 export const decode = Schema.decodeUnknownOption(Schema.fromJsonString(ServerEvent))
+
+/** OpenAI's default `silence_duration_ms` for server VAD. */
+const DEFAULT_SILENCE_MS = 500
+
+/**
+ * The silence the server VAD waits for before it ends a speech (`turn_detection`'s
+ * `silence_duration_ms` in the effective session of `session.updated`); OpenAI's default, 500 ms,
+ * when the session does not say.
+ *
+ * @category decoding
+ */
+export const silenceMs = (session: unknown): number => {
+  const at = (value: unknown, key: string): unknown =>
+    typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined
+  const silence = at(at(at(at(session, "audio"), "input"), "turn_detection"), "silence_duration_ms")
+  return typeof silence === "number" && Number.isFinite(silence) && silence >= 0 ? silence : DEFAULT_SILENCE_MS
+}
 
 // ---------------------------------------------------------------------------------- errors
 

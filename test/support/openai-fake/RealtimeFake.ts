@@ -46,8 +46,8 @@
  * HTTP status; `withholdSessionCreated` never sends `session.created`; `drop` cuts every
  * connection (no close frame); `sendError` sends an `error` event (with `close`, then closes the
  * socket with 1011, a server ending the session). Records every handshake, every client event
- * received and every server event sent, the audio appended and the audio spoken, per
- * connection; `waitFor` waits on any of it.
+ * received and every server event sent, the audio appended, the audio spoken and the responses
+ * started (with the person's speech each answers), per connection; `waitFor` waits on any of it.
  *
  * Length: past 600 lines because one connection's state machine (the session, the input
  * buffer and its VAD, responses, the conversation) is one class, and the wire format is
@@ -165,6 +165,19 @@ export interface Spoken {
 }
 
 /**
+ * A response the fake started: what started it, and the person's speech it answers (the last
+ * user item of the conversation then; none before the person has spoken), so a test can count
+ * the responses of each turn.
+ *
+ * @category models
+ */
+export interface Response {
+  readonly responseId: string
+  readonly trigger: Turn["trigger"]
+  readonly userItemId: string | undefined
+}
+
+/**
  * One connection as the fake sees it (a live view).
  *
  * @category models
@@ -180,6 +193,8 @@ export interface Connection {
   readonly session: Json
   readonly conversation: ReadonlyArray<Entry>
   readonly spoken: ReadonlyArray<Spoken>
+  /** Every response started, in order. */
+  readonly responses: ReadonlyArray<Response>
   /** All appended audio, as appended (decoded from base64). */
   readonly appended: () => Uint8Array
   readonly closed: boolean
@@ -300,6 +315,7 @@ class Session implements Connection {
   readonly sent: Array<Json> = []
   readonly conversation: Array<Entry> = []
   readonly spoken: Array<Spoken> = []
+  readonly responses: Array<Response> = []
   session: Record<string, unknown>
   closed = false
   private readonly chunks: Array<Uint8Array> = []
@@ -653,6 +669,8 @@ class Session implements Connection {
     }
     const response: OpenResponse = { id, base, output: [], held: undefined }
     this.active = response
+    const userItemId = this.conversation.findLast((entry) => entry.kind === "user")?.itemId
+    this.responses.push({ responseId: id, trigger, userItemId })
     this.emit({ type: "response.created", response: base })
     if (reply.say !== undefined) {
       const outputIndex = response.output.length

@@ -5,8 +5,8 @@
  * the persona, the task and its variables; the voice; the tools) and carries out its tool
  * calls (record a field, complete the task, transfer, end the call), exactly as for a chat
  * model; the adapter moves the audio (μ-law passed through untouched when the call is μ-law),
- * plays the model's speech with `say`, interrupts it when the person speaks over it, and
- * reports both sides' transcripts as turns.
+ * plays the model's speech with `say`, interrupts it when the person speaks over it, reports
+ * both sides' transcripts as turns, and each reply's turn latency (`emitLatency`).
  *
  * @since 0.1.0
  */
