@@ -1,7 +1,7 @@
 /**
  * `voice-agent campaigns list|show|pause|resume|delete` (docs/CLI.md): HTTP clients of the
  * campaign endpoints. `--json` prints the API's JSON (for `show`, `{campaign, status_counts}`);
- * otherwise a table or `label  value` lines.
+ * otherwise a table or `label  value` lines (`show` adds the campaign's turn latency).
  *
  * `delete` deletes only with `--yes`. Without it, on a terminal it asks (and a "no" leaves
  * everything as it was, exit 1); otherwise it refuses as a usage error (exit 2).
@@ -10,6 +10,7 @@
  */
 import { DayNames } from "@voice-agent/core/CallingWindow"
 import type { Campaign, CampaignStatusCounts } from "@voice-agent/core/Campaign"
+import type { CampaignLatency } from "@voice-agent/core/TurnLatency"
 import { Console, Effect, Stdio, Terminal } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as ApiClient from "./ApiClient.ts"
@@ -34,6 +35,17 @@ const counts = (status: CampaignStatusCounts) =>
     ["TRYING", "COMPLETED", "PARTIALLY_COMPLETED", "FAILED"],
     [[status.TRYING, status.COMPLETED, status.PARTIALLY_COMPLETED, status.FAILED].map(String)]
   )
+
+const plural = (n: number, one: string, many: string) => `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`
+
+const ms = (value: number | null) => (value === null ? "" : `${value.toLocaleString("en-US")} ms`)
+
+const latency = ({ calls, summary }: typeof CampaignLatency.Type) => {
+  if (summary.count === 0) return "Turn latency: no agent reply yet"
+  const over = `${plural(summary.count, "reply", "replies")} in ${plural(calls, "call", "calls")}`
+  const figures = [summary.p50_ms, summary.p90_ms, summary.max_ms].map(ms)
+  return `Turn latency (voice to voice, ${over})\n${TextTable.table(["P50", "P90", "MAX"], [figures])}`
+}
 
 const describeCampaign = (campaign: Campaign) =>
   TextTable.fields([
@@ -77,15 +89,20 @@ const show = Command.make(
   { ...ApiClient.connectionFlags, json: ApiClient.jsonFlag, code: codeArgument },
   Effect.fn("cli.campaigns.show")(function*(input) {
     const params = { campaign_code: input.code }
-    const { campaign, status } = yield* ApiClient.withClient(input, ({ client }) =>
+    const { campaign, status, turns } = yield* ApiClient.withClient(input, ({ client }) =>
       Effect.all({
         campaign: client.campaigns.get({ params }),
-        status: client.campaigns.status({ params })
-      }, { concurrency: 2 }))
-    if (input.json) return yield* Console.log(JSON.stringify({ campaign, status_counts: status.status_counts }))
-    yield* Console.log(`${describeCampaign(campaign)}\n\nContacts\n${counts(status.status_counts)}`)
+        status: client.campaigns.status({ params }),
+        turns: input.json ? Effect.succeed(undefined) : client.campaigns.latency({ params })
+      }, { concurrency: 3 }))
+    if (input.json || turns === undefined) {
+      return yield* Console.log(JSON.stringify({ campaign, status_counts: status.status_counts }))
+    }
+    yield* Console.log(
+      `${describeCampaign(campaign)}\n\nContacts\n${counts(status.status_counts)}\n\n${latency(turns)}`
+    )
   })
-).pipe(Command.withDescription("Show a campaign and its contacts' status counts"))
+).pipe(Command.withDescription("Show a campaign, its contacts' status counts and its turn latency"))
 
 const setEnabled = (name: "pause" | "resume", enabled: boolean) =>
   Command.make(

@@ -204,6 +204,7 @@ CREATE TABLE public.turn_latencies (
     llm_first_token_ms integer,
     tts_first_byte_ms integer,
     engine_ms integer,
+    campaign_id uuid,
     CONSTRAINT turn_latencies_agent_started_ms_check CHECK ((agent_started_ms >= 0)),
     CONSTRAINT turn_latencies_engine_ms_check CHECK ((engine_ms >= 0)),
     CONSTRAINT turn_latencies_llm_first_token_ms_check CHECK ((llm_first_token_ms >= 0)),
@@ -412,6 +413,8 @@ CREATE INDEX messages_inbound_by_number ON public.messages USING btree (organiza
 CREATE INDEX phone_numbers_by_agent ON public.phone_numbers USING btree (agent_id) WHERE (agent_id IS NOT NULL);
 
 CREATE INDEX phone_numbers_by_organization ON public.phone_numbers USING btree (organization_id, phone_number);
+
+CREATE INDEX turn_latencies_by_campaign ON public.turn_latencies USING btree (campaign_id) INCLUDE (conversation_id, user_stopped_ms, agent_started_ms) WHERE (campaign_id IS NOT NULL);
 
 CREATE INDEX webhook_deliveries_by_endpoint ON public.webhook_deliveries USING btree (endpoint_id, id DESC);
 

@@ -665,7 +665,8 @@ const bench = (
       recordField: () => Effect.die("unused"),
       fields: () => Effect.die("unused"),
       recordLatency: () => Effect.void,
-      latency: () => Effect.die("unused")
+      latency: () => Effect.die("unused"),
+      campaignLatency: () => Effect.die("unused")
     })
     const context = yield* Layer.build(Layer.mergeAll(
       FileRecordingStore.layer(dir),

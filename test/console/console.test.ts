@@ -4,7 +4,8 @@
  * shown once, a number, the DNC list, a webhook with its deliveries), an agent with typed
  * fields, a campaign made in the form (windows in its zone, the API's warning), a file with one
  * bad row refused before anything is sent, 25,000 contacts uploaded in batches, calls watched to
- * the end, a call played with its transcript moving the player, a contact's eligibility in
+ * the end, a call played with its transcript moving the player, its replies' turn latency as
+ * bars split into their stages and the campaign's p50 and p90, a contact's eligibility in
  * words, and a campaign deleted after a confirmation. Any error in the browser's console fails
  * the test; every page is photographed at 1280×800 and 375 px wide (test/console/screenshots/).
  */
@@ -407,6 +408,77 @@ describe.skipIf(Browser.unavailable !== undefined)("the web console in Chromium"
     await page.waitForSelector("table.call-events ol.attempts li[data-attempt='2']", { timeout: 30_000 })
     await page.locator(".player").scrollIntoViewIfNeeded()
     await screenshot("call")
+  })
+
+  it("shows each reply's turn latency as a bar split into its stages, and the campaign's p50 and p90", async () => {
+    const list = await api("GET", "/v1/conversations?to_number=%2B12025550101", state.apiKey!)
+    const call = list.body.conversations[0]
+    const latency = (await api("GET", `/v1/conversations/${call.call_id}/latency`, state.apiKey!)).body
+    assert.isAbove(latency.turns.length, 1, JSON.stringify(latency))
+    const shown = (n: number) => `${n.toLocaleString("en-US")} ms`
+
+    await go(`/calls/${call.call_id}`)
+    await page.waitForSelector("ol.latency-bars li")
+    const bars = await page.$$eval("ol.latency-bars li", (items) =>
+      items.map((li) => ({
+        voiceToVoice: Number(li.getAttribute("data-voice-to-voice-ms")),
+        text: li.querySelector(".num")?.textContent,
+        width: li.querySelector(".bar")!.getBoundingClientRect().width,
+        track: li.querySelector(".track")!.getBoundingClientRect().width,
+        segments: [...li.querySelectorAll(".segment")].map((segment) => ({
+          stage: segment.getAttribute("data-stage"),
+          ms: Number(segment.getAttribute("data-ms")),
+          width: segment.getBoundingClientRect().width
+        }))
+      })))
+    assert.strictEqual(bars.length, latency.turns.length)
+    const names = { stt: "stt_ms", llm: "llm_first_token_ms", tts: "tts_first_byte_ms", engine: "engine_ms" } as const
+    const spans = bars.map((bar) => Math.max(bar.voiceToVoice, bar.segments.reduce((sum, s) => sum + s.ms, 0)))
+    for (const [i, bar] of bars.entries()) {
+      const turn = latency.turns[i]
+      assert.strictEqual(bar.voiceToVoice, turn.voice_to_voice_ms, `reply ${i}`)
+      assert.strictEqual(bar.text, shown(turn.voice_to_voice_ms), `reply ${i}`)
+      // Each stage the API measured is a part of the bar, with its figure; nothing else is named.
+      const stages = Object.fromEntries(
+        bar.segments.filter((s) => s.stage !== "unmeasured").map((s) => [names[s.stage as keyof typeof names], s.ms])
+      )
+      assert.deepStrictEqual(stages, turn.stages, `reply ${i}`)
+      assert.isAbove(Object.keys(stages).length, 0, `reply ${i}: measured by step`)
+      // Drawn to scale: the bar against the longest, each part against its bar.
+      assert.approximately(bar.width, bar.track * (spans[i]! / Math.max(...spans)), 1.5, `reply ${i}`)
+      for (const segment of bar.segments) {
+        assert.approximately(segment.width, bar.width * (segment.ms / spans[i]!), 1.5, `reply ${i} ${segment.stage}`)
+      }
+    }
+    const figure = (name: string) => page.textContent(`dl.latency-summary dd[data-figure=${name}]`)
+    assert.strictEqual(await figure("count"), String(latency.summary.count))
+    assert.strictEqual(await figure("p50"), shown(latency.summary.p50_ms))
+    assert.strictEqual(await figure("p90"), shown(latency.summary.p90_ms))
+    assert.strictEqual(await figure("max"), shown(latency.summary.max_ms))
+    // A bar plays from the end of the person's speech it answers.
+    await page.waitForSelector(".player button.play:not([disabled])")
+    await page.click("ol.latency-bars li:nth-child(2) button")
+    await page.waitForFunction(
+      (ms) => Math.abs(Number(document.querySelector(".player")?.getAttribute("data-time")) * 1000 - ms) < 50,
+      latency.turns[1].user_stopped_ms
+    )
+    await page.locator("ol.latency-bars").scrollIntoViewIfNeeded()
+    await screenshot("call-latency")
+
+    const campaign = (await api("GET", `/v2/campaigns/${state.callsCode}/latency`, state.apiKey!)).body
+    // The three answered calls' replies (the busy line has none).
+    assert.strictEqual(campaign.calls, 3, JSON.stringify(campaign))
+    await go(`/campaigns/${state.callsCode}`)
+    await page.waitForSelector("dl[aria-label='Campaign turn latency'] dd[data-figure=p50]")
+    const campaignFigure = (name: string) =>
+      page.textContent(`dl[aria-label='Campaign turn latency'] dd[data-figure=${name}]`)
+    assert.strictEqual(await campaignFigure("p50"), shown(campaign.summary.p50_ms))
+    assert.strictEqual(await campaignFigure("p90"), shown(campaign.summary.p90_ms))
+    assert.include(
+      await page.textContent("dl[aria-label='Campaign turn latency'] + p"),
+      `over ${campaign.summary.count} replies in 3 calls`
+    )
+    await screenshot("campaign-latency")
   })
 
   it("shows the webhook deliveries with their attempts in the admin pages", async () => {

@@ -195,7 +195,23 @@ describe("voice-agent campaigns and calls", () => {
           campaign: yield* api(`/v2/campaigns/${code}`),
           status_counts: { TRYING: 0, COMPLETED: 1, PARTIALLY_COMPLETED: 0, FAILED: 0 }
         })
-        assert.include((yield* run("campaigns", "show", code)).stdout, "Calling windows  Mon 00:00-24:00")
+        // The human form adds the campaign's turn latency, as GET .../latency answers it (the
+        // call's one reply to the person).
+        const described = (yield* run("campaigns", "show", code)).stdout
+        assert.include(described, "Calling windows  Mon 00:00-24:00")
+        const turns = (yield* api(`/v2/campaigns/${code}/latency`)) as {
+          summary: { count: number; p50_ms: number; p90_ms: number; max_ms: number }
+          calls: number
+        }
+        assert.deepStrictEqual([turns.summary.count, turns.calls], [1, 1])
+        const [p50, p90, max] = [turns.summary.p50_ms, turns.summary.p90_ms, turns.summary.max_ms]
+          .map((ms) => `${ms.toLocaleString("en-US")} ms`)
+        assert.match(
+          described,
+          new RegExp(
+            `\n\nTurn latency \\(voice to voice, 1 reply in 1 call\\)\nP50 +P90 +MAX\n${p50} +${p90} +${max}\n$`
+          )
+        )
 
         // pause and resume answer the updated campaign.
         const paused = yield* run("campaigns", "pause", code, "--json")

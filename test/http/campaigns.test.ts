@@ -223,7 +223,13 @@ await eachBackend("v2 campaigns", (it) => {
       assert.strictEqual(deleted.status, 200)
       assert.deepStrictEqual(deleted.body, { ok: true })
       for (
-        const [method, suffix] of [["GET", ""], ["DELETE", ""], ["GET", "/status"], ["GET", "/has-callable-contacts"]]
+        const [method, suffix] of [
+          ["GET", ""],
+          ["DELETE", ""],
+          ["GET", "/status"],
+          ["GET", "/has-callable-contacts"],
+          ["GET", "/latency"]
+        ]
       ) {
         assertDetail(yield* api(org.key, method!, `${path}${suffix}`), 404, `${method} ${suffix}`)
       }
@@ -485,7 +491,8 @@ await eachBackend("v2 campaigns", (it) => {
         ["PATCH", `/v2/campaigns/${code}`, { enabled: false }],
         ["DELETE", `/v2/campaigns/${code}`, undefined],
         ["GET", `/v2/campaigns/${code}/status`, undefined],
-        ["GET", `/v2/campaigns/${code}/has-callable-contacts`, undefined]
+        ["GET", `/v2/campaigns/${code}/has-callable-contacts`, undefined],
+        ["GET", `/v2/campaigns/${code}/latency`, undefined]
       ]
       for (const [method, path, json] of endpoints) {
         for (const token of [null, "", "not-a-key", `${org.key}x`]) {

@@ -1,24 +1,36 @@
 /**
- * Black-box tests of `GET /v1/conversations/{call_id}/latency` (docs/HTTP_API.md, "Turn
- * latency") on both backends: the exact shape, stages with absent keys for steps that did not
- * run, the nearest-rank summary, null figures with no reply, 404 as the transcript and 401.
- * Figures are recorded through ConversationRepository, as the media session does.
+ * Black-box tests of `GET /v1/conversations/{call_id}/latency` and
+ * `GET /v2/campaigns/{campaign_code}/latency` (docs/HTTP_API.md, "Turn latency") on both
+ * backends: the exact shapes, stages with absent keys for steps that did not run, the
+ * nearest-rank summary of a call and of all the replies of a campaign's calls (the same as the
+ * calls' own figures give), null figures with no reply, 404 as the transcript for a call and as
+ * the campaign endpoints for a campaign, 403 with outbound dialing off, and 401. Figures are
+ * recorded through ConversationRepository, as the media session does.
  */
 import { assert } from "@effect/vitest"
 import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
 import { Effect } from "effect"
 import { randomBytes } from "node:crypto"
-import { api, assertDetail, eachBackend, keysOf, organization, randomNumber } from "./support/ApiServer.ts"
+import {
+  api,
+  assertDetail,
+  campaign,
+  eachBackend,
+  keysOf,
+  organization,
+  randomNumber,
+  updateOrganization
+} from "./support/ApiServer.ts"
 import type { TestOrganization } from "./support/ApiServer.ts"
 
-const insertCall = (org: TestOrganization) =>
+const insertCall = (org: TestOrganization, campaignId: string | null = null) =>
   Effect.gen(function*() {
     const repository = yield* ConversationRepository
     const startedAt = new Date("2026-11-20T17:00:00.000Z")
     return yield* repository.insert({
       callId: `CA${randomBytes(12).toString("hex")}`,
       organizationId: org.id,
-      campaignId: null,
+      campaignId,
       contactId: null,
       direction: "outbound",
       fromNumber: org.number,
@@ -111,5 +123,96 @@ await eachBackend("turn latency", (it) => {
         (yield* api(other.key, "GET", `/v1/conversations/${call.callId}/transcript`)).body
       )
       for (const token of [null, "", "wrong"]) assertDetail(yield* api(token, "GET", path), 401, path)
+    }))
+
+  it.effect("a campaign's summary is over every reply of its calls, and counts the calls that have one", () =>
+    Effect.gen(function*() {
+      const org = yield* organization()
+      const repository = yield* ConversationRepository
+      const c = yield* campaign(org)
+      const other = yield* campaign(org)
+      const record = (callId: string, voiceToVoice: ReadonlyArray<number>) =>
+        Effect.forEach(voiceToVoice, (ms, i) =>
+          repository.recordLatency(callId, {
+            userStoppedMs: 3000 * (i + 1),
+            agentStartedMs: 3000 * (i + 1) + ms,
+            stages: { stt_ms: 90 }
+          }))
+      // Voice-to-voice 400, 700, 520 / 610, 0 (a reply placed 15 ms early) / no reply / 1900.
+      const calls = yield* Effect.forEach(
+        [[400, 700, 520], [610, -15], [], [1900]],
+        (figures) =>
+          Effect.gen(function*() {
+            const call = yield* insertCall(org, c.id)
+            yield* record(call.id, figures)
+            return call
+          })
+      )
+      // Replies outside the campaign: another campaign's call, a direct call.
+      yield* record((yield* insertCall(org, other.id)).id, [5000])
+      yield* record((yield* insertCall(org)).id, [6000])
+
+      const path = `/v2/campaigns/${c.campaign_code}/latency`
+      const reply = yield* api(org.key, "GET", path)
+      assert.strictEqual(reply.status, 200, reply.text)
+      assert.deepStrictEqual(keysOf(reply.body), ["calls", "summary"])
+      assert.deepStrictEqual(keysOf(reply.body.summary), ["count", "max_ms", "p50_ms", "p90_ms"])
+      // Sorted: 0, 400, 520, 610, 700, 1900. p50 at rank 3, p90 at rank 6.
+      assert.deepStrictEqual(reply.body, {
+        summary: { count: 6, p50_ms: 520, p90_ms: 1900, max_ms: 1900 },
+        calls: 3
+      })
+      // The same figures as the calls' own answers give, summarized by the same rule.
+      const perCall: Array<number> = []
+      for (const call of calls) {
+        const latency = yield* api(org.key, "GET", `/v1/conversations/${call.callId}/latency`)
+        perCall.push(...latency.body.turns.map((turn: { voice_to_voice_ms: number }) => turn.voice_to_voice_ms))
+      }
+      perCall.sort((a, b) => a - b)
+      assert.deepStrictEqual(perCall, [0, 400, 520, 610, 700, 1900])
+      assert.deepStrictEqual(
+        (yield* api(org.key, "GET", `/v2/campaigns/${other.campaign_code}/latency`)).body,
+        { summary: { count: 1, p50_ms: 5000, p90_ms: 5000, max_ms: 5000 }, calls: 1 }
+      )
+    }))
+
+  it.effect("a campaign with no reply: count 0, null figures, no call", () =>
+    Effect.gen(function*() {
+      const org = yield* organization()
+      const c = yield* campaign(org)
+      yield* insertCall(org, c.id)
+      const reply = yield* api(org.key, "GET", `/v2/campaigns/${c.campaign_code}/latency`)
+      assert.strictEqual(reply.status, 200, reply.text)
+      assert.deepStrictEqual(reply.body, { summary: { count: 0, p50_ms: null, p90_ms: null, max_ms: null }, calls: 0 })
+    }))
+
+  it.effect("a campaign's: 404 as the campaign endpoints (unknown, another organization's, deleted), 403, 401", () =>
+    Effect.gen(function*() {
+      const org = yield* organization()
+      const other = yield* organization()
+      const c = yield* campaign(org)
+      const deleted = yield* campaign(org)
+      yield* (yield* ConversationRepository).recordLatency((yield* insertCall(org, c.id)).id, {
+        userStoppedMs: 1,
+        agentStartedMs: 2,
+        stages: {}
+      })
+      assert.strictEqual((yield* api(org.key, "DELETE", `/v2/campaigns/${deleted.campaign_code}`)).status, 200)
+      const cases = [[org, "gcmp-00000000000000000000"], [org, deleted.campaign_code], [org, c.id], [
+        other,
+        c.campaign_code
+      ]] as const
+      for (const [who, code] of cases) {
+        const path = `/v2/campaigns/${code}/latency`
+        const reply = yield* api(who.key, "GET", path)
+        assertDetail(reply, 404, path)
+        assert.deepStrictEqual(reply.body, (yield* api(who.key, "GET", `/v2/campaigns/${code}/status`)).body, path)
+      }
+      const path = `/v2/campaigns/${c.campaign_code}/latency`
+      for (const token of [null, "", "wrong"]) assertDetail(yield* api(token, "GET", path), 401, path)
+      yield* updateOrganization(org.id, { outbound_dialing_enabled: false })
+      assertDetail(yield* api(org.key, "GET", path), 403, path)
+      yield* updateOrganization(org.id, { outbound_dialing_enabled: true })
+      assert.strictEqual((yield* api(org.key, "GET", path)).body.summary.count, 1)
     }))
 })

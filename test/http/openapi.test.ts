@@ -87,6 +87,7 @@ const documented = {
     ["get", "/v1/conversations/{call_id}/fields"],
     // Turn latency (docs/HTTP_API.md).
     ["get", "/v1/conversations/{call_id}/latency"],
+    ["get", "/v2/campaigns/{campaign_code}/latency"],
     // Live listen, completed (docs/LISTEN.md).
     ["post", "/v1/conversations/{call_id}/listen-tickets"],
     // The reference SDK's HTTP calls (docs/SDK_HTTP.md).
@@ -165,6 +166,8 @@ const documentedErrors: ReadonlyArray<readonly [string, string, ReadonlyArray<st
   ["put", "/v2/phone-numbers/{phone_number}/agent", ["200", "401", "404", "422"]],
   ["get", "/v1/conversations/{call_id}/fields", ["200", "401", "404"]],
   ["get", "/v1/conversations/{call_id}/latency", ["200", "401", "404"]],
+  // As the other campaign endpoints.
+  ["get", "/v2/campaigns/{campaign_code}/latency", ["200", "401", "403", "404"]],
   ["post", "/v1/conversations/{call_id}/listen-tickets", ["201", "401", "404"]],
   // docs/SDK_HTTP.md.
   ["post", "/v2/create-outbound", ["200", "400", "401", "403", "422", "501"]],

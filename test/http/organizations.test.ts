@@ -144,6 +144,7 @@ await eachBackend("organizations", (it) => {
         ["DELETE", `/v2/campaigns/${code}`, undefined],
         ["GET", `/v2/campaigns/${code}/status`, undefined],
         ["GET", `/v2/campaigns/${code}/has-callable-contacts`, undefined],
+        ["GET", `/v2/campaigns/${code}/latency`, undefined],
         ["POST", `/v2/campaigns/${code}/contacts?accepted_terms_of_service=true`, {
           contacts: [{ phone_number: randomNumber() }]
         }],

@@ -86,7 +86,8 @@ const harness = Effect.gen(function*() {
     recordField: (_, key, value) => Effect.sync(() => void fields.set(key, value)),
     fields: () => Effect.sync(() => Object.fromEntries(fields)),
     recordLatency: () => Effect.void,
-    latency: () => Effect.succeed([])
+    latency: () => Effect.succeed([]),
+    campaignLatency: () => Effect.die("unused")
   })
   const services = Layer.mergeAll(
     FileRecordingStore.layer(dir),

@@ -1,7 +1,7 @@
 /**
  * Tenant isolation, probed route by route (issue 12, "Security"): organization A holds data of
- * every kind (campaigns, contacts, conversations with transcript, latency, recordings and fields,
- * inbound and outbound messages, agents attached to a campaign and a number, Do-Not-Call
+ * every kind (campaigns and their turn latency, contacts, conversations with transcript, latency,
+ * recordings and fields, inbound and outbound messages, agents attached to a campaign and a number, Do-Not-Call
  * entries, numbers, a webhook, cursors of every list); organization B, with data of its own,
  * sends every route of the public API with its own key and A's ids in the path, the query, the
  * body and the cursors.
@@ -264,6 +264,7 @@ const viewOf = (a: A) =>
       `/v1/campaigns/${a.campaign.id}`,
       `/v2/campaigns/${code}/status`,
       `/v2/campaigns/${code}/has-callable-contacts`,
+      `/v2/campaigns/${code}/latency`,
       `/v2/campaigns/${code}/agent`,
       "/v2/contacts?limit=1000",
       `/v1/contacts?limit=1000&campaign_id=${a.campaign.id}`,
@@ -542,6 +543,20 @@ const recipes: Record<string, Recipe> = {
   ],
   "GET /v2/campaigns/{campaign_code}/status": (a) => campaignByCode(a, "GET", "/status"),
   "GET /v2/campaigns/{campaign_code}/has-callable-contacts": (a) => campaignByCode(a, "GET", "/has-callable-contacts"),
+  "GET /v2/campaigns/{campaign_code}/latency": (a, b) => [
+    ...campaignByCode(a, "GET", "/latency"),
+    // B's own campaign: B's calls only (none has a reply), nothing of A's replies.
+    {
+      method: "GET",
+      path: `/v2/campaigns/${b.campaign.campaign_code}/latency`,
+      expect: [200],
+      check: (reply) =>
+        assert.deepStrictEqual(reply.body, {
+          summary: { count: 0, p50_ms: null, p90_ms: null, max_ms: null },
+          calls: 0
+        })
+    }
+  ],
   "POST /v2/campaigns/{campaign_code}/contacts": (a, b) => [
     ...campaignByCode(a, "POST", "/contacts?accepted_terms_of_service=true", {
       contacts: [{ phone_number: randomNumber(), data: { by: "B" } }]

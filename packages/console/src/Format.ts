@@ -81,3 +81,10 @@ export const position = (ms: number): string => {
  * @category encoding
  */
 export const count = (n: number): string => n.toLocaleString("en-US")
+
+/**
+ * `1,900 ms`; `–` for no figure.
+ *
+ * @category encoding
+ */
+export const ms = (n: number | null): string => (n === null ? "–" : `${count(n)} ms`)

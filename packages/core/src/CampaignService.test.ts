@@ -6,6 +6,7 @@ import type { Organization } from "./Organization.ts"
 import type { E164 } from "./PhoneNumber.ts"
 import { CampaignRepository } from "./ports/CampaignRepository.ts"
 import { ContactRepository } from "./ports/ContactRepository.ts"
+import { ConversationRepository } from "./ports/ConversationRepository.ts"
 import { DialerWakeup } from "./ports/DialerWakeup.ts"
 import { PhoneNumberRepository } from "./ports/PhoneNumberRepository.ts"
 
@@ -82,6 +83,7 @@ const setup = Effect.gen(function*() {
       Layer.provide([
         Layer.succeed(CampaignRepository, campaigns),
         Layer.succeed(ContactRepository, stub<ContactRepository["Service"]>({})),
+        Layer.succeed(ConversationRepository, stub<ConversationRepository["Service"]>({})),
         Layer.succeed(PhoneNumberRepository, numbers),
         Layer.succeed(DialerWakeup, stub<DialerWakeup["Service"]>({ notify: Ref.update(wakeups, (n) => n + 1) }))
       ])

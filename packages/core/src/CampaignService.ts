@@ -35,9 +35,11 @@ import type { Organization } from "./Organization.ts"
 import * as PhoneNumber from "./PhoneNumber.ts"
 import { CampaignRepository } from "./ports/CampaignRepository.ts"
 import { ContactRepository } from "./ports/ContactRepository.ts"
+import { ConversationRepository } from "./ports/ConversationRepository.ts"
 import { DialerWakeup } from "./ports/DialerWakeup.ts"
 import { PhoneNumberRepository } from "./ports/PhoneNumberRepository.ts"
 import { fromMillis, nowMillis } from "./Time.ts"
+import type { CampaignLatencyRecord } from "./TurnLatency.ts"
 
 /**
  * @category services
@@ -80,12 +82,15 @@ export class CampaignService extends Context.Service<CampaignService, {
   readonly statusCounts: (campaign: CampaignRecord) => Effect.Effect<CampaignStatusCounts>
   /** The callable predicate (docs/DECISIONS.md, "Dialing") at the `Clock`'s instant. */
   readonly hasCallableContacts: (campaign: CampaignRecord) => Effect.Effect<boolean>
+  /** The turn latency of the campaign's calls: every agent reply's, summarized (TurnLatency). */
+  readonly turnLatency: (campaign: CampaignRecord) => Effect.Effect<CampaignLatencyRecord>
 }>()("@voice-agent/core/CampaignService") {
   static readonly layer = Layer.effect(
     CampaignService,
     Effect.gen(function*() {
       const campaigns = yield* CampaignRepository
       const contacts = yield* ContactRepository
+      const conversations = yield* ConversationRepository
       const numbers = yield* PhoneNumberRepository
       const wakeup = yield* DialerWakeup
 
@@ -194,7 +199,10 @@ export class CampaignService extends Context.Service<CampaignService, {
           const now = yield* nowMillis
           if (!isOpenAt(callingSchedule(campaign), now)) return false
           return yield* contacts.hasCallable(campaign.id, { maxAttempts: campaign.maxAttempts, now: fromMillis(now) })
-        })
+        }),
+        turnLatency: Effect.fn("CampaignService.turnLatency")((campaign) =>
+          conversations.campaignLatency(campaign.organizationId, campaign.id)
+        )
       })
     })
   )

@@ -3,7 +3,12 @@
  * the person's speech it answers and the start of its audio, both in ms from the answer on the
  * call's timeline (so they agree with the recordings), their difference (voice-to-voice, never
  * negative), and the time each step took. Served by `GET /v1/conversations/{call_id}/latency`
- * with a nearest-rank summary (docs/HTTP_API.md).
+ * with a nearest-rank summary, and over a campaign's calls by
+ * `GET /v2/campaigns/{campaign_code}/latency` (docs/HTTP_API.md).
+ *
+ * The summary's rule lives here (`summarize`); the campaign's is computed in SQL over all its
+ * replies (store-sql's `campaignLatency`, `percentile_disc`, which is nearest-rank), and its
+ * tests hold it to this one on the same figures.
  *
  * @since 0.1.0
  */
@@ -91,6 +96,21 @@ export const LatencySummary = Schema.Struct({
 }).annotate({ identifier: "LatencySummary" })
 
 /**
+ * A campaign's summary as stored figures give it: nearest-rank percentiles of the
+ * voice-to-voice figures of every reply in the campaign's calls (null with no reply), and how
+ * many calls have a reply.
+ *
+ * @category models
+ */
+export interface CampaignLatencyRecord {
+  readonly calls: number
+  readonly count: number
+  readonly p50Ms: number | null
+  readonly p90Ms: number | null
+  readonly maxMs: number | null
+}
+
+/**
  * Response of `GET /v1/conversations/{call_id}/latency`.
  *
  * @category schemas
@@ -99,6 +119,17 @@ export const ConversationLatency = Schema.Struct({
   turns: Schema.Array(TurnLatency),
   summary: LatencySummary
 }).annotate({ identifier: "ConversationLatency" })
+
+/**
+ * Response of `GET /v2/campaigns/{campaign_code}/latency`: the summary over every reply of the
+ * campaign's calls, and `calls`, how many of its calls have at least one reply.
+ *
+ * @category schemas
+ */
+export const CampaignLatency = Schema.Struct({
+  summary: LatencySummary,
+  calls: Schema.Int
+}).annotate({ identifier: "CampaignLatency" })
 
 /**
  * Voice-to-voice of a reply: from the end of the speech to the start of the reply, never negative.
@@ -116,6 +147,22 @@ export const voiceToVoiceMs = (turn: TurnLatencyRecord): number =>
  */
 export const nearestRank = (sorted: ReadonlyArray<number>, p: number): number | null =>
   sorted.length === 0 ? null : sorted[Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length))) - 1]!
+
+/**
+ * The summary of voice-to-voice figures (in any order): their count, nearest-rank p50 and p90,
+ * and maximum; null figures for none.
+ *
+ * @category encoding
+ */
+export const summarize = (voiceToVoice: ReadonlyArray<number>): typeof LatencySummary.Type => {
+  const sorted = [...voiceToVoice].sort((a, b) => a - b)
+  return {
+    count: sorted.length,
+    p50_ms: nearestRank(sorted, 50),
+    p90_ms: nearestRank(sorted, 90),
+    max_ms: sorted.length === 0 ? null : sorted[sorted.length - 1]!
+  }
+}
 
 const stagesOf = (stages: TurnStages): typeof TurnStagesSchema.Type => {
   const out: { -readonly [K in keyof TurnStages]: number } = {}
@@ -138,14 +185,13 @@ export const toConversationLatency = (
     voice_to_voice_ms: voiceToVoiceMs(turn),
     stages: stagesOf(turn.stages)
   }))
-  const sorted = encoded.map((turn) => turn.voice_to_voice_ms).sort((a, b) => a - b)
-  return {
-    turns: encoded,
-    summary: {
-      count: sorted.length,
-      p50_ms: nearestRank(sorted, 50),
-      p90_ms: nearestRank(sorted, 90),
-      max_ms: sorted.length === 0 ? null : sorted[sorted.length - 1]!
-    }
-  }
+  return { turns: encoded, summary: summarize(encoded.map((turn) => turn.voice_to_voice_ms)) }
 }
+
+/**
+ * @category encoding
+ */
+export const toCampaignLatency = (record: CampaignLatencyRecord): typeof CampaignLatency.Type => ({
+  summary: { count: record.count, p50_ms: record.p50Ms, p90_ms: record.p90Ms, max_ms: record.maxMs },
+  calls: record.calls
+})

@@ -30,6 +30,7 @@ import listenTickets from "./migrations/0014_listen_tickets.ts"
 import apiKeysByOrganization from "./migrations/0015_api_keys_by_organization.ts"
 import openDirectCalls from "./migrations/0016_open_direct_calls.ts"
 import turnLatencies from "./migrations/0017_turn_latencies.ts"
+import turnLatenciesByCampaign from "./migrations/0018_turn_latencies_by_campaign.ts"
 
 /**
  * Every migration, by `<id>_<name>`.
@@ -53,7 +54,8 @@ export const migrations = {
   "0014_listen_tickets": listenTickets,
   "0015_api_keys_by_organization": apiKeysByOrganization,
   "0016_open_direct_calls": openDirectCalls,
-  "0017_turn_latencies": turnLatencies
+  "0017_turn_latencies": turnLatencies,
+  "0018_turn_latencies_by_campaign": turnLatenciesByCampaign
 }
 
 /**

@@ -4,7 +4,9 @@ import { ContactRepository } from "@voice-agent/core/ports/ContactRepository"
 import type { ConversationQuery } from "@voice-agent/core/ports/ConversationRepository"
 import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
 import { WebhookRepository } from "@voice-agent/core/ports/WebhookRepository"
+import { summarize, voiceToVoiceMs } from "@voice-agent/core/TurnLatency"
 import { Effect, Layer, Option } from "effect"
+import * as fc from "fast-check"
 import { randomBytes, randomUUID } from "node:crypto"
 import * as SqlStorage from "./SqlStorage.ts"
 import * as Fixtures from "./testing/Fixtures.ts"
@@ -32,6 +34,21 @@ const call = (organizationId: string, overrides?: Partial<Omit<ConversationRecor
 /** Newest first, as the list orders: by start, then id, both descending. */
 const newestFirst = (a: ConversationRecord, b: ConversationRecord) =>
   b.startedAt.getTime() - a.startedAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)
+
+/**
+ * Random campaigns' replies: per call, the end of the person's speech and the reply's start
+ * (sometimes before it: clamped to 0), often with equal figures, a call sometimes without one.
+ */
+const campaignsOfReplies = fc.sample(
+  fc.array(
+    fc.array(
+      fc.record({ userStoppedMs: fc.integer({ min: 0, max: 600_000 }), delta: fc.integer({ min: -40, max: 1500 }) }),
+      { maxLength: 12 }
+    ),
+    { maxLength: 9 }
+  ),
+  { numRuns: 40, seed: 24 }
+)
 
 const listAll = (query: Omit<ConversationQuery, "limit" | "after">, limit: number) =>
   Effect.gen(function*() {
@@ -310,6 +327,51 @@ for (const backend of await TestDatabase.backends()) {
           assert.deepStrictEqual(Object.keys(fields), ["age", "birthday", "name", "pin", "slot"])
           assert.deepStrictEqual(yield* conversations.fields(two.id), { name: "Sam" })
           assert.deepStrictEqual(yield* conversations.fields("not-a-uuid"), {})
+        }))
+
+      it.effect("a campaign's turn latency is core's summary of its calls' replies, in one statement", () =>
+        Effect.gen(function*() {
+          const conversations = yield* ConversationRepository
+          const org = yield* Fixtures.organization()
+          const other = yield* Fixtures.organization()
+          const elsewhere = yield* Fixtures.campaign(org.id)
+          // Replies of calls outside the campaign: another campaign's, a direct call's.
+          for (const campaignId of [elsewhere.id, null]) {
+            const outside = yield* conversations.insert(call(org.id, { campaignId }))
+            yield* conversations.recordLatency(outside.id, { userStoppedMs: 0, agentStartedMs: 99_999, stages: {} })
+          }
+          const edgeCases = [[], [[]], [[{ userStoppedMs: 5, delta: 7 }]], [
+            Array.from({ length: 10 }, (_, i) => ({ userStoppedMs: i * 1000, delta: (i + 1) * 100 })),
+            [{ userStoppedMs: 0, delta: 1100 }]
+          ]]
+          for (const replies of [...edgeCases, ...campaignsOfReplies]) {
+            const campaign = yield* Fixtures.campaign(org.id)
+            const figures: Array<number> = []
+            for (const [i, turns] of replies.entries()) {
+              const stored = yield* conversations.insert(call(org.id, { campaignId: campaign.id, startedAt: at(i) }))
+              for (const { delta, userStoppedMs } of turns) {
+                const turn = { userStoppedMs, agentStartedMs: Math.max(0, userStoppedMs + delta), stages: {} }
+                yield* conversations.recordLatency(stored.id, turn)
+                figures.push(voiceToVoiceMs(turn))
+              }
+            }
+            const expected = summarize(figures)
+            assert.deepStrictEqual(yield* conversations.campaignLatency(org.id, campaign.id), {
+              calls: replies.filter((turns) => turns.length > 0).length,
+              count: expected.count,
+              p50Ms: expected.p50_ms,
+              p90Ms: expected.p90_ms,
+              maxMs: expected.max_ms
+            }, JSON.stringify(replies))
+          }
+          // Scoped by the organization too; ids that are not UUIDs find nothing.
+          const none = { calls: 0, count: 0, p50Ms: null, p90Ms: null, maxMs: null }
+          assert.deepStrictEqual(yield* conversations.campaignLatency(other.id, elsewhere.id), none)
+          assert.deepStrictEqual(yield* conversations.campaignLatency(org.id, "gcmp-x"), none)
+          assert.deepStrictEqual(
+            yield* conversations.campaignLatency(org.id, elsewhere.id),
+            { calls: 1, count: 1, p50Ms: 99_999, p90Ms: 99_999, maxMs: 99_999 }
+          )
         }))
     })
   })

@@ -7,7 +7,8 @@
  * field values (one row per key, replaced when recorded again; JSON values in `jsonb`). An
  * answered call's `duration_sec` is the carrier's figure when one was recorded
  * (SqlCarrierCalls), else the engine's measure from the answer. Turn latencies are numbered
- * (`seq`) in the order recorded; a step that did not run is a null column.
+ * (`seq`) in the order recorded, each with its call's campaign (migration 0018); a step that
+ * did not run is a null column; a campaign's are summarized in one statement (sql/campaignLatency).
  *
  * @since 0.1.0
  */
@@ -29,6 +30,7 @@ import type { Statement } from "effect/sql"
 import { isStorableText } from "./internal/ids.ts"
 import { orDieInfrastructure } from "./internal/sqlErrors.ts"
 import { conversationColumns } from "./internal/webhookEvents.ts"
+import { campaignLatency } from "./sql/campaignLatency.ts"
 import { enqueueWebhookEvents } from "./sql/enqueueWebhookEvents.ts"
 import { closeLostStatement, lostCallEnds } from "./sql/lostCallEnds.ts"
 
@@ -165,9 +167,10 @@ export const make = Effect.gen(function*() {
     }),
     execute: (row) =>
       sql`
-        INSERT INTO turn_latencies (conversation_id, seq, user_stopped_ms, agent_started_ms, stt_ms,
+        INSERT INTO turn_latencies (conversation_id, campaign_id, seq, user_stopped_ms, agent_started_ms, stt_ms,
           llm_first_token_ms, tts_first_byte_ms, engine_ms)
-        SELECT ${row.conversationId}, coalesce(max(seq), 0) + 1, ${row.userStoppedMs}, ${row.agentStartedMs},
+        SELECT ${row.conversationId}, (SELECT campaign_id FROM conversations WHERE id = ${row.conversationId}),
+          coalesce(max(seq), 0) + 1, ${row.userStoppedMs}, ${row.agentStartedMs},
           ${row.sttMs}, ${row.llmFirstTokenMs}, ${row.ttsFirstByteMs}, ${row.engineMs}
         FROM turn_latencies WHERE conversation_id = ${row.conversationId}`
   })
@@ -182,6 +185,8 @@ export const make = Effect.gen(function*() {
         FROM turn_latencies WHERE conversation_id = ${conversationId}
         ORDER BY seq`
   })
+
+  const summarizeCampaign = campaignLatency(sql)
 
   const turnsOf = SqlSchema.findAll({
     Request: Schema.String,
@@ -401,6 +406,13 @@ export const make = Effect.gen(function*() {
           return { userStoppedMs: row.userStoppedMs, agentStartedMs: row.agentStartedMs, stages }
         })
       },
+      orDieInfrastructure
+    ),
+    campaignLatency: Effect.fn("ConversationRepository.campaignLatency")(
+      (organizationId: string, campaignId: string) =>
+        isUuid(organizationId) && isUuid(campaignId)
+          ? summarizeCampaign({ organizationId, campaignId })
+          : Effect.succeed({ calls: 0, count: 0, p50Ms: null, p90Ms: null, maxMs: null }),
       orDieInfrastructure
     ),
     fields: Effect.fn("ConversationRepository.fields")(

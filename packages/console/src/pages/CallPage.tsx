@@ -1,7 +1,8 @@
 /**
  * One call: its record, its recording in a player (the agent's and the person's waveforms on
  * one time axis) with each channel downloadable, the transcript (a turn click moves the player
- * there), the fields the agent collected, and the webhook events it caused (with the admin token).
+ * there), each reply's turn latency as a bar split into its stages (a click plays from there),
+ * the fields the agent collected, and the webhook events it caused (with the admin token).
  */
 import type { Conversation, RecordingChannel } from "@voice-agent/core/Conversation"
 import { useEffect, useMemo, useRef, useState } from "preact/hooks"
@@ -15,6 +16,7 @@ import { useResource } from "../ui/Resource.ts"
 import { Empty, Show } from "../ui/States.tsx"
 import { inProgress } from "../Words.ts"
 import { CallEvents } from "./CallEvents.tsx"
+import { CallLatency } from "./Latency.tsx"
 
 const channels: ReadonlyArray<RecordingChannel> = ["mixed", "agent", "remote"]
 
@@ -223,6 +225,10 @@ export const CallPage = ({ callId }: { readonly callId: string }) => {
               </ol>
             )}
         </Show>
+      </div>
+      <div class="card">
+        <h2>Turn latency</h2>
+        <CallLatency callId={callId} live={live} onSeek={(ms) => player.current?.seek(ms / 1000)} />
       </div>
       <CallEvents callId={callId} live={live} />
     </section>

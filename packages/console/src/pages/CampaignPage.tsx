@@ -1,6 +1,7 @@
 /**
- * One campaign: its settings and progress, pause and resume, delete (after a confirmation), the
- * agent that takes its calls, editing, and its contacts.
+ * One campaign: its settings and progress, its calls' turn latency (p50, p90), pause and
+ * resume, delete (after a confirmation), the agent that takes its calls, editing, and its
+ * contacts.
  */
 import type { Campaign } from "@voice-agent/core/Campaign"
 import { useState } from "preact/hooks"
@@ -17,6 +18,7 @@ import { CampaignForm } from "./CampaignForm.tsx"
 import { loadProgress } from "./Campaigns.tsx"
 import { Contacts } from "./Contacts.tsx"
 import { ContactUpload } from "./ContactUpload.tsx"
+import { CampaignLatency } from "./Latency.tsx"
 
 const Progress = ({ campaign }: { readonly campaign: Campaign }) => {
   const progress = useResource(() => loadProgress(campaign), [campaign.campaign_code], 3000)
@@ -196,6 +198,8 @@ export const CampaignPage = ({ code }: { readonly code: string }) => {
                   <div class="card">
                     <h2>Progress</h2>
                     <Progress campaign={c} />
+                    <h2>Turn latency</h2>
+                    <CampaignLatency code={c.campaign_code} />
                     <h2>Agent</h2>
                     <AgentAttachment campaign={c} />
                   </div>

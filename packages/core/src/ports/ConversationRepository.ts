@@ -8,7 +8,7 @@ import type { Effect, Option } from "effect"
 import type { FieldValue } from "../AgentTask.ts"
 import type { ContactData } from "../Contact.ts"
 import type { ConversationRecord, Direction, TerminationReason, TranscriptTurnRecord } from "../Conversation.ts"
-import type { TurnLatencyRecord } from "../TurnLatency.ts"
+import type { CampaignLatencyRecord, TurnLatencyRecord } from "../TurnLatency.ts"
 import type { FinalizeLost } from "./RecordingStore.ts"
 
 /**
@@ -112,4 +112,10 @@ export class ConversationRepository extends Context.Service<ConversationReposito
   readonly recordLatency: (conversationId: string, turn: TurnLatencyRecord) => Effect.Effect<void>
   /** The replies' turn latencies in the order they were recorded. */
   readonly latency: (conversationId: string) => Effect.Effect<ReadonlyArray<TurnLatencyRecord>>
+  /**
+   * The summary over every reply of the calls of campaign `campaignId` in `organizationId`
+   * (TurnLatency's `summarize` rule: nearest-rank over voice-to-voice), and how many of those
+   * calls have a reply; count 0 and null figures when none has.
+   */
+  readonly campaignLatency: (organizationId: string, campaignId: string) => Effect.Effect<CampaignLatencyRecord>
 }>()("@voice-agent/core/ports/ConversationRepository") {}

@@ -1,5 +1,6 @@
 /**
- * The v2 campaign endpoints of the documented API, addressed by `{campaign_code}`.
+ * The v2 campaign endpoints of the documented API, addressed by `{campaign_code}`, and our
+ * extension beside them: the campaign's turn latency (docs/HTTP_API.md).
  *
  * @since 0.1.0
  */
@@ -11,6 +12,7 @@ import {
   HasCallableContacts,
   UpdateCampaignRequest
 } from "@voice-agent/core/Campaign"
+import { CampaignLatency } from "@voice-agent/core/TurnLatency"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { BadRequest, Conflict, Forbidden, NotFound } from "./HttpErrors.ts"
@@ -64,7 +66,18 @@ export class CampaignsApi extends HttpApiGroup.make("campaigns")
       params: campaignCode,
       success: HasCallableContacts,
       error: NotFound
-    }).annotate(OpenApi.Summary, "Callable contacts")
+    }).annotate(OpenApi.Summary, "Callable contacts"),
+    HttpApiEndpoint.get("latency", "/v2/campaigns/:campaign_code/latency", {
+      params: campaignCode,
+      success: CampaignLatency,
+      error: NotFound
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Campaign turn latency",
+      description: "The turn latency of the campaign's calls: over every agent reply to the person in them " +
+        "(as `GET /v1/conversations/{call_id}/latency` lists them), the count and the nearest-rank p50 and p90 " +
+        "and the maximum of voice_to_voice_ms; `calls` is how many of its calls have at least one reply. With " +
+        "no reply, count and calls are 0 and the figures are null."
+    }))
   )
   .middleware(OutboundDialing)
   .middleware(Authorization)

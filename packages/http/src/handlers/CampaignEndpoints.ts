@@ -7,6 +7,7 @@
 import type { UpdateCampaignRequest } from "@voice-agent/core/Campaign"
 import { toCampaign } from "@voice-agent/core/Campaign"
 import { CampaignService } from "@voice-agent/core/CampaignService"
+import { toCampaignLatency } from "@voice-agent/core/TurnLatency"
 import { Effect } from "effect"
 import { CurrentOrganization } from "../api/Security.ts"
 import { mapDomainErrors } from "./ErrorMapping.ts"
@@ -67,6 +68,11 @@ export const make = Effect.gen(function*() {
       Effect.gen(function*() {
         const campaign = yield* find(ref, kind)
         return { has_callable_contacts: yield* service.hasCallableContacts(campaign) }
+      }).pipe(mapDomainErrors),
+    latency: (ref: string, kind: CampaignRefKind) =>
+      Effect.gen(function*() {
+        const campaign = yield* find(ref, kind)
+        return toCampaignLatency(yield* service.turnLatency(campaign))
       }).pipe(mapDomainErrors)
   }
 })

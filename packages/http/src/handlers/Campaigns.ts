@@ -25,7 +25,8 @@ export const CampaignsHandlersNoDeps = HttpApiBuilder.group(
       update: ({ params, payload }) => campaigns.update(params.campaign_code, "code", payload),
       delete: ({ params }) => campaigns.remove(params.campaign_code, "code"),
       status: ({ params }) => campaigns.status(params.campaign_code, "code"),
-      hasCallableContacts: ({ params }) => campaigns.hasCallableContacts(params.campaign_code, "code")
+      hasCallableContacts: ({ params }) => campaigns.hasCallableContacts(params.campaign_code, "code"),
+      latency: ({ params }) => campaigns.latency(params.campaign_code, "code")
     })
   })
 )
