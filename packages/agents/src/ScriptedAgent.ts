@@ -107,12 +107,17 @@ const converse = (
     const heard = yield* Queue.sliding<{ readonly text: string; readonly startMs: number; readonly endMs: number }>(8)
     const hungUp = yield* Deferred.make<void>()
 
-    // The call's input: audio to the recognizer, voice activity to the turn-taking.
+    // The call's input: audio to the recognizer, voice activity to the turn-taking. The
+    // hang-up is known from the session at once, or from the end of the input: a recognizer
+    // behind on its audio (a loaded machine) must not make the agent carry on its script.
     yield* Effect.forkScoped(
       CallInputs.route(call, { audio, signals, onDtmf: () => Effect.void }).pipe(
         Effect.ensuring(Deferred.succeed(hungUp, undefined))
       )
     )
+    if (call.hungUp !== undefined) {
+      yield* Effect.forkScoped(Effect.andThen(call.hungUp, Deferred.succeed(hungUp, undefined)))
+    }
     // What the person said, as HUMAN turns.
     yield* Effect.forkScoped(
       stt.transcribe(Stream.fromQueue(audio)).pipe(

@@ -204,6 +204,7 @@ const run = (
     const context = MediaSessionVerdict.contextOf(callId, accepted.call, answeredBy)
     const encoding = agent.encodingFor === undefined ? agent.encoding : yield* agent.encodingFor(context)
     const transcript = yield* MediaSessionVerdict.transcript(conversations, accepted.call.conversation.id, callId)
+    const over = yield* Deferred.make<void>()
     const agentRun = yield* MediaSessionVerdict.runAgent(agent, {
       context,
       input: Stream.fromQueue(input),
@@ -212,7 +213,8 @@ const run = (
       interrupt: playout.interrupt,
       sendDtmf: playout.sendDtmf,
       emitTurn: transcript.emitTurn,
-      emitLatency: transcript.emitLatency
+      emitLatency: transcript.emitLatency,
+      hungUp: Deferred.await(over)
     })
 
     // The clock stands in for the person's frames when none come (Twilio may send no silent
@@ -312,6 +314,7 @@ const run = (
       Effect.as(Deferred.await(agentRun.verdict), "agent" as const)
     )
     yield* Queue.end(input)
+    yield* Deferred.succeed(over, undefined)
     // Nothing more will play: a `say` in progress ends as interrupted, and later ones at once.
     yield* playout.finish
     const end = yield* MediaSessionVerdict.awaitVerdict(agentRun.verdict, first, settings.verdictTimeoutMs)

@@ -141,6 +141,12 @@ export interface AgentCall {
    * the steps measured (served by `GET /v1/conversations/{call_id}/latency`).
    */
   readonly emitLatency: (turn: TurnLatencyRecord) => Effect.Effect<void>
+  /**
+   * Completes as soon as the call is over for the person (they hung up, or the call ended),
+   * ahead of input still queued: an agent behind on its input (a slow recognizer) learns it
+   * without reading to the end. Absent: the end of `input` is the only signal.
+   */
+  readonly hungUp?: Effect.Effect<void> | undefined
 }
 
 /**

@@ -1,0 +1,50 @@
+import { assert, describe, it } from "@effect/vitest"
+import type { AgentCall, CallInput } from "@voice-agent/core/ports/Agent"
+import { SpeechToText } from "@voice-agent/core/ports/SpeechToText"
+import { TextToSpeech } from "@voice-agent/core/ports/TextToSpeech"
+import { Effect, Layer, Stream } from "effect"
+import * as ScriptedAgent from "./ScriptedAgent.ts"
+
+/** A recognizer that never reads its audio: the agent's audio queue fills, as under a starved CPU. */
+const stalledRecognizer = Layer.succeed(SpeechToText, SpeechToText.of({ transcribe: () => Stream.never }))
+const speech = Layer.succeed(TextToSpeech, TextToSpeech.of({ synthesize: () => Stream.make(new Int16Array(160)) }))
+
+const callWith = (hungUp: AgentCall["hungUp"]): AgentCall => ({
+  context: {
+    callId: "call-1",
+    conversationId: "conversation-1",
+    direction: "outbound",
+    from: "+12025550100",
+    to: "+12025550101",
+    campaignId: null,
+    contactId: null,
+    data: {},
+    answeredBy: "human"
+  },
+  // The person started speaking, then hung up with 20 s of their audio still unread by the agent.
+  input: Stream.concat(
+    Stream.make({ _tag: "SpeechStarted", timestampMs: 0 } as CallInput),
+    Stream.fromIterable(
+      Array.from({ length: 1_000 }, (_, i): CallInput => ({
+        _tag: "Audio",
+        frame: { encoding: "pcm16", samples: new Int16Array(160), timestampMs: 20 * i }
+      }))
+    )
+  ),
+  elapsedMs: Effect.succeed(0),
+  say: (audio) => Effect.as(Stream.runDrain(audio), { _tag: "Interrupted" as const, startMs: 0, playedMs: 0 }),
+  interrupt: Effect.void,
+  sendDtmf: () => Effect.void,
+  emitTurn: () => Effect.void,
+  emitLatency: () => Effect.void,
+  hungUp
+})
+
+describe("ScriptedAgent", () => {
+  it.live("learns of the hang-up from the session, however far behind its recognizer is", () =>
+    Effect.gen(function*() {
+      const agent = yield* ScriptedAgent.make()
+      const end = yield* agent.run(callWith(Effect.void)).pipe(Effect.timeout("2 seconds"))
+      assert.deepStrictEqual(end, { outcome: "cut-short", endedBy: "remote" })
+    }).pipe(Effect.provide(Layer.merge(stalledRecognizer, speech))))
+})
