@@ -265,8 +265,8 @@ export const serveWithOrganization = (name: string, number: string, env: Record<
   })
 
 /**
- * Creates a campaign open all week (UTC) from today, with the demo number as origin, and uploads
- * `contacts`; answers its code.
+ * Creates a campaign open all week (UTC) from today, with the demo number as origin, attaches
+ * the agent definition `agentId` when given, and uploads `contacts`; answers its code.
  *
  * @category constructors
  */
@@ -274,7 +274,8 @@ export const campaignWithContacts = (
   url: string,
   key: string,
   name: string,
-  contacts: ReadonlyArray<{ readonly phone_number: string; readonly data?: Record<string, unknown> }>
+  contacts: ReadonlyArray<{ readonly phone_number: string; readonly data?: Record<string, unknown> }>,
+  options?: { readonly agentId?: string }
 ) =>
   Effect.gen(function*() {
     const created = yield* request(
@@ -290,6 +291,13 @@ export const campaignWithContacts = (
     )
     if (created.status !== 201) return yield* Effect.die(`campaign not created: ${JSON.stringify(created.body)}`)
     const code = (created.body as { campaign_code: string }).campaign_code
+    if (options?.agentId !== undefined) {
+      const attached = yield* request(`${url}/v2/campaigns/${code}/agent`, {
+        ...postJson(key, { agent_id: options.agentId }),
+        method: "PUT"
+      })
+      if (attached.status !== 200) return yield* Effect.die(`agent not attached: ${JSON.stringify(attached.body)}`)
+    }
     const uploaded = yield* request(
       `${url}/v2/campaigns/${code}/contacts?accepted_terms_of_service=true`,
       postJson(key, { contacts })

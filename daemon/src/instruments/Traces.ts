@@ -11,9 +11,11 @@
  *   `OTEL_EXPORTER_OTLP_HEADERS` as the exporter reads them.
  *
  * What is traced: each HTTP request (a server span with `http.request.method`, `http.route`,
- * `http.response.status_code`), and each call (core Tracing: its attempt and its media session,
- * every span inside carrying `voice_agent.call_id`). The daemon's background work (dial loop
- * polls, the webhook worker) makes no spans.
+ * `http.response.status_code`), and each call, one trace (core Tracing): its `call` span (dial,
+ * ring, answer, end), its media session with the recordings, the greeting and each turn with
+ * its recognition, model and speech (agents TurnTrace), every span carrying
+ * `voice_agent.call_id` (docs/OPERATIONS.md has the table). The daemon's background work (dial
+ * loop polls, the webhook worker) makes no spans.
  *
  * @since 0.1.0
  */

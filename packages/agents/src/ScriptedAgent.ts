@@ -13,7 +13,8 @@
  * did); the person hung up before, `cut-short`; a machine, `voicemail`.
  *
  * Speech goes through the `TextToSpeech` and `SpeechToText` ports, so the same agent speaks
- * simulated speech with the simulated carrier and real speech with real providers.
+ * simulated speech with the simulated carrier and real speech with real providers. Traced, its
+ * greeting and its turn are spans with their steps (`TurnTrace`), as a pipeline's.
  *
  * @since 0.1.0
  */
@@ -29,6 +30,7 @@ import type { Cause } from "effect"
 import * as AnsweringMachine from "./AnsweringMachine.ts"
 import type { TurnSignal } from "./AnsweringMachine.ts"
 import * as CallInputs from "./CallInputs.ts"
+import * as TurnTrace from "./TurnTrace.ts"
 
 /**
  * The script's lines and waits.
@@ -106,6 +108,7 @@ const converse = (
     const signals = yield* Queue.sliding<TurnSignal>(8)
     const heard = yield* Queue.sliding<{ readonly text: string; readonly startMs: number; readonly endMs: number }>(8)
     const hungUp = yield* Deferred.make<void>()
+    const trace = yield* TurnTrace.make(call, { stt: "default", tts: "default" })
 
     // The call's input: audio to the recognizer, voice activity to the turn-taking. The
     // hang-up is known from the session at once, or from the end of the input: a recognizer
@@ -124,8 +127,11 @@ const converse = (
         Stream.filter((transcript) => transcript.final && transcript.text.trim() !== ""),
         Stream.runForEach((transcript) =>
           Effect.andThen(
-            call.emitTurn({ speaker: "HUMAN", text: transcript.text, offsetMs: Math.round(transcript.startMs) }),
-            Queue.offer(heard, { text: transcript.text, startMs: transcript.startMs, endMs: transcript.endMs })
+            trace.heard(transcript),
+            Effect.andThen(
+              call.emitTurn({ speaker: "HUMAN", text: transcript.text, offsetMs: Math.round(transcript.startMs) }),
+              Queue.offer(heard, { text: transcript.text, startMs: transcript.startMs, endMs: transcript.endMs })
+            )
           )
         ),
         Effect.catch((error) => Effect.logWarning(`Speech recognition failed: ${error.message}`))
@@ -136,12 +142,18 @@ const converse = (
       Effect.gen(function*() {
         const offsetMs = yield* call.elapsedMs
         yield* call.emitTurn({ speaker: "AGENT", text, offsetMs })
-        return yield* call.say(
+        const turn = trace.current()
+        const stage = yield* trace.stage(turn, "tts")
+        trace.speaking(turn)
+        const playback = yield* call.say(
           tts.synthesize(text).pipe(
+            stage.stream,
             Stream.map((samples) => ({ encoding: "pcm16" as const, samples, timestampMs: 0 })),
             Stream.catch(() => Stream.empty)
           )
         )
+        yield* trace.played(turn, playback)
+        return playback
       })
 
     /** The next turn signal, or none when the person hangs up or `timeoutMs` passes. */
@@ -157,10 +169,12 @@ const converse = (
     if (call.context.answeredBy === "machine") {
       yield* AnsweringMachine.awaitBeepEnd(nextSignal, script.machineQuietMs)
       if (yield* isHungUp) return remoteEnd("voicemail")
+      yield* trace.greeting
       yield* say(script.voicemail)
       return { outcome: "voicemail", endedBy: "agent" } satisfies AgentEnd
     }
 
+    yield* trace.greeting
     yield* say(script.greeting(call.context))
     if (yield* isHungUp) return remoteEnd("cut-short")
     // The person's turn: speech starts, then stops; what the recognizer heard in it follows.
@@ -177,7 +191,9 @@ const converse = (
     const thanks = yield* say(script.thanks)
     if (answered !== undefined) {
       Metrics.observeTurnUnsafe(answered.endMs, thanks.startMs)
-      yield* call.emitLatency({ userStoppedMs: answered.endMs, agentStartedMs: thanks.startMs, stages: {} })
+      const latency = { userStoppedMs: answered.endMs, agentStartedMs: thanks.startMs, stages: {} }
+      trace.replied(latency)
+      yield* call.emitLatency(latency)
     }
     if (yield* isHungUp) return remoteEnd("completed")
     const left = yield* Deferred.await(hungUp).pipe(Effect.timeoutOption(Duration.millis(script.hangUpGraceMs)))

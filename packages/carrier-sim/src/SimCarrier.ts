@@ -60,6 +60,7 @@ import type { CallEndReason, CallEvent } from "@voice-agent/core/ports/CallEvent
 import { Carrier, CarrierError, InboundSimulator } from "@voice-agent/core/ports/Carrier"
 import type { PlaceCallRequest } from "@voice-agent/core/ports/Carrier"
 import { MediaConnector } from "@voice-agent/core/ports/MediaSocket"
+import * as Tracing from "@voice-agent/core/Tracing"
 import { Clock, Context, Deferred, Duration, Effect, Layer, Option, Result } from "effect"
 import type { Scope } from "effect"
 import { randomUUID } from "node:crypto"
@@ -227,6 +228,8 @@ export const makeWithSimulator: Effect.Effect<
       calls.set(request.callId, call)
       const carrierCallId = `CA${hex32()}`
       return run(request, carrierCallId, call).pipe(
+        // The carrier's side of the call is not the engine's: a trace of its own (core Tracing).
+        Tracing.apart("carrier-sim.call", request.callId),
         Effect.forkIn(scope),
         // however the script ends (also interrupted before it started), the call is gone
         Effect.tap((fiber) =>

@@ -200,7 +200,7 @@ export const run = (
               callId,
               (yield* Clock.currentTimeMillis) + settings.ringTimeoutMs + CallLifecycle.tokenSlackMs
             )
-          })
+          }).pipe(CallLifecycle.dialing)
         )
         if (Result.isFailure(placed)) {
           const error = placed.failure
@@ -218,7 +218,10 @@ export const run = (
         yield* finish(yield* follower.follow(events))
       })
 
-    yield* attempt.pipe(Effect.onInterrupt(() => onInterrupted), Tracing.forCall("call", callId))
+    yield* attempt.pipe(
+      Effect.onInterrupt(() => onInterrupted),
+      Tracing.call(callId, CallLifecycle.callAttributes("campaign", "outbound"))
+    )
   }).pipe(
     Effect.annotateLogs({ contact: claim.contactId }),
     Effect.catchCause((cause) =>

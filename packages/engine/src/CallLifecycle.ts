@@ -15,6 +15,11 @@
  *   hung up, and ended by us now;
  * - stopping (the follower's fiber interrupted): hung up, `agent-failure`.
  *
+ * Traced (core Tracing), the call's events and our hang-ups are events of its `call` span
+ * (`call.ringing`, `call.answered`, `call.agent_ended`, `call.ended`, `call.hang_up`), its end
+ * the span's attributes (`voice_agent.call.outcome`, `ended_by`, `answered`); the carrier's
+ * request is its `call.dial` span ({@link dialing}).
+ *
  * The outcome and who hung up come from CallProgress's `ending`; direct and inbound calls then
  * close their conversation with {@link recordEnd} (its `call.ended` in the same transaction),
  * campaign calls with the dialer's `endCall`. Direct and inbound calls whose follower died with
@@ -32,6 +37,7 @@ import type { AbandonedCalls } from "@voice-agent/core/ports/ConversationReposit
 import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
 import { RecordingStore } from "@voice-agent/core/ports/RecordingStore"
 import { fromMillis } from "@voice-agent/core/Time"
+import * as Tracing from "@voice-agent/core/Tracing"
 import { Clock, Deferred, Effect, Fiber, Option, Ref, Stream } from "effect"
 import type { Scope } from "effect"
 import type { HangUpCause, Progress, StandIn } from "./CallProgress.ts"
@@ -132,6 +138,43 @@ export interface Follower {
 export const longestMs = (timings: CallTimings, answeredOnArrival: boolean): number =>
   answeredOnArrival ? timings.maxCallMs : timings.ringTimeoutMs + timings.maxCallMs + endReportGraceMs
 
+/**
+ * The attributes of a call's `call` span (core Tracing `call`): which way the call goes
+ * (`outbound`, `inbound`) and what placed or took it (`campaign`, `direct`, `inbound`).
+ *
+ * @category constructors
+ */
+export const callAttributes = (kind: "campaign" | "direct" | "inbound", direction: "outbound" | "inbound") => ({
+  "voice_agent.call.kind": kind,
+  "voice_agent.call.direction": direction
+})
+
+/**
+ * Runs `self`, the carrier's request for a call (`placeCall`), as the call's `call.dial` span:
+ * from the request to the carrier's answer (placed, or refused with its reason).
+ *
+ * @category combinators
+ */
+export const dialing = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.withSpan(self, "call.dial")
+
+/** A call's event as an event of its `call` span (core Tracing). */
+const traceEvent = (event: CallEvent): Effect.Effect<void> => {
+  switch (event._tag) {
+    case "Ringing":
+      return Tracing.event("call.ringing", {}, event.at)
+    case "Answered":
+      return Tracing.event("call.answered", { "voice_agent.answered_by": event.answeredBy }, event.at)
+    case "AgentEnded":
+      return Tracing.event("call.agent_ended", {
+        "voice_agent.call.outcome": event.outcome,
+        "voice_agent.call.ended_by": event.endedBy
+      }, event.at)
+    case "Ended":
+      return Tracing.event("call.ended", { "voice_agent.call.end_reason": event.reason }, event.at)
+  }
+}
+
 /** How often the recorded events of an answered call whose stream ended are read for the verdict. */
 const recheckMs = 50
 
@@ -155,6 +198,7 @@ export const make = (callId: string, rules: Rules): Effect.Effect<Follower, neve
 
     const hangUp = (cause: HangUpCause) =>
       Ref.update(hangUpCause, (current) => current ?? cause).pipe(
+        Effect.andThen(Tracing.event("call.hang_up", { "voice_agent.hang_up.cause": cause })),
         Effect.andThen(carrier.hangUp(callId)),
         Effect.catch((error) => Effect.logWarning(`Hang-up of call ${callId} failed: ${error.message}`))
       )
@@ -170,6 +214,11 @@ export const make = (callId: string, rules: Rules): Effect.Effect<Follower, neve
           rules.standIn,
           media ? verdict : undefined
         )
+        yield* Effect.annotateCurrentSpan({
+          "voice_agent.call.outcome": end.outcome,
+          "voice_agent.call.ended_by": end.endedBy,
+          "voice_agent.call.answered": answered !== null
+        })
         return { ...end, at: Math.max(at, answered?.at ?? at), answeredAt: answered?.at ?? null } satisfies Ended
       })
 
@@ -189,6 +238,7 @@ export const make = (callId: string, rules: Rules): Effect.Effect<Follower, neve
         const onEvent = (event: CallEvent) =>
           Effect.gen(function*() {
             yield* Ref.update(progress, (seen) => observe(seen, event))
+            yield* traceEvent(event)
             switch (event._tag) {
               case "Ringing":
               case "AgentEnded":

@@ -45,6 +45,7 @@ import { PhoneNumberRepository } from "@voice-agent/core/ports/PhoneNumberReposi
 import { ServerSecrets } from "@voice-agent/core/ports/ServerSecrets"
 import { WebhookRepository } from "@voice-agent/core/ports/WebhookRepository"
 import { fromMillis } from "@voice-agent/core/Time"
+import * as Tracing from "@voice-agent/core/Tracing"
 import * as Webhook from "@voice-agent/core/Webhook"
 import { Clock, Deferred, Duration, Effect, Fiber, FiberSet, Layer, Ref, Result } from "effect"
 import { randomUUID } from "node:crypto"
@@ -140,13 +141,15 @@ export const make = (settings: DirectCallSettings) =>
           const now = yield* Clock.currentTimeMillis
           const request = Effect.gen(function*() {
             const mediaUrl = yield* settings.mediaUrl
-            return yield* Effect.result(carrier.placeCall({
-              from: call.from,
-              to: call.to,
-              callId,
-              mediaUrl,
-              mediaToken: MediaToken.sign(key, callId, now + settings.ringTimeoutMs + CallLifecycle.tokenSlackMs)
-            }))
+            return yield* Effect.result(
+              carrier.placeCall({
+                from: call.from,
+                to: call.to,
+                callId,
+                mediaUrl,
+                mediaToken: MediaToken.sign(key, callId, now + settings.ringTimeoutMs + CallLifecycle.tokenSlackMs)
+              }).pipe(CallLifecycle.dialing)
+            )
           })
           const result = yield* request.pipe(Effect.ensuring(Deferred.succeed(placed, undefined)))
           if (Result.isFailure(result)) {
@@ -166,6 +169,7 @@ export const make = (settings: DirectCallSettings) =>
 
         yield* Effect.scoped(followed).pipe(Effect.onInterrupt(() => onInterrupted))
       }).pipe(
+        Tracing.call(call.callId, CallLifecycle.callAttributes("direct", "outbound")),
         Effect.annotateLogs({ call: call.callId }),
         Effect.catchCause((cause) => Effect.logError("Following an outbound call failed", cause))
       )

@@ -44,6 +44,7 @@ import { InboundCalls } from "@voice-agent/core/ports/InboundCalls"
 import { PhoneNumberRepository } from "@voice-agent/core/ports/PhoneNumberRepository"
 import { ServerSecrets } from "@voice-agent/core/ports/ServerSecrets"
 import { WebhookRepository } from "@voice-agent/core/ports/WebhookRepository"
+import * as Tracing from "@voice-agent/core/Tracing"
 import * as Webhook from "@voice-agent/core/Webhook"
 import { Clock, Effect, Layer, Option } from "effect"
 import { randomUUID } from "node:crypto"
@@ -114,6 +115,7 @@ export const make = (settings: InboundSettings) =>
         yield* Effect.logInfo(`Inbound call ${callId} ended: ${terminationReason}`)
       }).pipe(
         Effect.scoped,
+        Tracing.call(accepted.callId, CallLifecycle.callAttributes("inbound", "inbound")),
         Effect.annotateLogs({ call: accepted.callId }),
         Effect.catchCause((cause) => Effect.logError("Following an inbound call failed", cause))
       )
@@ -154,7 +156,16 @@ export const make = (settings: InboundSettings) =>
           }
           const arrivedAt = new Date(yield* Clock.currentTimeMillis)
           if ((yield* offer({ _tag: "Inbound", callId, organizationId, from, to })) === "declined") {
-            yield* recordDeclined({ ...call, startedAt: arrivedAt })
+            yield* recordDeclined({ ...call, startedAt: arrivedAt }).pipe(
+              Effect.tap(() =>
+                Effect.annotateCurrentSpan({
+                  "voice_agent.call.outcome": declinedReason,
+                  "voice_agent.call.answered": false,
+                  "voice_agent.call.declined": true
+                })
+              ),
+              Tracing.call(callId, CallLifecycle.callAttributes("inbound", "inbound"))
+            )
             yield* Effect.logInfo(
               `Inbound call ${callId} from ${from} to ${to} declined by the SDK agents: ${declinedReason}`
             )

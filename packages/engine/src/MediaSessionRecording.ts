@@ -9,11 +9,18 @@
  * mid-call loses at most this much), and everything at the end. A recording that cannot start,
  * or whose write fails, is logged and dropped; the call goes on.
  *
+ * Traced (core Tracing), the recordings are the call's span `call.recording`, from their opening
+ * to their end (the writers finalized), with what was written: `voice_agent.recording.bytes`
+ * (the audio of both channels, headers aside), `voice_agent.recording.seconds` (the recorded
+ * length of the call), `voice_agent.recording.channels` (those that were started), and an event
+ * `recording.failed` (channel, reason) for each that failed.
+ *
  * @since 0.1.0
  */
 import type { RecordingStore, RecordingWriter } from "@voice-agent/core/ports/RecordingStore"
+import * as Tracing from "@voice-agent/core/Tracing"
 import * as CallTimeline from "@voice-agent/media/CallTimeline"
-import { Effect, Option, Result } from "effect"
+import { Clock, Effect, Option, Result } from "effect"
 import type { Scope } from "effect"
 import { concat } from "./internal/pcm.ts"
 import { LiveCalls } from "./LiveCalls.ts"
@@ -50,16 +57,36 @@ export const make = (
   callId: string
 ): Effect.Effect<RecordingTap, never, Scope.Scope> =>
   Effect.gen(function*() {
+    // Opened first, so that it ends last: after the writers are finalized.
+    const span = (yield* Tracing.traced) ? yield* Effect.makeSpanScoped("call.recording") : undefined
+    const clock = yield* Clock.Clock
+    const failed = (channel: CallTimeline.Channel, reason: string) =>
+      span?.event("recording.failed", clock.currentTimeNanosUnsafe(), {
+        "voice_agent.recording.channel": channel,
+        "voice_agent.recording.failure": reason
+      })
+    /** The store's own spans (a database's statements) go under the recording's. */
+    const underSpan = <A, E, R>(self: Effect.Effect<A, E, R>) =>
+      span === undefined ? self : Effect.withParentSpan(self, span)
     const open = (channel: CallTimeline.Channel) =>
       recordings.openWriter(callId, channel).pipe(
-        Effect.catch((error) =>
-          Effect.as(Effect.logError(`Recording ${channel} of call ${callId} not started: ${error.message}`), undefined)
-        )
+        underSpan,
+        Effect.catch((error) => {
+          failed(channel, error.reason)
+          return Effect.as(
+            Effect.logError(`Recording ${channel} of call ${callId} not started: ${error.message}`),
+            undefined
+          )
+        })
       )
     const writers: Record<CallTimeline.Channel, RecordingWriter | undefined> = {
       agent: yield* open("agent"),
       remote: yield* open("remote")
     }
+    span?.attribute("voice_agent.recording.channels", (["agent", "remote"] as const).filter((c) => writers[c]))
+    // What was written, for the span: bytes of both channels, samples of each.
+    let bytes = 0
+    const samples: Record<CallTimeline.Channel, number> = { agent: 0, remote: 0 }
     const timeline = CallTimeline.make()
     // Live listeners (when the process has the registry): every written segment, until the end.
     const live = yield* Effect.serviceOption(LiveCalls).pipe(
@@ -75,11 +102,23 @@ export const make = (
       for (const channel of ["agent", "remote"] as const) {
         const writer = writers[channel]
         if (writer === undefined || segments.length === 0) continue
-        const written = yield* Effect.result(writer.write(concat(segments.map((segment) => segment[channel]))))
+        const audio = concat(segments.map((segment) => segment[channel]))
+        const written = yield* Effect.result(underSpan(writer.write(audio)))
         if (Result.isFailure(written)) {
           writers[channel] = undefined
+          failed(channel, written.failure.reason)
           yield* Effect.logError(`Recording ${channel} of call ${callId} stopped: ${written.failure.message}`)
+        } else if (span !== undefined) {
+          bytes += audio.byteLength
+          samples[channel] += audio.length
         }
+      }
+      if (span !== undefined) {
+        span.attribute("voice_agent.recording.bytes", bytes)
+        span.attribute(
+          "voice_agent.recording.seconds",
+          Math.max(samples.agent, samples.remote) / (1000 * CallTimeline.SAMPLES_PER_MS)
+        )
       }
     })
     /** Hands segments to live listeners at once, and to the recordings a second at a time (all at the end). */

@@ -11,8 +11,9 @@ import { Agent } from "@voice-agent/core/ports/Agent"
 import type { ChatDelta, ChatRequest } from "@voice-agent/core/ports/ChatModel"
 import { Providers } from "@voice-agent/core/ports/Providers"
 import type { Transcript } from "@voice-agent/core/ports/SpeechToText"
+import * as Tracing from "@voice-agent/core/Tracing"
 import type { TurnLatencyRecord } from "@voice-agent/core/TurnLatency"
-import { Deferred, Effect, Logger, Option, Queue, Stream } from "effect"
+import { Deferred, Effect, Logger, Option, Queue, Stream, Tracer } from "effect"
 import * as ChecklistModel from "../../../../test/support/ChecklistModel.ts"
 import * as ConversationAgent from "../ConversationAgent.ts"
 
@@ -40,6 +41,8 @@ const runCall = (options: {
   readonly style: ChecklistModel.Style
   readonly answers: { readonly [question: string]: ReadonlyArray<string> }
   readonly model?: (request: ChatRequest) => ChecklistModel.Answer
+  /** Traced: the call's media session as its span, every span kept here. */
+  readonly spans?: Array<Tracer.NativeSpan>
 }) =>
   Effect.gen(function*() {
     const requests: Array<Request> = []
@@ -144,7 +147,21 @@ const runCall = (options: {
     const capture = Logger.layer([
       Logger.make(({ message }) => void logged.push((Array.isArray(message) ? message : [message]).join(" ")))
     ])
-    const end: AgentEnd = yield* runtime.run(call).pipe(Effect.provide(capture))
+    const spans = options.spans
+    const end: AgentEnd = yield* runtime.run(call).pipe(
+      Effect.provide(capture),
+      (run) =>
+        spans === undefined ? run : run.pipe(
+          Tracing.forCall("call.media", call.context.callId),
+          Effect.withTracer(Tracer.make({
+            span: (options) => {
+              const span = new Tracer.NativeSpan(options)
+              spans.push(span)
+              return span
+            }
+          }))
+        )
+    )
     return { end, requests: requests.map((r) => r.request), recorded, turns, synthesized, logged, latencies }
   })
 
@@ -264,5 +281,46 @@ describe("Pipeline under the language-model policy", () => {
       )
       assert.isDefined(heard)
       assert.include(JSON.stringify(heard), "still missing required fields: party_size, card_cvv.")
+    }))
+
+  it.live("traced: the greeting and each reply are spans of the call, with recognition, model and speech", () =>
+    Effect.gen(function*() {
+      const spans: Array<Tracer.NativeSpan> = []
+      const call = yield* runCall({ style: "one-response", answers, spans })
+      assert.strictEqual(call.end.outcome, "completed")
+      const media = spans.find((span) => span.name === "call.media")!
+      const under = (parent: Tracer.AnySpan) => spans.filter((span) => Option.getOrUndefined(span.parent) === parent)
+      const names = (parent: Tracer.AnySpan) => new Set(under(parent).map((span) => span.name))
+      const greeting = under(media).filter((span) => span.name === "greeting")
+      assert.strictEqual(greeting.length, 1)
+      assert.deepStrictEqual([...names(greeting[0]!)].sort(), ["llm", "playout", "tts"])
+      // One turn per reply, in order, each with its steps and the latency recorded for it.
+      const turns = under(media).filter((span) => span.name === "turn")
+      assert.deepStrictEqual(turns.map((turn) => turn.attributes.get("voice_agent.turn.index")), [1, 2, 3])
+      assert.strictEqual(call.latencies.length, 3)
+      turns.forEach((turn, i) => {
+        assert.deepStrictEqual([...names(turn)].sort(), ["llm", "playout", "stt", "tts"])
+        const latency = call.latencies[i]!
+        assert.strictEqual(turn.attributes.get("voice_agent.turn.user_stopped_ms"), latency.userStoppedMs)
+        assert.strictEqual(turn.attributes.get("voice_agent.turn.agent_started_ms"), latency.agentStartedMs)
+        assert.strictEqual(
+          turn.attributes.get("voice_agent.turn.llm_first_token_ms"),
+          latency.stages.llm_first_token_ms
+        )
+        for (const llm of under(turn).filter((span) => span.name === "llm")) {
+          assert.strictEqual(llm.attributes.get("voice_agent.provider"), "model")
+          assert.isNumber(llm.attributes.get("voice_agent.llm.first_token_ms"))
+          assert.deepStrictEqual(llm.events.map(([name]) => name), ["first_token"])
+        }
+        for (const tts of under(turn).filter((span) => span.name === "tts")) {
+          assert.strictEqual(tts.attributes.get("voice_agent.provider"), "default")
+          assert.isNumber(tts.attributes.get("voice_agent.tts.first_byte_ms"))
+        }
+      })
+      // Every span is of the call, and ended (the turns with the conversation).
+      for (const span of spans) {
+        assert.strictEqual(span.attributes.get(Tracing.callIdAttribute), "call-1", span.name)
+        assert.strictEqual(span.status._tag, "Ended", span.name)
+      }
     }))
 })

@@ -7,7 +7,8 @@
  * nothing to say. The caller's audio goes to the recognizer and its final transcripts are
  * the caller's turns; the agent's speeches play one at a time, each synthesized as soon as it is
  * queued; barge-in interrupts the agent's audio; an answering machine is waited out first; a
- * SDK agent's commands and keys come in, and notes about the call go out to it.
+ * SDK agent's commands and keys come in, and notes about the call go out to it. Traced, the
+ * greeting and each reply are spans with their steps (`TurnTrace`).
  *
  * @since 0.1.0
  */
@@ -27,6 +28,7 @@ import * as Dialogue from "../dialogue/Dialogue.ts"
 import * as ModelPolicy from "../dialogue/ModelPolicy.ts"
 import * as ModelPrompt from "../dialogue/ModelPrompt.ts"
 import * as Sentences from "../dialogue/Sentences.ts"
+import * as TurnTrace from "../TurnTrace.ts"
 import { agentFailure, callStarted, initialState } from "./CallDialogue.ts"
 import type { PipelinePlan } from "./CallPlan.ts"
 
@@ -67,6 +69,8 @@ type Spoken =
     readonly synthesis: Fiber.Fiber<void>
     /** Ms from the request to the speech's first audio, once it came. */
     readonly timing: { firstByteMs?: number }
+    /** The turn it was said in (TurnTrace). */
+    readonly turn: TurnTrace.Turn | undefined
   }
   | { readonly _tag: "Drained"; readonly done: Deferred.Deferred<void> }
 
@@ -124,6 +128,11 @@ export const run = (
       Queue.offer(events, { _tag: "Event", event, generation })
     const fail = (message: string) => Queue.offer(events, { _tag: "Failed", message })
     const offsetNow = Effect.map(call.elapsedMs, Math.round)
+    const trace = yield* TurnTrace.make(call, {
+      stt: definition.stt ?? "default",
+      llm: chat === undefined ? undefined : definition.llm ?? "default",
+      tts: definition.tts ?? "default"
+    })
 
     // The caller's side: audio to the recognizer, keys and voice activity to the conversation.
     yield* Effect.forkScoped(
@@ -160,7 +169,10 @@ export const run = (
             heardEndMs = transcript.endMs
             sttMs = Math.max(0, now - transcript.endMs)
             llmFirstTokenMs = undefined
-            return offer({ _tag: "Utterance", text: transcript.text, offsetMs: Math.round(transcript.startMs) })
+            return Effect.andThen(
+              trace.heard(transcript),
+              offer({ _tag: "Utterance", text: transcript.text, offsetMs: Math.round(transcript.startMs) })
+            )
           })
         ),
         Effect.catch((error) => fail(`speech-to-text failed: ${error.message}`))
@@ -172,23 +184,27 @@ export const run = (
     // sentence of a reply is ready when the one before it has played: no provider latency is
     // heard between the sentences of one reply.
     const voice = definition.persona.voice ?? undefined
-    const speak = (id: number, text: string, sensitiveFree: boolean) =>
+    const speak = (id: number, text: string, sensitiveFree: boolean, turn: TurnTrace.Turn | undefined) =>
       Effect.gen(function*() {
         const audio = yield* Queue.bounded<Int16Array, SpeechError | Cause.Done>(SYNTHESIS_AHEAD_FRAMES)
         const timing: { firstByteMs?: number } = {}
         const requestedAt = yield* call.elapsedMs
-        const synthesis = yield* Effect.forkScoped(Stream.runIntoQueue(
+        const stage = yield* trace.stage(turn, "tts")
+        const synthesis = yield* Effect.forkScoped(stage.run(Stream.runIntoQueue(
           tts.synthesize(text, {
             ...(voice === undefined ? {} : { voice }),
             ...(definition.language === null ? {} : { language: definition.language })
           }).pipe(Stream.tap(() =>
             timing.firstByteMs === undefined
-              ? Effect.map(call.elapsedMs, (now) => void (timing.firstByteMs = Math.max(0, now - requestedAt)))
+              ? Effect.andThen(
+                stage.first,
+                Effect.map(call.elapsedMs, (now) => void (timing.firstByteMs = Math.max(0, now - requestedAt)))
+              )
               : Effect.void
           )),
           audio
-        ))
-        yield* Queue.offer(speeches, { _tag: "Speech", id, text, sensitiveFree, audio, synthesis, timing })
+        )))
+        yield* Queue.offer(speeches, { _tag: "Speech", id, text, sensitiveFree, audio, synthesis, timing, turn })
       })
     yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
       const next = yield* Queue.take(speeches)
@@ -197,6 +213,7 @@ export const run = (
         return
       }
       const offsetMs = yield* offsetNow
+      trace.speaking(next.turn)
       yield* call.emitTurn({
         speaker: "AGENT",
         text: next.sensitiveFree ? next.text : Dialogue.Redacted,
@@ -209,11 +226,16 @@ export const run = (
           Stream.catch((error) => Stream.fromEffectDrain(Ref.set(failure, error.message)))
         )
       )
+      yield* trace.played(next.turn, playback)
       if (heardEndMs !== undefined) {
         Metrics.observeTurnUnsafe(heardEndMs, playback.startMs)
-        yield* call.emitLatency(
-          latencyOf(heardEndMs, playback.startMs, { sttMs, llmFirstTokenMs, ttsFirstByteMs: next.timing.firstByteMs })
-        )
+        const latency = latencyOf(heardEndMs, playback.startMs, {
+          sttMs,
+          llmFirstTokenMs,
+          ttsFirstByteMs: next.timing.firstByteMs
+        })
+        trace.replied(latency)
+        yield* call.emitLatency(latency)
         heardEndMs = undefined
       }
       const failed = yield* Ref.get(failure)
@@ -253,8 +275,10 @@ export const run = (
     )
     let generation = 0
     let generating: Fiber.Fiber<void> | undefined
+    /** The turn the current generation answers (TurnTrace): where its sentences are said. */
+    let generatingTurn: TurnTrace.Turn | undefined
     const toolResults = new Map<string, Deferred.Deferred<ToolOutcome>>()
-    const generate = (model: ChatModel["Service"], mine: number) =>
+    const generate = (model: ChatModel["Service"], mine: number, turn: TurnTrace.Turn | undefined) =>
       Effect.gen(function*() {
         const exchanges: Array<ModelPrompt.Exchange> = []
         const requestedAt = yield* call.elapsedMs
@@ -270,11 +294,16 @@ export const run = (
             if (text.trim() !== "") said = true
             return offer({ _tag: "ModelText", text }, mine)
           }
-          yield* model.stream({ messages: ModelPrompt.messages(state, exchanges), tools: ModelPolicy.tools(state) })
+          const stage = yield* trace.stage(turn, "llm")
+          const streamed = model.stream({
+            messages: ModelPrompt.messages(state, exchanges),
+            tools: ModelPolicy.tools(state)
+          })
             .pipe(Stream.runForEach((delta) =>
               Effect.gen(function*() {
                 switch (delta._tag) {
                   case "Text": {
+                    if (delta.text.trim() !== "") yield* stage.first
                     if (replying && llmFirstTokenMs === undefined && delta.text.trim() !== "") {
                       llmFirstTokenMs = Math.max(0, (yield* call.elapsedMs) - requestedAt)
                     }
@@ -306,6 +335,7 @@ export const run = (
                 }
               })
             ))
+          yield* stage.run(streamed)
           yield* sayModelText(Sentences.flush(splitter))
           if (calls.length === 0) return
           const outcomes = yield* Effect.forEach(calls, ({ result }) => Deferred.await(result))
@@ -332,15 +362,19 @@ export const run = (
         : { outcome: state.ended.outcome, endedBy: state.ended.endedBy, transferTo: state.ended.transferTo }
 
     /** Carries out the actions of one step; answers the call's end once the agent ended it. */
-    const perform = (actions: ReadonlyArray<Dialogue.Action>, state: Dialogue.State) =>
+    const perform = (
+      actions: ReadonlyArray<Dialogue.Action>,
+      state: Dialogue.State,
+      turn: TurnTrace.Turn | undefined
+    ) =>
       Effect.gen(function*() {
         for (const action of actions) {
           switch (action._tag) {
             case "Say":
-              yield* speak(action.id, action.text, action.sensitiveFree)
+              yield* speak(action.id, action.text, action.sensitiveFree, turn)
               break
             case "Ask":
-              yield* speak(action.id, action.text, true)
+              yield* speak(action.id, action.text, true, turn)
               break
             case "RecordTurn":
               yield* call.emitTurn({ speaker: "HUMAN", text: action.text, offsetMs: action.offsetMs })
@@ -381,7 +415,8 @@ export const run = (
               if (chat !== undefined) {
                 if (generating !== undefined) yield* Fiber.interrupt(generating)
                 generation++
-                generating = yield* Effect.forkScoped(generate(chat, generation))
+                generatingTurn = turn
+                generating = yield* Effect.forkScoped(generate(chat, generation, turn))
               }
               break
             case "ToolResult": {
@@ -422,6 +457,7 @@ export const run = (
       const stepped = Dialogue.step(yield* Ref.get(current), { _tag: "Command", command }, policy)
       yield* Ref.set(current, stepped.state)
     }
+    yield* trace.greeting
     yield* Queue.offer(events, { _tag: "Event", event: yield* callStarted(call.context) })
     if (sdkAgent !== undefined) {
       for (const command of early.filter((command) => !isSetting(command))) yield* offer({ _tag: "Command", command })
@@ -460,7 +496,9 @@ export const run = (
           yield* Deferred.succeed(waiting, { output: "Done.", refused: false, turns: stepped.state.turns.length })
         }
       }
-      const end = yield* perform(stepped.actions, stepped.state)
+      // A reply's sentences go in the turn it answers; anything else in the current one.
+      const turn = queued.generation === undefined ? trace.current() : generatingTurn
+      const end = yield* perform(stepped.actions, stepped.state, turn)
       if (end === undefined) continue
       if (end.endedBy === "remote") return end
       // The agent ended it: what is queued plays first (unless the caller hangs up meanwhile).
