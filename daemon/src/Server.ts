@@ -166,7 +166,10 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
  * @category constructors
  */
 export const serve = (options: ServeOptions, log: Logging.LogSettings) =>
-  Effect.andThen(Logging.stackTraces(log), Layer.launch(layer(options, log))).pipe(
+  Logging.stackTraces(log).pipe(
+    // The settings first: a wrong one stops serve at once, before the database opens.
+    Effect.andThen(Effect.all([Carrier.choice, Instruments.settings, Traces.settings])),
+    Effect.andThen(Layer.launch(layer(options, log))),
     Effect.onInterrupt(() => Effect.logInfo("Stopped")),
     Traces.around,
     Effect.provide(Logging.layer(log))
