@@ -23,7 +23,7 @@ const callWith = (hungUp: AgentCall["hungUp"]): AgentCall => ({
   },
   // The person started speaking, then hung up with 20 s of their audio still unread by the agent.
   input: Stream.concat(
-    Stream.make({ _tag: "SpeechStarted", timestampMs: 0 } as CallInput),
+    Stream.make({ _tag: "SpeechStarted", timestampMs: 0 }),
     Stream.fromIterable(
       Array.from({ length: 1_000 }, (_, i): CallInput => ({
         _tag: "Audio",
