@@ -9,7 +9,6 @@
  * @since 0.1.0
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import * as LiveCalls from "@voice-agent/engine/LiveCalls"
 import { AdminToken } from "@voice-agent/http/handlers/Admin"
 import * as HttpApp from "@voice-agent/http/HttpApp"
 import * as NodeServer from "@voice-agent/http/NodeServer"
@@ -32,6 +31,7 @@ import * as ModelProxy from "./ModelProxy.ts"
 import * as ProviderConfig from "./ProviderConfig.ts"
 import * as Ready from "./Ready.ts"
 import * as Recordings from "./Recordings.ts"
+import * as Relay from "./Relay.ts"
 import * as SdkAgents from "./SdkAgents.ts"
 import * as Storage from "./Storage.ts"
 import * as TwilioWebhooks from "./TwilioWebhooks.ts"
@@ -59,6 +59,8 @@ export const shutdownTimeoutSeconds = 10
  * @category layers
  */
 export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
+  // This daemon's id among those on the database: its dialer's leases and its relay's name.
+  const worker = Dialer.workerId()
   const storage = Layer.unwrap(Effect.gen(function*() {
     const what = yield* Storage.describe(options.dataDir)
     const started = yield* Clock.currentTimeMillis
@@ -90,6 +92,7 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
                 Console.routes(),
                 Media.endpoint,
                 Listen.endpoint,
+                Relay.endpoint,
                 SdkAgents.routes,
                 carrierRoutes(chosen),
                 Instruments.routes(instruments)
@@ -105,6 +108,10 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
     )
   )
     .pipe(
+      // Live listen: the media sessions of this process publish into the registry, the listen
+      // route subscribes, and relays to and from the other daemons on the database; over the
+      // server, whose address the others reach this one at.
+      Layer.provide(Relay.layer(worker)),
       Layer.provideMerge(NodeHttpServer.layer(NodeServer.createServer, {
         port: options.port,
         host: options.host,
@@ -114,7 +121,6 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
         websocket: { maxPayload: 1024 * 1024 }
       }))
     )
-  const worker = Dialer.workerId()
   const dialer = options.dialer
     ? Layer.unwrap(Effect.gen(function*() {
       // The media endpoint of this daemon, at the address it listens on (unless a public URL
@@ -133,8 +139,8 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
     Layer.provide(Webhooks.layer),
     Layer.provide(Inbound.announce),
     Layer.provideMerge(http),
-    // Live listen: the media sessions of this process publish, the listen route subscribes.
-    Layer.provide([Media.agent, LiveCalls.layer]),
+    // The agent of each call whose media session runs here.
+    Layer.provide(Media.agent),
     // Inbound calls (carriers' webhooks, the admin API's simulated ones) and the reference SDK's
     // create-outbound calls stream to the media endpoint.
     Layer.provideMerge(DirectCalls.layer),
