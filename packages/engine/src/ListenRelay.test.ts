@@ -3,7 +3,7 @@ import type { DaemonAddress } from "@voice-agent/core/ports/DaemonDirectory"
 import { DaemonDirectory } from "@voice-agent/core/ports/DaemonDirectory"
 import { MediaConnectError, MediaConnector } from "@voice-agent/core/ports/MediaSocket"
 import { ServerSecrets } from "@voice-agent/core/ports/ServerSecrets"
-import { Effect, Layer, Option, Scope } from "effect"
+import { Effect, Exit, Layer, Option, Scope } from "effect"
 import { TestClock } from "effect/testing"
 import * as ListenRelay from "./ListenRelay.ts"
 import * as RelayGrant from "./RelayGrant.ts"
@@ -56,7 +56,7 @@ describe("ListenRelay", () => {
         `announce ${self.id} ${ListenRelay.heartbeatMs}`,
         `announce ${self.id} ${ListenRelay.heartbeatMs * 2}`
       ])
-      yield* Scope.close(scope, undefined)
+      yield* Scope.close(scope, Exit.void)
       assert.strictEqual(directory.told.at(-1), `withdraw ${self.id}`)
     }))
 
