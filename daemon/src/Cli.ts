@@ -9,7 +9,7 @@
  *
  * @since 0.1.0
  */
-import { Console, Context, Effect, Layer, References } from "effect"
+import { Console, Context, Effect, Layer, Option, References } from "effect"
 import { CliOutput, Command, Flag, TerminalCapabilities } from "effect/cli"
 import packageJson from "../package.json" with { type: "json" }
 import { commands as adminCommands, dataDirFlag } from "./AdminCommands.ts"
@@ -31,6 +31,13 @@ const serve = Command.make(
     dialer: Flag.Boolean("dialer").pipe(
       Flag.withDescription("Run the dialer in this process too (default on; --no-dialer serves the API alone)"),
       Flag.withDefault(true)
+    ),
+    workers: Flag.Int("workers").pipe(
+      Flag.withDescription(
+        "Worker processes, each a whole daemon on one port (default: the number of cores on PostgreSQL, " +
+          "1 on the embedded database; VOICE_AGENT_WORKERS)"
+      ),
+      Flag.optional
     )
   },
   Effect.fn("cli.serve")(function*(options) {
@@ -38,8 +45,16 @@ const serve = Command.make(
     return yield* Failures.forUser(Effect.gen(function*() {
       const log: Logging.LogSettings = { ...(yield* Logging.settings), level: yield* References.MinimumLogLevel }
       // Loaded here, not at the top: the admin commands then skip loading the HTTP application.
+      const Workers = yield* Effect.promise(() => import("./Workers.ts"))
+      const workerSlot = Workers.slot()
+      const workers = Option.isSome(workerSlot) ? 1 : yield* Workers.count(options.workers)
+      if (workers > 1) {
+        return yield* Workers.supervise(workers, log).pipe(
+          Effect.mapError((failed) => Failures.userError(`${failed.message}; its error is above`))
+        )
+      }
       const Server = yield* Effect.promise(() => import("./Server.ts"))
-      return yield* Server.serve(options, log)
+      return yield* Server.serve({ ...options, workerSlot }, log)
     }))
   })
 ).pipe(Command.withDescription("Run the HTTP API and the dialer in one process"))

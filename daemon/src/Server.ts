@@ -9,12 +9,11 @@
  * @since 0.1.0
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import * as LiveCalls from "@voice-agent/engine/LiveCalls"
 import { AdminToken } from "@voice-agent/http/handlers/Admin"
 import * as HttpApp from "@voice-agent/http/HttpApp"
 import * as NodeServer from "@voice-agent/http/NodeServer"
 import * as SdkAgentTasks from "@voice-agent/sdk-agents/SdkAgentTasks"
-import { Clock, Effect, Layer } from "effect"
+import { Clock, Effect, identity, Layer, Option } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import * as Carrier from "./Carrier.ts"
 import * as Console from "./Console.ts"
@@ -32,10 +31,12 @@ import * as ModelProxy from "./ModelProxy.ts"
 import * as ProviderConfig from "./ProviderConfig.ts"
 import * as Ready from "./Ready.ts"
 import * as Recordings from "./Recordings.ts"
+import * as Relay from "./Relay.ts"
 import * as SdkAgents from "./SdkAgents.ts"
 import * as Storage from "./Storage.ts"
 import * as TwilioWebhooks from "./TwilioWebhooks.ts"
 import * as Webhooks from "./Webhooks.ts"
+import * as Workers from "./Workers.ts"
 
 /**
  * @category models
@@ -46,6 +47,8 @@ export interface ServeOptions {
   readonly dataDir: string
   /** Run the dial loop in this process too (the default); `--no-dialer` serves the API alone. */
   readonly dialer: boolean
+  /** This process's slot when it is a worker process of `serve --workers` (Workers.ts). */
+  readonly workerSlot: Option.Option<number>
 }
 
 /**
@@ -59,6 +62,14 @@ export const shutdownTimeoutSeconds = 10
  * @category layers
  */
 export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
+  // This daemon's id among those on the database: its dialer's leases and its relay's name.
+  const worker = Dialer.workerId()
+  const nodeServer = NodeServer.createServer()
+  // The URL the other daemons reach this one at: a worker's own listener, or the server's.
+  const internalUrl = Option.match(options.workerSlot, {
+    onNone: () => Relay.serverUrl,
+    onSome: (slot) => Workers.privateListener(nodeServer, slot)
+  })
   const storage = Layer.unwrap(Effect.gen(function*() {
     const what = yield* Storage.describe(options.dataDir)
     const started = yield* Clock.currentTimeMillis
@@ -90,6 +101,7 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
                 Console.routes(),
                 Media.endpoint,
                 Listen.endpoint,
+                Relay.endpoint,
                 SdkAgents.routes,
                 carrierRoutes(chosen),
                 Instruments.routes(instruments)
@@ -105,7 +117,11 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
     )
   )
     .pipe(
-      Layer.provideMerge(NodeHttpServer.layer(NodeServer.createServer, {
+      // Live listen: the media sessions of this process publish into the registry, the listen
+      // route subscribes, and relays to and from the other daemons on the database; over the
+      // server, whose address the others reach this one at.
+      Layer.provide(Relay.layer(worker).pipe(Layer.provide(internalUrl))),
+      Layer.provideMerge(NodeHttpServer.layer(() => nodeServer, {
         port: options.port,
         host: options.host,
         gracefulShutdownTimeout: `${shutdownTimeoutSeconds} seconds`,
@@ -114,7 +130,6 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
         websocket: { maxPayload: 1024 * 1024 }
       }))
     )
-  const worker = Dialer.workerId()
   const dialer = options.dialer
     ? Layer.unwrap(Effect.gen(function*() {
       // The media endpoint of this daemon, at the address it listens on (unless a public URL
@@ -128,13 +143,13 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
   // dialer. Release runs in reverse: the dialer stops claiming and drains its calls, then the
   // webhook worker finishes its attempts in flight, before the database closes.
   // Draining first on release: `/readyz` answers 503 while the rest shuts down.
-  return Layer.merge(Ready.layer(log, shutdownTimeoutSeconds), Health.drainOnShutdown).pipe(
+  return Layer.merge(Ready.layer(log, shutdownTimeoutSeconds, options.workerSlot), Health.drainOnShutdown).pipe(
     Layer.provide(dialer),
     Layer.provide(Webhooks.layer),
     Layer.provide(Inbound.announce),
     Layer.provideMerge(http),
-    // Live listen: the media sessions of this process publish, the listen route subscribes.
-    Layer.provide([Media.agent, LiveCalls.layer]),
+    // The agent of each call whose media session runs here.
+    Layer.provide(Media.agent),
     // Inbound calls (carriers' webhooks, the admin API's simulated ones) and the reference SDK's
     // create-outbound calls stream to the media endpoint.
     Layer.provideMerge(DirectCalls.layer),
@@ -172,6 +187,8 @@ export const serve = (options: ServeOptions, log: Logging.LogSettings) =>
     Effect.andThen(Layer.launch(layer(options, log))),
     Effect.onInterrupt(() => Effect.logInfo("Stopped")),
     Traces.around,
+    // A worker process's lines say which worker said them.
+    Option.isSome(options.workerSlot) ? Effect.annotateLogs({ worker_slot: options.workerSlot.value }) : identity,
     Effect.provide(Logging.layer(log))
   )
 

@@ -109,7 +109,15 @@ CREATE TABLE public.conversations (
     stream_id uuid,
     carrier_call_id text,
     carrier_duration_sec integer,
+    media_daemon_id text,
     CONSTRAINT conversations_direction_check CHECK ((direction = ANY (ARRAY['inbound'::text, 'outbound'::text])))
+);
+
+CREATE TABLE public.daemons (
+    id text NOT NULL,
+    internal_url text NOT NULL,
+    started_at timestamp with time zone NOT NULL,
+    heard_at timestamp with time zone NOT NULL
 );
 
 CREATE TABLE public.dnc_entries (
@@ -305,6 +313,9 @@ ALTER TABLE ONLY public.conversations
 
 ALTER TABLE ONLY public.conversations
     ADD CONSTRAINT conversations_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.daemons
+    ADD CONSTRAINT daemons_pkey PRIMARY KEY (id);
 
 ALTER TABLE ONLY public.dnc_entries
     ADD CONSTRAINT dnc_entries_pkey PRIMARY KEY (organization_id, phone_number);

@@ -89,7 +89,7 @@ const startDaemon = (args: ReadonlyArray<string>, env: Record<string, string> = 
     const started = performance.now()
     const child = spawn(process.execPath, ["daemon/src/bin.ts", "serve", "--port", "0", ...args], {
       stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, VOICE_AGENT_ADMIN_TOKEN: "", ...env }
+      env: { ...process.env, VOICE_AGENT_ADMIN_TOKEN: "", VOICE_AGENT_WORKERS: "1", ...env }
     })
     let out = ""
     let key: string | undefined

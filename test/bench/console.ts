@@ -86,7 +86,7 @@ const startDaemon = (databaseUrl: string): Promise<Daemon> =>
     const child = spawn(process.execPath, ["daemon/src/bin.ts", "serve", "--port", "0"], {
       cwd: repo,
       stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, DATABASE_URL: databaseUrl, VOICE_AGENT_ADMIN_TOKEN: "" }
+      env: { ...process.env, DATABASE_URL: databaseUrl, VOICE_AGENT_ADMIN_TOKEN: "", VOICE_AGENT_WORKERS: "1" }
     })
     let out = ""
     let key: string | undefined

@@ -40,7 +40,13 @@ const start = async (metrics: "on" | "off") => {
     : { args: [], env: { DATABASE_URL: await freshDatabase(`voice_agent_bench_metrics_${metrics}`) } }
   const child = spawn(process.execPath, ["daemon/src/bin.ts", "serve", "--port", "0", ...storage.args], {
     stdio: ["ignore", "pipe", "inherit"],
-    env: { ...process.env, ...storage.env, VOICE_AGENT_ADMIN_TOKEN: "", VOICE_AGENT_METRICS: metrics }
+    env: {
+      ...process.env,
+      ...storage.env,
+      VOICE_AGENT_ADMIN_TOKEN: "",
+      VOICE_AGENT_METRICS: metrics,
+      VOICE_AGENT_WORKERS: "1"
+    }
   })
   daemons.push(child)
   return new Promise<{ key: string; base: string; pid: number }>((resolve, reject) => {

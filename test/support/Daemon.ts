@@ -21,11 +21,16 @@ import { fileURLToPath } from "node:url"
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const bin = path.join(repoRoot, "daemon/src/bin.ts")
 
-/** The environment of a child: this one without storage, admin and log settings, plus `env`. */
+/**
+ * The environment of a child: this one without storage, admin and log settings, plus `env`.
+ * One process per daemon unless the test says otherwise (`--workers`, or `VOICE_AGENT_WORKERS`
+ * in `env`): on PostgreSQL the default is a worker per core, which the tests of one daemon do
+ * not need (test/daemon/workers.test.ts runs several), and would only slow.
+ */
 const childEnv = (env: Record<string, string> | undefined): NodeJS.ProcessEnv => {
   const base = { ...process.env }
   for (const name of ["DATABASE_URL", "VOICE_AGENT_ADMIN_TOKEN", "LOG_FORMAT", "LOG_LEVEL"]) delete base[name]
-  return { ...base, ...env }
+  return { ...base, VOICE_AGENT_WORKERS: "1", ...env }
 }
 
 /**

@@ -10,9 +10,14 @@
  * later in this process reaches it from its first segment. Each aligned timeline segment is
  * sent as Media Streams-shaped text frames
  * `{"event":"media","media":{"timestamp":"<ms since answer>","payload":"<base64 μ-law>"}}` (20 ms
- * frames), then `{"event":"stop"}` when the call ends, and the socket closes. A call whose media
- * never reaches this process (never answered, or streaming to another daemon) sends only `stop`,
- * when the call ends as CallEnd learns it (from any daemon).
+ * frames), then `{"event":"stop"}` when the call ends, and the socket closes. A call never
+ * answered sends only `stop`, when the call ends as CallEnd learns it (from any daemon).
+ *
+ * With several daemons on the database (ListenRelay in the context), the call's media may be
+ * served by another: the route looks where (at once, then every `locateMs` until the media
+ * starts somewhere or the call ends) and, when it is elsewhere, passes on what that daemon
+ * relays, `stop` included. If that daemon cannot be reached or goes away before `stop`, the
+ * socket is closed with code 1011: the listener is never left waiting on a daemon that died.
  *
  * Before the upgrade, in the API's check order (docs/LISTEN.md): 401 (missing, unknown or revoked key; a ticket that
  * is not good for this call now), 422 in FastAPI's shape (a missing or unknown `channel`; the
@@ -29,13 +34,16 @@ import { ApiKeyRepository } from "@voice-agent/core/ports/ApiKeyRepository"
 import type { CallEvents } from "@voice-agent/core/ports/CallEvents"
 import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
 import { ListenTicketRepository } from "@voice-agent/core/ports/ListenTicketRepository"
+import type { MediaSocket } from "@voice-agent/core/ports/MediaSocket"
 import { nowDate } from "@voice-agent/core/Time"
 import * as CallTimeline from "@voice-agent/media/CallTimeline"
 import * as MuLaw from "@voice-agent/media/MuLaw"
 import { Effect, Option, Result, Schema, Stream } from "effect"
 import type { SchemaIssue } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import * as Socket from "effect/socket/Socket"
 import * as CallEnd from "./CallEnd.ts"
+import { ListenRelay } from "./ListenRelay.ts"
 import { LiveCalls } from "./LiveCalls.ts"
 import * as SocketMedia from "./SocketMedia.ts"
 
@@ -86,6 +94,48 @@ export const frames = (segment: CallTimeline.Segment, channel: ListenChannel): A
   }
   return out
 }
+
+/**
+ * The frame that ends a listener's stream.
+ *
+ * @category constructors
+ */
+export const stopFrame = JSON.stringify({ event: "stop" })
+
+/**
+ * Sends each segment's channel as frames, until the segments end.
+ *
+ * @category constructors
+ */
+export const sendSegments = (
+  media: MediaSocket,
+  segments: Stream.Stream<CallTimeline.Segment>,
+  channel: ListenChannel
+): Effect.Effect<void> =>
+  Stream.runForEach(segments, (segment) => Effect.forEach(frames(segment, channel), media.send, { discard: true }))
+
+/**
+ * How often a listener looks where the call's media is while it is nowhere yet (ringing).
+ *
+ * @category constructors
+ */
+export const locateMs = 500
+
+/**
+ * The daemon serving the call's media when it is another than this one (and whether the
+ * listener waited for it); never completes when it is this one.
+ */
+const servedElsewhere = (relay: ListenRelay["Service"], callId: string) =>
+  Effect.gen(function*() {
+    for (let waited = false;; waited = true) {
+      const found = yield* relay.locate(callId)
+      if (Option.isSome(found)) {
+        if (found.value.daemonId === relay.self.id) return yield* Effect.never
+        return { server: found.value, waited }
+      }
+      yield* Effect.sleep(locateMs)
+    }
+  })
 
 /**
  * The organization the request speaks for: the ticket's (good for `callId` now, not used up
@@ -146,13 +196,39 @@ export const endpoint = (queryDetail: (issue: SchemaIssue.Issue) => unknown) =>
         Effect.provideContext(yield* Effect.context<CallEvents | ConversationRepository>())
       )
       const segments = yield* (yield* LiveCalls).listen(callId, ended)
+      const relay = yield* Effect.serviceOption(ListenRelay)
       const socket = yield* request.upgrade
       const media = yield* SocketMedia.fromSocket(socket)
-      const sending = segments.pipe(
-        Stream.runForEach((segment) => Effect.forEach(frames(segment, channel), media.send)),
-        Effect.andThen(media.send(JSON.stringify({ event: "stop" }))),
-        Effect.andThen(media.close)
-      )
+      const here = sendSegments(media, segments, channel)
+      const sending = Effect.gen(function*() {
+        // Served here (or nowhere, never answered): this process's segments, then stop.
+        const elsewhere = Option.isNone(relay)
+          ? yield* Effect.as(here, Option.none())
+          : yield* Effect.raceFirst(Effect.as(here, Option.none()), Effect.asSome(servedElsewhere(relay.value, callId)))
+        if (Option.isNone(elsewhere) || Option.isNone(relay)) {
+          yield* media.send(stopFrame)
+          return yield* media.close
+        }
+        const { server, waited } = elsewhere.value
+        const grant = {
+          daemonId: server.daemonId,
+          organizationId: organizationId.value,
+          callId,
+          channel,
+          fromAnswer: waited
+        }
+        const end = server.internalUrl === null
+          ? "lost"
+          : yield* relay.value.relay(server.internalUrl, grant, media.send)
+        if (end === "stopped") return yield* media.close
+        yield* Effect.logWarning(
+          `Live listen of call ${callId}: daemon ${server.daemonId}, which serves its media, went away`
+        )
+        const writer = yield* socket.writer
+        yield* writer.write(new Socket.CloseEvent(1011, "The daemon serving the call's media went away")).pipe(
+          Effect.ignore
+        )
+      })
       // Until the call ends, or the listener goes away.
       yield* Effect.raceFirst(sending, Stream.runDrain(media.incoming))
       return HttpServerResponse.empty()

@@ -13,16 +13,23 @@
  * process), its stream ends there; once a session has registered, the stream ends with the
  * session, after its last segment.
  *
- * In process only: a call whose media another daemon serves has no segments here.
+ * In process only: a call whose media another daemon serves has no segments here; a listener
+ * there reaches it through this daemon (ListenRelay), which subscribes here on its behalf. Such a
+ * subscription may come a little after the answer (the other daemon learns where the media went
+ * from the database), so each call keeps its opening, the segments of its first
+ * `openingMs`, and a listener that asks for them (`fromAnswer`) gets them first: a relayed
+ * listener that came while the call rang hears it from the answer, as a local one does.
  *
  * Bounds: each call has one sliding PubSub of `capacity` segments; a listener that reads slower
  * than the call plays loses the oldest segments, never grows memory. The end marker is
  * published last, so a sliding PubSub always keeps it. An entry a listener made is dropped
- * with its last listener unless a session has registered into it.
+ * with its last listener unless a session has registered into it. The opening is held only
+ * while the call is younger than `openingMs` (at most that much audio per young call), and let
+ * go with the first segment after it.
  *
  * @since 0.1.0
  */
-import type * as CallTimeline from "@voice-agent/media/CallTimeline"
+import * as CallTimeline from "@voice-agent/media/CallTimeline"
 import { Context, Deferred, Effect, Layer, PubSub, Stream } from "effect"
 import type { Scope } from "effect"
 
@@ -53,9 +60,21 @@ export class LiveCalls extends Context.Service<LiveCalls, {
    */
   readonly listen: (
     callId: string,
-    ended: Effect.Effect<void>
+    ended: Effect.Effect<void>,
+    options?: ListenOptions
   ) => Effect.Effect<Stream.Stream<CallTimeline.Segment>, never, Scope.Scope>
 }>()("@voice-agent/engine/LiveCalls") {}
+
+/**
+ * @category models
+ */
+export interface ListenOptions {
+  /**
+   * Starts with the call's opening when it is still held (the call is younger than
+   * `openingMs`): for a listener that was waiting before it could subscribe.
+   */
+  readonly fromAnswer?: boolean
+}
 
 /**
  * Segments each call's PubSub holds for a slow listener (a segment is at most the timeline's
@@ -64,6 +83,16 @@ export class LiveCalls extends Context.Service<LiveCalls, {
  * @category constructors
  */
 export const capacity = 256
+
+/**
+ * How much of a call's start is kept for listeners that subscribe late (`fromAnswer`): the
+ * time another daemon may take to learn where the media is and open its relay.
+ *
+ * @category constructors
+ */
+export const openingMs = 3_000
+
+const openingSamples = openingMs * CallTimeline.SAMPLES_PER_MS
 
 interface Entry {
   readonly pubsub: PubSub.PubSub<Item>
@@ -74,6 +103,8 @@ interface Entry {
   /** That session ended (the end marker is published). */
   ended: boolean
   listeners: number
+  /** The segments of the call's first `openingMs`, while it is that young (undefined after). */
+  opening: Array<CallTimeline.Segment> | undefined
 }
 
 const newEntry = (pubsub: PubSub.PubSub<Item>): Entry => ({
@@ -81,7 +112,8 @@ const newEntry = (pubsub: PubSub.PubSub<Item>): Entry => ({
   registered: false,
   started: Deferred.makeUnsafe(),
   ended: false,
-  listeners: 0
+  listeners: 0,
+  opening: []
 })
 
 const markRegistered = (entry: Entry): Entry => {
@@ -130,11 +162,18 @@ export const make: Effect.Effect<LiveCalls["Service"]> = Effect.sync(() => {
         })
     ).pipe(
       Effect.map((entry): LiveCall => ({
-        publish: (segment) => PubSub.publish(entry.pubsub, { _tag: "Segment", segment }).pipe(Effect.asVoid)
+        publish: (segment) =>
+          Effect.suspend(() => {
+            if (entry.opening !== undefined) {
+              if (segment.start < openingSamples) entry.opening.push(segment)
+              else entry.opening = undefined
+            }
+            return PubSub.publish(entry.pubsub, { _tag: "Segment", segment }).pipe(Effect.asVoid)
+          })
       }))
     )
 
-  const listen = (callId: string, ended: Effect.Effect<void>) =>
+  const listen = (callId: string, ended: Effect.Effect<void>, options?: ListenOptions) =>
     Effect.gen(function*() {
       const entry = yield* Effect.acquireRelease(
         Effect.tap(entryOf(callId), (entry) =>
@@ -148,18 +187,24 @@ export const make: Effect.Effect<LiveCalls["Service"]> = Effect.sync(() => {
           })
       )
       const subscription = yield* PubSub.subscribe(entry.pubsub)
+      // Taken after subscribing: a segment published in between is in both, and is let through
+      // once (segments start where the previous one ended, so `start` orders them).
+      const opening = options?.fromAnswer === true && entry.opening !== undefined ? entry.opening.slice() : []
+      const replayedTo = opening.length === 0 ? -1 : opening[opening.length - 1]!.start
       // Ended between the look-up and the subscription: the end marker was published before.
-      if (entry.ended) return Stream.empty
+      if (entry.ended) return Stream.fromIterable(opening)
       // The call ended with no session here: nothing will be published. Once a session has
       // registered, its end marker ends the stream, and `ended` is no longer waited for.
       const endedWithoutMedia = Effect.raceFirst(ended, Deferred.await(entry.started)).pipe(
         Effect.andThen(Effect.suspend(() => entry.registered ? Effect.never : Effect.void))
       )
-      return Stream.fromEffectRepeat(PubSub.take(subscription)).pipe(
+      const live = Stream.fromEffectRepeat(PubSub.take(subscription)).pipe(
         Stream.takeWhile((item) => item._tag === "Segment"),
-        Stream.flatMap((item) => item._tag === "Segment" ? Stream.succeed(item.segment) : Stream.empty),
-        Stream.interruptWhen(endedWithoutMedia)
+        Stream.flatMap((item) =>
+          item._tag === "Segment" && item.segment.start > replayedTo ? Stream.succeed(item.segment) : Stream.empty
+        )
       )
+      return Stream.concat(Stream.fromIterable(opening), live).pipe(Stream.interruptWhen(endedWithoutMedia))
     })
 
   return LiveCalls.of({ register, listen })

@@ -60,7 +60,8 @@ for (const backend of backends) {
             { id: 15, name: "api_keys_by_organization" },
             { id: 16, name: "open_direct_calls" },
             { id: 17, name: "turn_latencies" },
-            { id: 18, name: "turn_latencies_by_campaign" }
+            { id: 18, name: "turn_latencies_by_campaign" },
+            { id: 19, name: "daemons" }
           ])
           assert.deepStrictEqual(yield* Migrations.run, [])
           assert.deepStrictEqual(yield* Migrations.run, [])

@@ -79,7 +79,7 @@ for (const backend of await TestDatabase.backends()) {
               INSERT INTO turn_latencies (conversation_id, seq, user_stopped_ms, agent_started_ms)
               VALUES (${call.id}, 1, 1000, ${1400 + i}), (${call.id}, 2, 5000, ${5900 + i})`
           }
-          assert.deepStrictEqual((yield* Migrations.run).map(([id]) => id), [18])
+          assert.deepStrictEqual((yield* Migrations.runThrough(18)).map(([id]) => id), [18])
           const stored = yield* sql<{ id: string; campaignId: string | null }>`
             SELECT conversation_id::text AS "id", campaign_id::text AS "campaignId" FROM turn_latencies`
           const campaignOf = (id: string) => stored.filter((row) => row.id === id).map((row) => row.campaignId)

@@ -31,6 +31,7 @@ import apiKeysByOrganization from "./migrations/0015_api_keys_by_organization.ts
 import openDirectCalls from "./migrations/0016_open_direct_calls.ts"
 import turnLatencies from "./migrations/0017_turn_latencies.ts"
 import turnLatenciesByCampaign from "./migrations/0018_turn_latencies_by_campaign.ts"
+import daemons from "./migrations/0019_daemons.ts"
 
 /**
  * Every migration, by `<id>_<name>`.
@@ -55,7 +56,8 @@ export const migrations = {
   "0015_api_keys_by_organization": apiKeysByOrganization,
   "0016_open_direct_calls": openDirectCalls,
   "0017_turn_latencies": turnLatencies,
-  "0018_turn_latencies_by_campaign": turnLatenciesByCampaign
+  "0018_turn_latencies_by_campaign": turnLatenciesByCampaign,
+  "0019_daemons": daemons
 }
 
 /**

@@ -11,6 +11,7 @@ import * as SqlCampaignRepository from "./SqlCampaignRepository.ts"
 import * as SqlCarrierCalls from "./SqlCarrierCalls.ts"
 import * as SqlContactRepository from "./SqlContactRepository.ts"
 import * as SqlConversationRepository from "./SqlConversationRepository.ts"
+import * as SqlDaemonDirectory from "./SqlDaemonDirectory.ts"
 import * as SqlDialerRepository from "./SqlDialerRepository.ts"
 import * as SqlDialerWakeup from "./SqlDialerWakeup.ts"
 import * as SqlDncRepository from "./SqlDncRepository.ts"
@@ -23,12 +24,13 @@ import * as SqlStorageOutage from "./SqlStorageOutage.ts"
 import * as SqlWebhookRepository from "./SqlWebhookRepository.ts"
 
 /**
- * The twelve repositories (the dialer's, the webhooks', the agents' and listen tickets' included), the
- * installation's secrets, the dialer's call events and wake-ups, and what carriers say of calls
- * under their own ids (CarrierCalls), and which failures mean the database is out of reach
- * (StorageOutage). Requires a database layer
- * (`Database.layerPostgres`, `Database.layerPglite`, `Database.layerFromConfig`): the SQL client
- * and, for `jsonb` parameters, the PostgreSQL client it is.
+ * The twelve repositories (the dialer's, the webhooks', the agents' and listen tickets'
+ * included), the installation's secrets, the dialer's call events and wake-ups, what carriers
+ * say of calls under their own ids (CarrierCalls), the daemons on the database and which serves
+ * each call's media (DaemonDirectory), and which failures mean the database is out of reach
+ * (StorageOutage). Requires a database layer (`Database.layerPostgres`, `Database.layerPglite`,
+ * `Database.layerFromConfig`): the SQL client and, for `jsonb` parameters, the PostgreSQL client
+ * it is.
  *
  * @category layers
  */
@@ -49,5 +51,6 @@ export const layer = Layer.mergeAll(
   SqlWebhookRepository.layer,
   SqlAgentRepository.layer,
   SqlListenTicketRepository.layer,
+  SqlDaemonDirectory.layer,
   SqlStorageOutage.layer
 )
