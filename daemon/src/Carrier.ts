@@ -1,6 +1,9 @@
 /**
  * Which carrier the daemon talks to (docs/DAEMON.md): `VOICE_AGENT_CARRIER=sim` (the default, the
- * deterministic simulated carrier of packages/carrier-sim/README.md) or `twilio` (with `TWILIO_ACCOUNT_SID`,
+ * deterministic simulated carrier of packages/carrier-sim/README.md; with
+ * `VOICE_AGENT_SIM_MACHINE_DETECTION=engine` it leaves answering machines to the engine's
+ * detection, as a SIP trunk does, instead of telling them itself, `carrier`, the default) or
+ * `twilio` (with `TWILIO_ACCOUNT_SID`,
  * `TWILIO_AUTH_TOKEN` (it signs the webhooks), optionally `TWILIO_API_KEY` and `TWILIO_API_SECRET`
  * for the REST API, `TWILIO_API_BASE` and
  * `VOICE_AGENT_PUBLIC_URL`; a missing or malformed one stops the daemon at start with a
@@ -26,15 +29,19 @@ import * as SimBriefings from "./SimBriefings.ts"
  * @category models
  */
 export type Choice =
-  | { readonly _tag: "sim" }
+  | { readonly _tag: "sim"; readonly machineDetection: SimCarrier.MachineDetection }
   | { readonly _tag: "twilio"; readonly config: TwilioConfig.TwilioConfig }
+
+const simMachineDetection = Config.Literals(["carrier", "engine"], "VOICE_AGENT_SIM_MACHINE_DETECTION").pipe(
+  Config.withDefault("carrier" as const)
+)
 
 /**
  * @category constructors
  */
 export const choice: Effect.Effect<Choice, Config.ConfigError> = Effect.gen(function*() {
   const name = (yield* Config.String("VOICE_AGENT_CARRIER").pipe(Config.withDefault("sim"))).trim().toLowerCase()
-  if (name === "sim") return { _tag: "sim" } as const
+  if (name === "sim") return { _tag: "sim", machineDetection: yield* simMachineDetection } as const
   if (name === "twilio") return { _tag: "twilio", config: yield* TwilioConfig.config } as const
   return yield* Effect.fail(
     new Config.ConfigError(
@@ -54,7 +61,7 @@ export const layerOf = (
   chosen: Choice
 ): Layer.Layer<Carrier, never, CallEvents | AgentRepository | ConversationRepository> =>
   chosen._tag === "sim"
-    ? SimCarrier.layer.pipe(Layer.provide(SimBriefings.layer))
+    ? SimCarrier.layerWith({ machineDetection: chosen.machineDetection }).pipe(Layer.provide(SimBriefings.layer))
     : TwilioCarrier.layer(TwilioCarrier.optionsFrom(chosen.config))
 
 /**

@@ -5,6 +5,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as SimMediaStream from "@voice-agent/carrier-sim/SimMediaStream"
+import * as SimPerson from "@voice-agent/carrier-sim/SimPerson"
+import * as SimVoice from "@voice-agent/carrier-sim/SimVoice"
 import type { FieldValue } from "@voice-agent/core/AgentTask"
 import type { ConversationRecord } from "@voice-agent/core/Conversation"
 import type { AgentCall, AgentEnd, CallInput, Playback } from "@voice-agent/core/ports/Agent"
@@ -696,4 +698,97 @@ describe("MediaSession on the carrier's timeline", () => {
       assert.isAtLeast(gap, 300, JSON.stringify({ asked, answered }))
       assert.isAtMost(gap, 320, JSON.stringify({ asked, answered }))
     }))
+
+  describe("answering machines the carrier cannot tell (Answered says unknown)", () => {
+    /** An agent that notes who it was told answered, when it started, and what it was given. */
+    const noting = () => {
+      const seen = {
+        answeredBy: undefined as string | undefined,
+        startedMs: -1,
+        inputs: [] as Array<{ readonly tag: CallInput["_tag"]; readonly timestampMs: number }>
+      }
+      const agent = agentLayer((call) =>
+        Effect.gen(function*() {
+          seen.answeredBy = call.context.answeredBy
+          seen.startedMs = yield* call.elapsedMs
+          yield* Stream.runForEach(call.input, (input) =>
+            Effect.sync(() =>
+              void seen.inputs.push({
+                tag: input._tag,
+                timestampMs: input._tag === "Audio" ? input.frame.timestampMs : input.timestampMs
+              })
+            ))
+          return { outcome: seen.answeredBy === "machine" ? "voicemail" : "completed", endedBy: "remote" } as const
+        })
+      )
+      return { seen, agent }
+    }
+
+    /** Plays `pcm` as the person's side from the answer, then `stop`; the session's recordings. */
+    const call = (pcm: Int16Array, agent: Layer.Layer<Agent>) =>
+      Effect.gen(function*() {
+        const { dir, services, world } = yield* harness
+        world.events.set(callId, [{ _tag: "Answered", at: 0, answeredBy: "unknown" }])
+        const [carrier, server, readBySession] = yield* countedPair
+        const session = yield* Effect.forkChild(
+          MediaSession.serve(server).pipe(Effect.provide(Layer.merge(services, agent)))
+        )
+        const end = yield* carrierEnd(carrier, readBySession)
+        yield* end.handshake(MediaToken.sign(key, callId, 9e15))
+        for (let at = 0; at + 160 <= pcm.length; at += 160) yield* end.frame(at / 8, pcm.subarray(at, at + 160))
+        yield* end.stop
+        yield* Fiber.join(session)
+        return { remote: readWav(dir, "remote").samples, verdicts: world.events.get(callId) ?? [] }
+      })
+
+    const withSilence = (before: number, pcm: Int16Array, after: number) => {
+      const out = new Int16Array(before * 8 + pcm.length + after * 8)
+      out.set(pcm, before * 8)
+      return out
+    }
+
+    it.effect("a machine's greeting: the agent starts when the engine has heard a machine, told so", () =>
+      Effect.gen(function*() {
+        const greeting = SimVoice.speak(SimPerson.voicemailGreeting, "person")
+        const { seen, agent } = noting()
+        const { remote, verdicts } = yield* call(withSilence(300, greeting, 1000), agent)
+        assert.strictEqual(seen.answeredBy, "machine")
+        // 2.4 s into the greeting, which starts at 300 ms; the frames before are the recordings'
+        // alone, the agent's input starts with the frame that decided.
+        assert.approximately(seen.startedMs, 300 + 2400, 100)
+        const first = seen.inputs[0]!
+        assert.strictEqual(first.tag, "Audio")
+        assert.approximately(first.timestampMs, seen.startedMs, 40)
+        assert.deepStrictEqual(
+          seen.inputs.filter((input) => input.tag !== "Audio").map((input) => input.tag).slice(0, 2),
+          ["SpeechStarted", "SpeechStopped"],
+          "the rest of the greeting, as speech"
+        )
+        const recordedFrom = firstSound(remote) / 8
+        assert.isTrue(recordedFrom >= 300 && recordedFrom < 400, `the whole greeting recorded, from ${recordedFrom} ms`)
+        assert.deepStrictEqual(
+          verdicts.filter((e: CallEvent) => e._tag === "AgentEnded").map((e) => e._tag === "AgentEnded" && e.outcome),
+          ["voicemail"]
+        )
+      }))
+
+    it.effect("a person's hello: the agent starts, told a person, once the silence after it has lasted 1.2 s", () =>
+      Effect.gen(function*() {
+        const hello = SimVoice.speak(SimPerson.helloLine, "person")
+        const { seen, agent } = noting()
+        yield* call(withSilence(300, hello, 3000), agent)
+        assert.strictEqual(seen.answeredBy, "human")
+        assert.approximately(seen.startedMs, 300 + hello.length / 8 + 1200, 100)
+        assert.isTrue(seen.inputs.every((input) => input.timestampMs >= seen.startedMs - 40), "nothing held before")
+        assert.notInclude(seen.inputs.map((input) => input.tag), "SpeechStarted", "the hello was not the agent's")
+      }))
+
+    it.effect("a person who hangs up before the engine decides: the agent starts as for a person, input ended", () =>
+      Effect.gen(function*() {
+        const { seen, agent } = noting()
+        yield* call(withSilence(300, SimVoice.speak(SimPerson.earlyHangupLine, "person"), 200), agent)
+        assert.strictEqual(seen.answeredBy, "human")
+        assert.deepStrictEqual(seen.inputs, [])
+      }))
+  })
 })

@@ -362,3 +362,35 @@ describe("SimCarrier inbound calls", () => {
       assert.strictEqual(twice.reason, "rejected")
     }))
 })
+
+describe("SimCarrier leaving answering machines to the engine", () => {
+  it.effect("every answered outbound call says unknown; an inbound call is human", () =>
+    Effect.gen(function*() {
+      const callEvents = yield* makeCallEvents
+      const scope = yield* Scope.make()
+      const { carrier, simulator } = yield* SimCarrier.makeWith({ machineDetection: "engine" }).pipe(
+        Scope.provide(scope),
+        Effect.provideService(CallEvents, callEvents.service)
+      )
+      yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
+      const request = (callId: string, from: string, to: string) => ({
+        from,
+        to,
+        callId,
+        mediaUrl: `ws://localhost/media/${callId}`,
+        mediaToken: "t"
+      })
+      yield* carrier.placeCall(request("person", "+12025550100", "+12025550123"))
+      yield* carrier.placeCall(request("machine", "+12025550100", "+12025550141"))
+      yield* carrier.placeCall(request("busy", "+12025550100", "+12025550151"))
+      yield* simulator.callIn(request("inbound", "+13035550123", "+12025550100"))
+      yield* TestClock.adjust("1 second")
+      const answeredBy = (callId: string) =>
+        Effect.map(callEvents.eventsOf(callId), (events) =>
+          events.flatMap((e) => e._tag === "Answered" ? [e.answeredBy] : []))
+      assert.deepStrictEqual(yield* answeredBy("person"), ["unknown"])
+      assert.deepStrictEqual(yield* answeredBy("machine"), ["unknown"])
+      assert.deepStrictEqual(yield* answeredBy("busy"), [])
+      assert.deepStrictEqual(yield* answeredBy("inbound"), ["human"])
+    }))
+})

@@ -15,6 +15,12 @@
  * - `conversation`, `early-hangup`, `never-hangs-up`: `Answered` (human) after 1 s;
  *   `voicemail`: `Answered` (`machine`) after 1 s. What follows depends on media.
  *
+ * Answering machines (`Options.machineDetection`): by default the carrier tells them, as Twilio's
+ * detection does (`Answered` says `human` or `machine`). With `"engine"` it cannot, as a SIP
+ * trunk cannot: every answered outbound call's `Answered` says `unknown`, the engine decides
+ * from the audio, and a person who talks says "Hello?" as they pick up (`SimPerson`). Inbound
+ * calls are `human` either way.
+ *
  * Media. When the context it is built in has a `MediaConnector`, an answered call streams: at
  * the answer the carrier connects to the request's `mediaUrl` and speaks Twilio's side of Media
  * Streams (`SimMediaStream`: `connected`, `start` with `customParameters.token` = the request's
@@ -78,6 +84,26 @@ import * as SimPerson from "./SimPerson.ts"
 export class SimBriefings extends Context.Service<SimBriefings, {
   readonly briefingFor: (callId: string) => Effect.Effect<SimPerson.Briefing>
 }>()("@voice-agent/carrier-sim/SimCarrier/SimBriefings") {}
+
+/**
+ * Who tells answering machines from people on outbound calls: the carrier (`carrier`, the
+ * default) or the engine, from the audio (`engine`; module header).
+ *
+ * @category models
+ */
+export type MachineDetection = "carrier" | "engine"
+
+/**
+ * How the simulated carrier behaves.
+ *
+ * @category models
+ */
+export interface Options {
+  readonly machineDetection?: MachineDetection | undefined
+}
+
+/** The carrier and its inbound callers. */
+type Simulated = { readonly carrier: Carrier["Service"]; readonly simulator: InboundSimulator["Service"] }
 
 /** A call whose script is running: `hungUp` is completed by `hangUp`, `done` when the script ends. */
 interface LiveCall {
@@ -150,7 +176,8 @@ const mediaCall = (
   carrierCallId: string,
   outcome: SimPerson.AnsweredOutcome,
   hungUp: Effect.Effect<void>,
-  briefings: Option.Option<SimBriefings["Service"]>
+  briefings: Option.Option<SimBriefings["Service"]>,
+  manner: SimPerson.Manner
 ): Effect.Effect<CallEndReason> =>
   Effect.scoped(
     Effect.gen(function*() {
@@ -177,23 +204,21 @@ const mediaCall = (
         callSid: carrierCallId,
         streamSid: `MZ${hex32()}`,
         customParameters: { token: request.mediaToken },
-        person: (line) => SimPerson.behave(outcome, line, briefing),
+        person: (line) => SimPerson.behave(outcome, line, briefing, manner),
         hangUp: hungUp
       })
     })
   )
 
 /**
- * The simulated `Carrier`. Calls' scripts run in the scope this is built in; answered calls
- * stream media through the `MediaConnector` when the context has one.
+ * The simulated `Carrier` with `options`. Calls' scripts run in the scope this is built in;
+ * answered calls stream media through the `MediaConnector` when the context has one.
  *
  * @category constructors
  */
-export const makeWithSimulator: Effect.Effect<
-  { readonly carrier: Carrier["Service"]; readonly simulator: InboundSimulator["Service"] },
-  never,
-  CallEvents | Scope.Scope
-> = Effect.gen(function*() {
+export const makeWith = Effect.fnUntraced(function*(options: Options) {
+  const engineDetects = options.machineDetection === "engine"
+  const manner: SimPerson.Manner = { saysHello: engineDetects }
   const events = yield* CallEvents
   const connector = yield* Effect.serviceOption(MediaConnector)
   const briefings = yield* Effect.serviceOption(SimBriefings)
@@ -208,7 +233,7 @@ export const makeWithSimulator: Effect.Effect<
       yield* publish({ _tag: "Answered", at: yield* Clock.currentTimeMillis, answeredBy: "human" })
       const caller = callerOutcome(outcomeFor(request.from))
       const reason = Option.isSome(connector)
-        ? yield* mediaCall(connector.value, request, carrierCallId, caller, hungUp, briefings)
+        ? yield* mediaCall(connector.value, request, carrierCallId, caller, hungUp, briefings, { saysHello: false })
         : yield* Effect.raceFirst(silentCall(caller, request.from), Effect.as(hungUp, "local-hangup" as const))
       yield* publish({ _tag: "Ended", at: yield* Clock.currentTimeMillis, reason })
     })
@@ -256,10 +281,14 @@ export const makeWithSimulator: Effect.Effect<
       if (answer !== "human" && answer !== "machine") {
         return yield* publish({ _tag: "Ended", at: yield* Clock.currentTimeMillis, reason: answer })
       }
-      yield* publish({ _tag: "Answered", at: yield* Clock.currentTimeMillis, answeredBy: answer })
+      yield* publish({
+        _tag: "Answered",
+        at: yield* Clock.currentTimeMillis,
+        answeredBy: engineDetects ? "unknown" : answer
+      })
       const answered = outcome as SimPerson.AnsweredOutcome
       const reason = Option.isSome(connector)
-        ? yield* mediaCall(connector.value, request, carrierCallId, answered, hungUp, briefings)
+        ? yield* mediaCall(connector.value, request, carrierCallId, answered, hungUp, briefings, manner)
         : yield* untilHungUp(silentCall(answered, request.to))
       yield* publish({ _tag: "Ended", at: yield* Clock.currentTimeMillis, reason })
     })
@@ -283,8 +312,15 @@ export const makeWithSimulator: Effect.Effect<
         : Effect.sync(() => ({ messageId: `SM${hex32()}`, status: "queued" }))
   })
   const simulator = InboundSimulator.of({ callIn: (request) => Effect.asVoid(start(request, inboundScript)) })
-  return { carrier, simulator }
+  return { carrier, simulator } satisfies Simulated
 })
+
+/**
+ * The simulated `Carrier` with its default options (the carrier detects answering machines).
+ *
+ * @category constructors
+ */
+export const makeWithSimulator: Effect.Effect<Simulated, never, CallEvents | Scope.Scope> = makeWith({})
 
 /**
  * The simulated `Carrier` alone.
@@ -297,14 +333,23 @@ export const make: Effect.Effect<Carrier["Service"], never, CallEvents | Scope.S
 )
 
 /**
- * The simulated carrier as a layer, with its inbound callers. It streams media when a `MediaConnector` is in the context
- * it is built in (not a requirement: without one, calls carry no audio).
+ * The simulated carrier with `options` as a layer, with its inbound callers. It streams media
+ * when a `MediaConnector` is in the context it is built in (not a requirement: without one,
+ * calls carry no audio, and with `machineDetection: "engine"` nothing can tell a machine).
  *
  * @category layers
  */
-export const layer: Layer.Layer<Carrier | InboundSimulator, never, CallEvents> = Layer.effectContext(
-  Effect.map(
-    makeWithSimulator,
-    ({ carrier, simulator }) => Context.make(Carrier, carrier).pipe(Context.add(InboundSimulator, simulator))
+export const layerWith = (options: Options): Layer.Layer<Carrier | InboundSimulator, never, CallEvents> =>
+  Layer.effectContext(
+    Effect.map(
+      makeWith(options),
+      ({ carrier, simulator }) => Context.make(Carrier, carrier).pipe(Context.add(InboundSimulator, simulator))
+    )
   )
-)
+
+/**
+ * The simulated carrier as a layer, with its default options.
+ *
+ * @category layers
+ */
+export const layer: Layer.Layer<Carrier | InboundSimulator, never, CallEvents> = layerWith({})

@@ -24,6 +24,12 @@
  * Every one of them hangs up after `maxCallMs` (5 minutes) at the latest, so no call runs
  * forever.
  *
+ * When the carrier leaves answering-machine detection to the engine (`SimCarrier` with
+ * `machineDetection: "engine"`), a person who talks (`conversation`, `never-hangs-up`) first
+ * says {@link helloLine} as they pick up, as people do and as the engine's detection needs to
+ * hear a person. With the carrier's detection they do not: a carrier's detection (Twilio's) has
+ * heard that before the call's stream starts.
+ *
  * A person may be briefed (`Briefing`, docs/AGENTS.md, "The simulated person"): the
  * checklist fields the agent will ask about and the answers to give (the contact's
  * `data.sim_answers`). They still only act on what they heard: a question they hear is taken
@@ -72,6 +78,13 @@ export type AnsweredOutcome = Extract<SimOutcome, "conversation" | "voicemail" |
  * @category constructors
  */
 export const earlyHangupLine = "Bye."
+
+/**
+ * What a person who talks says as they pick up, when the engine detects answering machines.
+ *
+ * @category constructors
+ */
+export const helloLine = "Hello?"
 
 /**
  * What the answering machine says before its beep.
@@ -272,12 +285,25 @@ const converse = (line: Line, hangsUp: boolean, briefing: Briefing): Effect.Effe
     }
   })
 
-const script = (outcome: AnsweredOutcome, line: Line, briefing: Briefing): Effect.Effect<void> => {
+/**
+ * How a person behaves beyond their outcome: `saysHello`, whether one who talks says
+ * {@link helloLine} as they pick up (module header).
+ *
+ * @category models
+ */
+export interface Manner {
+  readonly saysHello: boolean
+}
+
+const hello = (line: Line, manner: Manner): Effect.Effect<void> =>
+  manner.saysHello ? line.say(SimVoice.speak(helloLine, "person")) : Effect.void
+
+const script = (outcome: AnsweredOutcome, line: Line, briefing: Briefing, manner: Manner): Effect.Effect<void> => {
   switch (outcome) {
     case "conversation":
-      return converse(line, true, briefing)
+      return Effect.andThen(hello(line, manner), converse(line, true, briefing))
     case "never-hangs-up":
-      return converse(line, false, briefing)
+      return Effect.andThen(hello(line, manner), converse(line, false, briefing))
     case "early-hangup":
       return Effect.andThen(
         line.say(SimVoice.speak(earlyHangupLine, "person")),
@@ -294,5 +320,10 @@ const script = (outcome: AnsweredOutcome, line: Line, briefing: Briefing): Effec
  *
  * @category constructors
  */
-export const behave = (outcome: AnsweredOutcome, line: Line, briefing: Briefing = unbriefed): Effect.Effect<void> =>
-  Effect.raceFirst(script(outcome, line, briefing), Effect.sleep(Duration.millis(timings.maxCallMs)))
+export const behave = (
+  outcome: AnsweredOutcome,
+  line: Line,
+  briefing: Briefing = unbriefed,
+  manner: Manner = { saysHello: false }
+): Effect.Effect<void> =>
+  Effect.raceFirst(script(outcome, line, briefing, manner), Effect.sleep(Duration.millis(timings.maxCallMs)))

@@ -9,14 +9,15 @@
  * conversation of {@link StandIn} `scriptMs` from the answer (docs/DIALER.md, "Answered calls
  * without media"): the person hanging up after it is `completed`, before it `cut-short`;
  * the stand-in hangs up on a person who never does at `hangUpAfterMs`, and on an answering
- * machine at once (`voicemail`). A hang-up of ours for any other reason (the daemon stopping)
- * is `agent-failure`.
+ * machine at once (`voicemail`); a call whose carrier cannot tell (`unknown`) is a person to it,
+ * since no audio reaches it to decide from. A hang-up of ours for any other reason (the daemon
+ * stopping) is `agent-failure`.
  *
  * @since 0.1.0
  */
 import type { CallOutcome } from "@voice-agent/core/ContactState"
 import type { AgentEnd } from "@voice-agent/core/ports/Agent"
-import type { CallEndReason, CallEvent } from "@voice-agent/core/ports/CallEvents"
+import type { AnsweredBy, CallEndReason, CallEvent } from "@voice-agent/core/ports/CallEvents"
 
 /**
  * After the end of an answered call, how long its media session may wait for the transcript's
@@ -42,7 +43,7 @@ export const verdictGraceMs = transcriptFlushMs + 5_000
  * @category models
  */
 export interface Progress {
-  readonly answered: { readonly at: number; readonly by: "human" | "machine" } | null
+  readonly answered: { readonly at: number; readonly by: AnsweredBy } | null
   readonly ended: { readonly at: number; readonly reason: CallEndReason } | null
   readonly verdict: (AgentEnd & { readonly at: number }) | null
 }
@@ -121,7 +122,7 @@ export interface CallEnding {
  * @category constructors
  */
 export const ending = (
-  answered: { readonly at: number; readonly by: "human" | "machine" } | null,
+  answered: { readonly at: number; readonly by: AnsweredBy } | null,
   reason: CallEndReason,
   endedAt: number,
   hangUpCause: HangUpCause | null,

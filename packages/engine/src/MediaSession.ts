@@ -17,7 +17,9 @@
  *   placed at its playout time; `interrupt` clears; DTMF as tones;
  * - the recording tap (`MediaSessionRecording`): the timeline's aligned audio as it settles (the
  *   person's frames, or the clock when none come) to both recordings and live listeners;
- * - the agent, its transcript and its verdict (`MediaSessionVerdict`).
+ * - the agent, its transcript and its verdict (`MediaSessionVerdict`); when the carrier cannot
+ *   tell a person from an answering machine, the agent starts once the engine has heard which
+ *   (`MediaSessionMachineDetection`), the person's frames held back from it until then.
  *
  * Time: positions are the carrier's (ms since the stream started, as its media timestamps
  * count; the stream starts at the answer, so they are also the turns' offsets). The session
@@ -58,6 +60,7 @@ import * as Vad from "@voice-agent/media/Vad"
 import { Cause, Clock, Deferred, Duration, Effect, Fiber, Option, Queue, Stream } from "effect"
 import type { Accepted, NextBatch } from "./MediaSessionHandshake.ts"
 import * as MediaSessionHandshake from "./MediaSessionHandshake.ts"
+import * as MediaSessionMachineDetection from "./MediaSessionMachineDetection.ts"
 import * as MediaSessionPlayout from "./MediaSessionPlayout.ts"
 import * as MediaSessionRecording from "./MediaSessionRecording.ts"
 import * as MediaSessionVerdict from "./MediaSessionVerdict.ts"
@@ -185,6 +188,7 @@ const run = (
     const elapsedMs = Effect.sync(() => Math.round(presentMs()))
     const answeredBy = yield* MediaSessionVerdict.answeredByOf(callEvents, callId)
     yield* Effect.logInfo(`Media stream of call ${callId} started (${answeredBy})`)
+    const detection = MediaSessionMachineDetection.make(callId, answeredBy)
 
     const tap = yield* MediaSessionRecording.make(recordings, callId)
     const timeline = tap.timeline
@@ -201,7 +205,7 @@ const run = (
       aheadMs: settings.aheadMs
     })
 
-    const context = MediaSessionVerdict.contextOf(callId, accepted.call, answeredBy)
+    const context = MediaSessionVerdict.contextOf(callId, accepted.call, detection.provisional)
     const encoding = agent.encodingFor === undefined ? agent.encoding : yield* agent.encodingFor(context)
     const transcript = yield* MediaSessionVerdict.transcript(conversations, accepted.call.conversation.id, callId)
     const over = yield* Deferred.make<void>()
@@ -215,7 +219,7 @@ const run = (
       emitTurn: transcript.emitTurn,
       emitLatency: transcript.emitLatency,
       hungUp: Deferred.await(over)
-    })
+    }, detection.answeredBy)
 
     // The clock stands in for the person's frames when none come (Twilio may send no silent
     // frames), and only then: while frames come, their timestamps move the timeline, so frames
@@ -259,6 +263,7 @@ const run = (
             Metrics.observeUnsafe(Metrics.mediaFrameLag, Math.max(0, now - frames.connectedAt - timestampMs) / 1000)
             CallTimeline.place(timeline, "remote", timestampMs * SAMPLES_PER_MS, pcm)
             CarrierClock.frame(carrierClock, now, timestampMs + pcm.length / SAMPLES_PER_MS)
+            if (detection.holds(pcm, timestampMs)) continue
             const stepped = Vad.step(vad, pcm)
             vad = stepped.state
             if (stepped.event === "speech-start") {

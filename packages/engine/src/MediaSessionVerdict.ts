@@ -15,7 +15,7 @@
 import type { ContactData } from "@voice-agent/core/Contact"
 import type { ConversationRecord, TranscriptTurnRecord } from "@voice-agent/core/Conversation"
 import type { Agent, AgentCall, AgentEnd, CallContext } from "@voice-agent/core/ports/Agent"
-import type { CallEvents } from "@voice-agent/core/ports/CallEvents"
+import type { AnsweredBy, CallEvents } from "@voice-agent/core/ports/CallEvents"
 import type { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
 import type { TurnLatencyRecord } from "@voice-agent/core/TurnLatency"
 import { Cause, Clock, Deferred, Duration, Effect, Exit, Fiber, Option, Queue, Stream } from "effect"
@@ -23,11 +23,12 @@ import type { Scope } from "effect"
 import { transcriptFlushMs } from "./CallProgress.ts"
 
 /**
- * The carrier's answering-machine detection, from the call's Answered event when recorded.
+ * The carrier's answering-machine detection, from the call's Answered event when recorded
+ * (`human` when none is, within 500 ms).
  *
  * @category constructors
  */
-export const answeredByOf = (callEvents: CallEvents["Service"], callId: string) =>
+export const answeredByOf = (callEvents: CallEvents["Service"], callId: string): Effect.Effect<AnsweredBy> =>
   Effect.scoped(
     Effect.gen(function*() {
       const events = yield* callEvents.subscribe(callId)
@@ -35,8 +36,8 @@ export const answeredByOf = (callEvents: CallEvents["Service"], callId: string) 
         events.pipe(Stream.filter((event) => event._tag === "Answered"))
       ).pipe(Effect.timeoutOption(Duration.millis(500)), Effect.map(Option.flatten))
       return Option.match(answered, {
-        onNone: () => "human" as const,
-        onSome: (event) => event._tag === "Answered" ? event.answeredBy : "human" as const
+        onNone: (): AnsweredBy => "human",
+        onSome: (event): AnsweredBy => event._tag === "Answered" ? event.answeredBy : "human"
       })
     })
   )
@@ -132,13 +133,16 @@ export const transcript = (
 
 /**
  * Runs the agent on `call` in a fiber of the scope; `verdict` completes with what it answers
- * (`agent-failure` when it fails or dies).
+ * (`agent-failure` when it fails or dies). With `answeredBy` (the engine's answering-machine
+ * detection, `MediaSessionMachineDetection`), the agent starts once it is known, with it in the
+ * call's context, or as for a person when the person hangs up first.
  *
  * @category constructors
  */
 export const runAgent = (
   agent: Agent["Service"],
-  call: AgentCall
+  call: AgentCall,
+  answeredBy?: Effect.Effect<CallContext["answeredBy"]>
 ): Effect.Effect<
   { readonly verdict: Deferred.Deferred<AgentEnd>; readonly fiber: Fiber.Fiber<boolean> },
   never,
@@ -146,8 +150,12 @@ export const runAgent = (
 > =>
   Effect.gen(function*() {
     const verdict = yield* Deferred.make<AgentEnd>()
+    const started = answeredBy === undefined ? Effect.succeed(call) : Effect.map(
+      call.hungUp === undefined ? answeredBy : Effect.raceFirst(answeredBy, Effect.as(call.hungUp, "human" as const)),
+      (by): AgentCall => ({ ...call, context: { ...call.context, answeredBy: by } })
+    )
     const fiber = yield* Effect.forkScoped(
-      agent.run(call).pipe(
+      Effect.flatMap(started, agent.run).pipe(
         Effect.exit,
         Effect.flatMap((exit) =>
           Deferred.succeed(

@@ -47,7 +47,7 @@ const CallEventSchema = Schema.Union([
   Schema.Struct({
     _tag: Schema.Literal("Answered"),
     at: Schema.Number,
-    answeredBy: Schema.Literals(["human", "machine"])
+    answeredBy: Schema.Literals(["human", "machine", "unknown"])
   }),
   Schema.Struct({
     _tag: Schema.Literal("Ended"),

@@ -99,7 +99,10 @@ export interface CallContext {
   readonly contactId: string | null
   /** The contact's `data` (empty for inbound calls). */
   readonly data: ContactData
-  /** The carrier's answering-machine detection (`human` when it has none). */
+  /**
+   * Who answered: the carrier's answering-machine detection, or the engine's from the call's
+   * first seconds of audio when the carrier cannot tell (`CallEvents.AnsweredBy` `unknown`).
+   */
   readonly answeredBy: "human" | "machine"
 }
 

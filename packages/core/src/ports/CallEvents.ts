@@ -26,8 +26,19 @@ import type { AgentOutcome } from "./Agent.ts"
 export type CallEndReason = "remote-hangup" | "local-hangup" | "busy" | "no-answer" | "failed"
 
 /**
+ * Who answered a call, as its carrier tells: a person, an answering machine, or `unknown` when
+ * the carrier cannot detect machines (a SIP trunk; the simulated carrier with `machineDetection:
+ * "engine"`), so that the engine decides from the call's first seconds of audio
+ * (docs/MEDIA.md, "Answering machines detected by the engine"). A carrier that detects but could
+ * not tell (Twilio's own `unknown`) says `human`: its detection has already taken its time.
+ *
+ * @category models
+ */
+export type AnsweredBy = "human" | "machine" | "unknown"
+
+/**
  * Progress of one placed call. Instants are epoch milliseconds. `answeredBy` is the carrier's
- * answering-machine detection (`human` when it has none). `AgentEnded` is not the carrier's:
+ * answering-machine detection (`AnsweredBy`). `AgentEnded` is not the carrier's:
  * the media session that ran the call's agent reports the agent's verdict (outcome and who hung
  * up), from whichever daemon the carrier's media stream reached.
  *
@@ -35,7 +46,7 @@ export type CallEndReason = "remote-hangup" | "local-hangup" | "busy" | "no-answ
  */
 export type CallEvent =
   | { readonly _tag: "Ringing"; readonly at: number }
-  | { readonly _tag: "Answered"; readonly at: number; readonly answeredBy: "human" | "machine" }
+  | { readonly _tag: "Answered"; readonly at: number; readonly answeredBy: AnsweredBy }
   | { readonly _tag: "Ended"; readonly at: number; readonly reason: CallEndReason }
   | {
     readonly _tag: "AgentEnded"
