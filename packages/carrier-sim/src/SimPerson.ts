@@ -15,8 +15,8 @@
  * - `never-hangs-up`: answers questions the same way, and never hangs up (the agent ends the
  *   call by closing the stream).
  * - `early-hangup`: says {@link earlyHangupLine} at once ("Bye.", 0.7 s, over the agent's
- *   greeting) and hangs up `SimOutcome.timings.earlyHangupMs` (1 s) after the answer, whatever
- *   is said.
+ *   greeting) and hangs up as soon as it is said ({@link earlyHangupMs}), whatever the agent
+ *   says.
  * - `voicemail`: the machine plays its greeting (`voicemailGreeting`, simulated speech, about
  *   5.2 s) at once, `beepGapMs` (300 ms) of silence, a 1 kHz beep of `beepMs` (500 ms), then
  *   silence until our side closes the stream.
@@ -43,7 +43,6 @@ import type { FieldItem } from "@voice-agent/core/AgentTask"
 import { Duration, Effect, Queue } from "effect"
 import type { Line } from "./SimMediaStream.ts"
 import type { SimOutcome } from "./SimOutcome.ts"
-import { timings as outcomeTimings } from "./SimOutcome.ts"
 import * as SimVoice from "./SimVoice.ts"
 
 /**
@@ -78,6 +77,16 @@ export type AnsweredOutcome = Extract<SimOutcome, "conversation" | "voicemail" |
  * @category constructors
  */
 export const earlyHangupLine = "Bye."
+
+/**
+ * When the person who hangs up early does, in ms from the answer: as soon as the last frame
+ * carrying {@link earlyHangupLine} has gone out (20 ms frames, each sent at its end), so before
+ * an agent could answer the line, however loaded the machine (a fixed 1 s raced the agent's
+ * reply to it).
+ *
+ * @category constructors
+ */
+export const earlyHangupMs = (): number => (Math.ceil(SimVoice.speak(earlyHangupLine, "person").length / 160) + 1) * 20
 
 /**
  * What a person who talks says as they pick up, when the engine detects answering machines.
@@ -307,7 +316,7 @@ const script = (outcome: AnsweredOutcome, line: Line, briefing: Briefing, manner
     case "early-hangup":
       return Effect.andThen(
         line.say(SimVoice.speak(earlyHangupLine, "person")),
-        Effect.sleep(Duration.millis(outcomeTimings.earlyHangupMs))
+        Effect.sleep(Duration.millis(earlyHangupMs()))
       )
     case "voicemail":
       return Effect.andThen(line.say(machineMessage()), Effect.never)
