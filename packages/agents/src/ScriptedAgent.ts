@@ -25,12 +25,15 @@ import { Agent } from "@voice-agent/core/ports/Agent"
 import type { PcmFrame } from "@voice-agent/core/ports/SpeechToText"
 import { SpeechToText } from "@voice-agent/core/ports/SpeechToText"
 import { TextToSpeech } from "@voice-agent/core/ports/TextToSpeech"
-import { Deferred, Duration, Effect, Layer, Option, Queue, Stream } from "effect"
+import { Deferred, Duration, Effect, Fiber, Layer, Option, Queue, Stream } from "effect"
 import type { Cause } from "effect"
 import * as AnsweringMachine from "./AnsweringMachine.ts"
 import type { TurnSignal } from "./AnsweringMachine.ts"
 import * as CallInputs from "./CallInputs.ts"
 import * as TurnTrace from "./TurnTrace.ts"
+
+/** After a hang-up, how long the recognizer may take to transcribe what it still has. */
+const transcribeGraceMs = 2_000
 
 /**
  * The script's lines and waits.
@@ -122,7 +125,7 @@ const converse = (
       yield* Effect.forkScoped(Effect.andThen(call.hungUp, Deferred.succeed(hungUp, undefined)))
     }
     // What the person said, as HUMAN turns.
-    yield* Effect.forkScoped(
+    const recognition = yield* Effect.forkScoped(
       stt.transcribe(Stream.fromQueue(audio)).pipe(
         Stream.filter((transcript) => transcript.final && transcript.text.trim() !== ""),
         Stream.runForEach((transcript) =>
@@ -163,12 +166,18 @@ const converse = (
         Effect.as(Deferred.await(hungUp), Option.none<TurnSignal>())
       ).pipe(Effect.timeoutOption(Duration.millis(timeoutMs)), Effect.map(Option.flatten))
 
-    const remoteEnd = (outcome: AgentEnd["outcome"]): AgentEnd => ({ outcome, endedBy: "remote" })
+    // The person hung up: what they said before it is transcribed first (the recognizer ends
+    // with the audio), within `transcribeGraceMs`, so the transcript keeps their last words.
+    const remoteEnd = (outcome: AgentEnd["outcome"]): Effect.Effect<AgentEnd> =>
+      Fiber.await(recognition).pipe(
+        Effect.timeoutOption(Duration.millis(transcribeGraceMs)),
+        Effect.as({ outcome, endedBy: "remote" } as const)
+      )
     const isHungUp = Deferred.isDone(hungUp)
 
     if (call.context.answeredBy === "machine") {
       yield* AnsweringMachine.awaitBeepEnd(nextSignal, script.machineQuietMs)
-      if (yield* isHungUp) return remoteEnd("voicemail")
+      if (yield* isHungUp) return yield* remoteEnd("voicemail")
       yield* trace.greeting
       yield* say(script.voicemail)
       return { outcome: "voicemail", endedBy: "agent" } satisfies AgentEnd
@@ -176,7 +185,7 @@ const converse = (
 
     yield* trace.greeting
     yield* say(script.greeting(call.context))
-    if (yield* isHungUp) return remoteEnd("cut-short")
+    if (yield* isHungUp) return yield* remoteEnd("cut-short")
     // The person's turn: speech starts, then stops; what the recognizer heard in it follows.
     const started = yield* nextSignal(script.answerTimeoutMs)
     let answered: { readonly endMs: number } | undefined
@@ -187,7 +196,7 @@ const converse = (
       }
       answered = Option.getOrUndefined(yield* Queue.take(heard).pipe(Effect.timeoutOption(Duration.millis(1_500))))
     }
-    if (yield* isHungUp) return remoteEnd("cut-short")
+    if (yield* isHungUp) return yield* remoteEnd("cut-short")
     const thanks = yield* say(script.thanks)
     if (answered !== undefined) {
       Metrics.observeTurnUnsafe(answered.endMs, thanks.startMs)
@@ -195,9 +204,9 @@ const converse = (
       trace.replied(latency)
       yield* call.emitLatency(latency)
     }
-    if (yield* isHungUp) return remoteEnd("completed")
+    if (yield* isHungUp) return yield* remoteEnd("completed")
     const left = yield* Deferred.await(hungUp).pipe(Effect.timeoutOption(Duration.millis(script.hangUpGraceMs)))
     return Option.isSome(left)
-      ? remoteEnd("completed")
+      ? yield* remoteEnd("completed")
       : ({ outcome: "completed", endedBy: "agent" } satisfies AgentEnd)
   })
