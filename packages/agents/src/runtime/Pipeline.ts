@@ -16,7 +16,7 @@ import * as Metrics from "@voice-agent/core/Metrics"
 import type { AgentCall, AgentEnd } from "@voice-agent/core/ports/Agent"
 import type { ChatMessage, ChatModel, ToolCall } from "@voice-agent/core/ports/ChatModel"
 import type { PcmFrame, SpeechError } from "@voice-agent/core/ports/SpeechToText"
-import type { TurnLatencyRecord } from "@voice-agent/core/TurnLatency"
+import * as TurnLatency from "@voice-agent/core/TurnLatency"
 import type { Cause } from "effect"
 import { Deferred, Duration, Effect, Fiber, Option, Queue, Ref, Stream } from "effect"
 import * as AnsweringMachine from "../AnsweringMachine.ts"
@@ -73,32 +73,6 @@ type Spoken =
     readonly turn: TurnTrace.Turn | undefined
   }
   | { readonly _tag: "Drained"; readonly done: Deferred.Deferred<void> }
-
-/**
- * One reply's turn latency: the steps that ran, and the engine's part, what is left of the
- * voice-to-voice time once they are counted.
- */
-const latencyOf = (
-  userStoppedMs: number,
-  agentStartedMs: number,
-  steps: {
-    readonly sttMs: number | undefined
-    readonly llmFirstTokenMs: number | undefined
-    readonly ttsFirstByteMs: number | undefined
-  }
-): TurnLatencyRecord => {
-  const measured = (steps.sttMs ?? 0) + (steps.llmFirstTokenMs ?? 0) + (steps.ttsFirstByteMs ?? 0)
-  return {
-    userStoppedMs,
-    agentStartedMs,
-    stages: {
-      ...(steps.sttMs === undefined ? {} : { stt_ms: Math.round(steps.sttMs) }),
-      ...(steps.llmFirstTokenMs === undefined ? {} : { llm_first_token_ms: Math.round(steps.llmFirstTokenMs) }),
-      ...(steps.ttsFirstByteMs === undefined ? {} : { tts_first_byte_ms: Math.round(steps.ttsFirstByteMs) }),
-      engine_ms: Math.max(0, Math.round(agentStartedMs - userStoppedMs - measured))
-    }
-  }
-}
 
 /**
  * Runs a call through the pipeline (module header).
@@ -229,10 +203,10 @@ export const run = (
       yield* trace.played(next.turn, playback)
       if (heardEndMs !== undefined) {
         Metrics.observeTurnUnsafe(heardEndMs, playback.startMs)
-        const latency = latencyOf(heardEndMs, playback.startMs, {
-          sttMs,
-          llmFirstTokenMs,
-          ttsFirstByteMs: next.timing.firstByteMs
+        const latency = TurnLatency.fromSteps(heardEndMs, playback.startMs, {
+          stt_ms: sttMs,
+          llm_first_token_ms: llmFirstTokenMs,
+          tts_first_byte_ms: next.timing.firstByteMs
         })
         trace.replied(latency)
         yield* call.emitLatency(latency)
