@@ -101,7 +101,8 @@ const campaignForm = async (name: string, concurrency: number) => {
   return decodeURIComponent(page.url().split("#/campaigns/")[1]!)
 }
 
-describe.skipIf(Browser.unavailable !== undefined)("the web console in Chromium", () => {
+// Each flow may wait on calls and the browser: on a loaded machine well past vitest's 30 s.
+describe.skipIf(Browser.unavailable !== undefined)("the web console in Chromium", { timeout: 180_000 }, () => {
   beforeAll(async () => {
     receiver = await inScope(
       WebhookReceiver.make((_path, previous) => (previous === 0 ? 500 : 200))
