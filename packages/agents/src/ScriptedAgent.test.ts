@@ -4,23 +4,14 @@ import { SpeechToText } from "@voice-agent/core/ports/SpeechToText"
 import { TextToSpeech } from "@voice-agent/core/ports/TextToSpeech"
 import { Effect, Layer, Stream } from "effect"
 import * as ScriptedAgent from "./ScriptedAgent.ts"
+import * as CallContexts from "./testing/CallContexts.ts"
 
 /** A recognizer that never reads its audio: the agent's audio queue fills, as under a starved CPU. */
 const stalledRecognizer = Layer.succeed(SpeechToText, SpeechToText.of({ transcribe: () => Stream.never }))
 const speech = Layer.succeed(TextToSpeech, TextToSpeech.of({ synthesize: () => Stream.make(new Int16Array(160)) }))
 
 const callWith = (hungUp: AgentCall["hungUp"]): AgentCall => ({
-  context: {
-    callId: "call-1",
-    conversationId: "conversation-1",
-    direction: "outbound",
-    from: "+12025550100",
-    to: "+12025550101",
-    campaignId: null,
-    contactId: null,
-    data: {},
-    answeredBy: "human"
-  },
+  context: CallContexts.outbound,
   // The person started speaking, then hung up with 20 s of their audio still unread by the agent.
   input: Stream.concat(
     Stream.make({ _tag: "SpeechStarted", timestampMs: 0 }),

@@ -8,20 +8,11 @@ import type { AgentCall } from "@voice-agent/core/ports/Agent"
 import * as Tracing from "@voice-agent/core/Tracing"
 import { Clock, Effect, Option, Stream, Tracer } from "effect"
 import { TestClock } from "effect/testing"
+import * as CallContexts from "./testing/CallContexts.ts"
 import * as TurnTrace from "./TurnTrace.ts"
 
 const call: AgentCall = {
-  context: {
-    callId: "call-1",
-    conversationId: "conversation-1",
-    direction: "outbound",
-    from: "+12025550100",
-    to: "+12025550101",
-    campaignId: null,
-    contactId: null,
-    data: {},
-    answeredBy: "human"
-  },
+  context: CallContexts.outbound,
   input: Stream.never,
   // The test clock starts at 0: the call's timeline is the clock's.
   elapsedMs: Clock.currentTimeMillis,

@@ -16,6 +16,7 @@ import type { TurnLatencyRecord } from "@voice-agent/core/TurnLatency"
 import { Deferred, Effect, Logger, Option, Queue, Stream, Tracer } from "effect"
 import * as ChecklistModel from "../../../../test/support/ChecklistModel.ts"
 import * as ConversationAgent from "../ConversationAgent.ts"
+import * as CallContexts from "../testing/CallContexts.ts"
 
 const task: Task = {
   objective: "Confirm the booking",
@@ -117,17 +118,7 @@ const runCall = (options: {
       settings: { silenceMs: 600_000 }
     })
     const call: AgentCall = {
-      context: {
-        callId: "call-1",
-        conversationId: "conversation-1",
-        direction: "outbound",
-        from: "+12025550100",
-        to: "+12025550101",
-        campaignId: null,
-        contactId: null,
-        data: {},
-        answeredBy: "human"
-      },
+      context: CallContexts.outbound,
       input: Stream.never,
       elapsedMs: Effect.succeed(0),
       say: (audio) =>
