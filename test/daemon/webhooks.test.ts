@@ -183,7 +183,7 @@ describe("event webhooks, on a daemon", () => {
       ])
       // Both calls ended (all six events tried once), and a retry is in flight: kill it there.
       yield* receiver.waitFor((all) => distinctIds(all).size >= expectedEvents && all.some((r) => r.status === null))
-        .pipe(Effect.timeout("60 seconds"))
+        .pipe(Effect.timeout("120 seconds"))
       yield* first.stop("SIGKILL")
       killed = true
 
@@ -191,7 +191,7 @@ describe("event webhooks, on a daemon", () => {
       yield* receiver.waitFor((all) => {
         const ids = distinctIds(all)
         return ids.size >= expectedEvents && [...ids].every((id) => all.some((r) => r.id === id && r.status === 200))
-      }).pipe(Effect.timeout("60 seconds"))
+      }).pipe(Effect.timeout("120 seconds"))
       // Every delivery recorded as delivered: nothing will be sent again.
       const deliveries = `${hooks.replace(first.url, second.url)}/${endpointId}/deliveries`
       const listed = yield* adminRequest(deliveries, "GET").pipe(
@@ -252,12 +252,12 @@ describe("event webhooks, on a daemon", () => {
           env: { DATABASE_URL: url }
         }))
       ),
-    { timeout: 120_000 }
+    { timeout: 240_000 }
   )
 
   it.live(
     "on the embedded database's data directory, the same",
     () => killMidRetry(Effect.map(Daemon.tempDir, (dir) => ({ args: ["--data-dir", dir], env: {} }))),
-    { timeout: 120_000 }
+    { timeout: 240_000 }
   )
 })
