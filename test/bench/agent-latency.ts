@@ -6,18 +6,20 @@
  * within 30 ms of stt + llm + tts.
  *
  * `node test/bench/agent-latency.ts [--calls N] [--turns T] [--stt-ms 100] [--llm-ms 200]
- * [--tts-ms 150] [--single] [--lockstep] [--tool-call-first] [--verbose]`: N simultaneous calls
- * (default 4, their starts spread over 5 s, about one turn's cycle; `--lockstep`: 250 ms
- * apart, so that all calls' turns come together), each collecting T fields (default 6), so T
- * measured turns a call; `--tool-call-first`: the scripted model answers the old way (below);
- * `--verbose` prints each turn's timestamps. About 40 s with the defaults.
+ * [--tts-ms 150] [--single] [--carrier-here] [--lockstep] [--tool-call-first] [--verbose]`: N
+ * simultaneous calls (default 4, their starts spread over 5 s, about one turn's cycle;
+ * `--lockstep`: 250 ms apart, so that all calls' turns come together), each collecting T fields
+ * (default 6), so T measured turns a call; `--tool-call-first`: the scripted model answers the
+ * old way (below); `--verbose` prints each turn's timestamps. About 40 s with the defaults.
  *
- * What runs, all real but the providers and the carrier:
- * - the engine's `MediaSession.serve` on one end of an in-memory socket pair
- *   (`MemoryMedia.pair`), with in-memory CallEvents (the call's `Answered` published first, so
- *   the session does not wait for the answering-machine verdict), conversations and fields,
- *   recordings on (`FileRecordingStore` in a temporary directory), the fixed test
- *   ServerSecrets and a signed media token;
+ * What runs, all real but the providers and the carrier, in three processes as in production
+ * (the engine, its providers, the carrier are three parties):
+ * - this process, the engine: the media endpoint (`MediaRoute.endpoint` on a Node HTTP server on
+ *   loopback, so each stream is a real WebSocket and `MediaSession.serve` runs as the daemon
+ *   runs it), with in-memory CallEvents (each call's `Answered` published first, so the session
+ *   does not wait for the answering-machine verdict), conversations and fields, recordings on
+ *   (`FileRecordingStore` in a temporary directory), the fixed test ServerSecrets and a signed
+ *   media token per call;
  * - the conversation runtime (`ConversationAgent.make`) with a definition whose task has T
  *   `field` items (text, integer, date, multiple choice, digits…) and `llm`, `stt`, `tts`
  *   named "bench", resolved by a `Providers` service to the real adapters
@@ -25,13 +27,16 @@
  * - the adapters against the local fakes (`test/support`), each with a FIXED latency: the
  *   Deepgram fake sends a final `Results` `--stt-ms` after it decoded an utterance, the chat
  *   completions fake sends its first chunk `--llm-ms` after each request (the rest at once),
- *   the audio fake its first byte `--tts-ms` after each speech request. By default the fakes
- *   run in a child process (this file with `--fakes`), so their CPU (SimSpeech decoding of
- *   every call's audio, the 24 kHz upsampling) is not on the engine's event loop, as a remote
- *   provider's is not; `--single` runs them in this process (a conservative upper bound);
- * - the other end: the simulated carrier's stream (`SimMediaStream.run`: 20 ms μ-law frames on
- *   a real-time grid, the agent's audio played in real time) with a briefed `SimPerson`
- *   (`conversation`: 300 ms after hearing a question, answers it in simulated speech).
+ *   the audio fake its first byte `--tts-ms` after each speech request. The fakes run in a
+ *   child process (this file with `--fakes`), so their CPU (SimSpeech decoding of every call's
+ *   audio, the 24 kHz upsampling) is not on the engine's event loop, as a remote provider's is
+ *   not;
+ * - the other end, in a child process of its own (test/bench/agent-latency-carrier.ts): the
+ *   simulated carrier's stream (`SimMediaStream.run`: 20 ms μ-law frames on a real-time grid,
+ *   the agent's audio played in real time) with a briefed `SimPerson` (`conversation`: 300 ms
+ *   after hearing a question, answers it in simulated speech), over a WebSocket to the engine.
+ * `--carrier-here` runs the carrier in this process over in-memory sockets (`MemoryMedia.pair`),
+ * as before; `--single` runs the fakes there too (a conservative upper bound).
  *
  * The chat fake's script (test/support/ChecklistModel, as the end-to-end test
  * test/daemon/agents.test.ts) walks the checklist the system prompt shows, as a model following
@@ -49,7 +54,11 @@
  * that. Turn latency = b − a. Engine overhead = turn latency − (stt + rounds × llm + tts), the
  * rounds being the chat requests the fake recorded for that call between a and b.
  *
- * What is counted as the engine's, honestly: everything else in the path. The session's
+ * The processes' clocks agree: `performance.timeOrigin` is the same wall clock in each (a and
+ * b come from one process; the fakes' and the engine's timestamps only place events between).
+ *
+ * What is counted as the engine's, honestly: everything else in the path. The media WebSocket
+ * both ways (loopback, as a carrier's is not: a real one adds the network's own), the session's
  * framing (the session hands the agent 20 ms frames, as they come), the Deepgram adapter and
  * its WebSocket, the fake's decoder recognising an utterance (it needs the end marker, which
  * is in the last frame: ~0 after a), the adapters' HTTP and parsing over loopback, the
@@ -128,37 +137,38 @@
  * a synthesis latency. Not in the first-byte figure; a real cost to the caller all the same.
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeWS from "@effect/platform-node/NodeWS"
 import * as ConversationAgent from "@voice-agent/agents/ConversationAgent"
 import * as Sentences from "@voice-agent/agents/dialogue/Sentences"
-import * as SimMediaStream from "@voice-agent/carrier-sim/SimMediaStream"
 import * as SimPerson from "@voice-agent/carrier-sim/SimPerson"
 import type { FieldItem, FieldValue, Task } from "@voice-agent/core/AgentTask"
 import { Agent } from "@voice-agent/core/ports/Agent"
 import { CallEvents } from "@voice-agent/core/ports/CallEvents"
 import type { ChatModel } from "@voice-agent/core/ports/ChatModel"
 import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
-import { incomingOf } from "@voice-agent/core/ports/MediaSocket"
-import type { MediaSocket } from "@voice-agent/core/ports/MediaSocket"
 import { Providers } from "@voice-agent/core/ports/Providers"
 import { ServerSecrets } from "@voice-agent/core/ports/ServerSecrets"
 import type { SpeechToText } from "@voice-agent/core/ports/SpeechToText"
 import type { TextToSpeech } from "@voice-agent/core/ports/TextToSpeech"
+import * as MediaRoute from "@voice-agent/engine/MediaRoute"
 import * as MediaSession from "@voice-agent/engine/MediaSession"
 import * as MediaToken from "@voice-agent/engine/MediaToken"
 import * as MemoryDialer from "@voice-agent/engine/testing/MemoryDialer"
 import * as MemoryMedia from "@voice-agent/engine/testing/MemoryMedia"
-import * as MuLaw from "@voice-agent/media/MuLaw"
 import * as DeepgramSpeechToText from "@voice-agent/providers/DeepgramSpeechToText"
 import * as OpenAiChat from "@voice-agent/providers/OpenAiChat"
 import * as OpenAiSpeech from "@voice-agent/providers/OpenAiSpeech"
 import * as FileRecordingStore from "@voice-agent/recordings-fs/FileRecordingStore"
 import { Console, Context, Duration, Effect, Fiber, Layer, Option, Redacted, References, Stream } from "effect"
+import { HttpRouter, HttpServer } from "effect/http"
+import { createServer } from "node:http"
 import { fork } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { monitorEventLoopDelay, performance } from "node:perf_hooks"
+import { monitorEventLoopDelay } from "node:perf_hooks"
+import * as Carrier from "./agent-latency-carrier.ts"
 import * as ChecklistModel from "../support/ChecklistModel.ts"
 import * as DeepgramFake from "../support/deepgram-fake/DeepgramFake.ts"
 import * as AudioFake from "../support/openai-fake/AudioFake.ts"
@@ -171,7 +181,7 @@ const option = (name: string, fallback: number): number => {
   if (!Number.isFinite(value) || value < 0) throw new Error(`${name} wants a number, got ${args[i + 1]}`)
   return value
 }
-const now = () => performance.timeOrigin + performance.now()
+const { now } = Carrier
 
 interface Latencies {
   readonly sttMs: number
@@ -326,28 +336,11 @@ const fieldsFor = (turns: number): ReadonlyArray<FieldItem> =>
 
 type Kind = "transcript" | "chatStart" | "chatText" | "chatSentence" | "chatTool" | "ttsStart" | "ttsAudio"
 
-interface Turn {
-  /** The last frame of the caller's answer left the carrier. */
-  readonly a: number
-  /** The carrier read the session's first `media` after it. */
-  readonly b: number
-}
-
+/** One call: what the carrier saw (filled in by the carrier's process at the end), the engine's port events. */
 interface Track {
   readonly callId: string
   readonly to: string
-  /** Speech frames the person has said (queued) and the carrier has sent. */
-  framesSaid: number
-  framesSent: number
-  answers: number
-  /** `a` of the turn waiting for the agent's first audio. */
-  pending: number | undefined
-  /** The carrier's playout of the agent's audio: when what it was sent finishes playing. */
-  playEnd: number
-  inReply: boolean
-  clears: number
-  readonly turns: Array<Turn>
-  readonly gaps: Array<number>
+  carrier: Carrier.CarrierTrack
   readonly events: Array<{ readonly kind: Kind; readonly at: number }>
   outcome: string | undefined
   fields: number
@@ -362,51 +355,6 @@ const mark = (track: Track | undefined, kind: Kind): void => {
   track?.events.push({ kind, at: now() })
 }
 const currentTrack = Effect.map(Effect.serviceOption(BenchCall), (call) => Option.getOrUndefined(call)?.track)
-
-const SILENT_PAYLOAD = `"payload":"${Buffer.alloc(SimMediaStream.FRAME_SAMPLES, MuLaw.SILENCE).toString("base64")}"`
-const MEDIA = "{\"event\":\"media\""
-const PAYLOAD = /"payload":"([^"]*)"/
-
-/** Bytes in a base64 payload. */
-const base64Bytes = (text: string): number => {
-  const payload = PAYLOAD.exec(text)?.[1] ?? ""
-  return Math.floor((payload.length * 3) / 4) - (payload.endsWith("==") ? 2 : payload.endsWith("=") ? 1 : 0)
-}
-
-/** The carrier's socket, timing the end of each answer and the agent's first audio after it. */
-const watchCarrier = (socket: MediaSocket, track: Track): MediaSocket => {
-  const read = Effect.map(socket.read, (texts) => {
-    if (texts === undefined) return texts
-    const at = now()
-    for (const text of texts) {
-      if (text.startsWith("{\"event\":\"clear\"")) track.clears++
-      if (!text.startsWith(MEDIA)) continue
-      // the carrier plays μ-law at 8 kHz: a byte is 1/8 ms
-      const ms = base64Bytes(text) / 8
-      if (track.pending !== undefined) {
-        track.turns.push({ a: track.pending, b: at })
-        track.pending = undefined
-        track.inReply = true
-      } else if (track.inReply && at > track.playEnd + 1) {
-        track.gaps.push(at - track.playEnd)
-      }
-      track.playEnd = Math.max(at, track.playEnd) + ms
-    }
-    return texts
-  })
-  return {
-    ...socket,
-    read,
-    incoming: incomingOf(read),
-    send: (text) =>
-      Effect.tap(socket.send(text), () =>
-        Effect.sync(() => {
-          if (!text.startsWith(MEDIA) || text.includes(SILENT_PAYLOAD)) return
-          track.inReply = false
-          if (++track.framesSent === track.framesSaid) track.pending = now()
-        }))
-  }
-}
 
 // --- the fakes alone -------------------------------------------------------------------------
 
@@ -507,10 +455,16 @@ const bench = (
   calls: number,
   turns: number,
   latencies: Latencies,
-  options: { readonly single: boolean; readonly lockstep: boolean; readonly verbose: boolean }
+  options: {
+    readonly single: boolean
+    readonly carrierHere: boolean
+    readonly lockstep: boolean
+    readonly verbose: boolean
+  }
 ) =>
   Effect.gen(function*() {
     const { lockstep, single, verbose } = options
+    const carrierInProcess = single || options.carrierHere
     const fakes = single
       ? yield* Effect.map(makeFakes(latencies), (made) => ({ urls: made.urls, report: Effect.sync(made.report) }))
       : yield* forkFakes(latencies)
@@ -678,72 +632,71 @@ const bench = (
     const events = Context.get(context, CallEvents)
     const key = MediaToken.keyFrom(yield* MemoryDialer.serverSecrets.cursorKey)
     const briefing: SimPerson.Briefing = { fields, answers: {} }
+    const timeoutMs = (30 + 12 * turns) * 1000
 
-    const oneCall = (n: number) =>
+    // Each call: answered (published first, so the session does not wait for the
+    // answering-machine verdict), its conversation known, its start spread over about one
+    // turn's cycle (answer, reply), so that the calls' turns, all alike, do not fall in step
+    // (arrivals as a live system sees them); `--lockstep` starts them 250 ms apart, so that
+    // their turns come nearly together (the worst case).
+    const plans: Array<Carrier.CallPlan> = []
+    for (let n = 0; n < calls; n++) {
+      const callId = `latency-${n}`
+      const to = `+1303555${String(n).padStart(4, "0")}`
+      tracks.set(callId, { callId, to, carrier: Carrier.emptyTrack(callId), events: [], outcome: undefined, fields: 0 })
+      conversations.set(callId, conversationOf(callId, to))
+      yield* events.publish(callId, { _tag: "Answered", at: Date.now(), answeredBy: "human" })
+      plans.push({
+        n,
+        callId,
+        token: MediaToken.sign(key, callId, Date.now() + 3_600_000),
+        startAfterMs: lockstep ? 250 * n : Math.floor((n * 5_000) / calls)
+      })
+    }
+
+    /** The carrier here: each stream over an in-memory socket pair to a session in this process. */
+    const carrierHere = Effect.forEach(plans, (plan) =>
       Effect.gen(function*() {
-        // Starts spread over about one turn's cycle (answer, reply), so that the calls' turns,
-        // all alike, do not fall in step (arrivals as a live system sees them); `--lockstep`
-        // starts them 250 ms apart, so that their turns come nearly together (the worst case).
-        yield* Effect.sleep(Duration.millis(lockstep ? 250 * n : Math.floor((n * 5_000) / calls)))
-        const callId = `latency-${n}`
-        const to = `+1303555${String(n).padStart(4, "0")}`
-        const track: Track = {
-          callId,
-          to,
-          framesSaid: 0,
-          framesSent: 0,
-          answers: 0,
-          pending: undefined,
-          playEnd: 0,
-          inReply: false,
-          clears: 0,
-          turns: [],
-          gaps: [],
-          events: [],
-          outcome: undefined,
-          fields: 0
-        }
-        tracks.set(callId, track)
-        const conversation = conversationOf(callId, to)
-        conversations.set(callId, conversation)
-        yield* events.publish(callId, { _tag: "Answered", at: Date.now(), answeredBy: "human" })
+        yield* Effect.sleep(Duration.millis(plan.startAfterMs))
         const [carrierEnd, serverEnd] = yield* MemoryMedia.pair
         const session = yield* Effect.forkChild(Effect.provideContext(MediaSession.serve(serverEnd), context))
-        const sid = String(n).padStart(32, "0")
-        yield* SimMediaStream.run({
-          socket: watchCarrier(carrierEnd, track),
-          accountSid: `AC${sid}`,
-          callSid: `CA${sid}`,
-          streamSid: `MZ${sid}`,
-          customParameters: { token: MediaToken.sign(key, callId, Date.now() + 3_600_000) },
-          person: (line) =>
-            SimPerson.behave("conversation", {
-              heard: line.heard,
-              say: (samples) =>
-                Effect.suspend(() => {
-                  track.framesSaid += Math.ceil(samples.length / SimMediaStream.FRAME_SAMPLES)
-                  track.answers++
-                  return line.say(samples)
-                })
-            }, briefing),
-          hangUp: Effect.never
-        })
+        yield* Carrier.runCall(plan, carrierEnd, tracks.get(plan.callId)!.carrier, briefing)
         yield* Fiber.join(session)
-        const ended = world.events.get(callId)?.find((event) => event._tag === "AgentEnded")
-        track.outcome = ended?._tag === "AgentEnded" ? ended.outcome : "no verdict"
-        track.fields = recorded.get(conversation.id)?.size ?? 0
       }).pipe(
-        Effect.timeoutOption(Duration.seconds(30 + 12 * turns)),
-        Effect.map(Option.match({ onNone: () => `call ${n} timed out`, onSome: () => undefined }))
+        Effect.timeoutOption(Duration.millis(timeoutMs)),
+        Effect.map(Option.match({ onNone: () => `call ${plan.n} timed out`, onSome: () => undefined }))
+      ), { concurrency: "unbounded" }).pipe(
+        Effect.map((failures) => ({ failures: failures.filter((f) => f !== undefined), carrierCpuMs: undefined }))
       )
+
+    /** The carrier in its own process: streams over WebSockets to the media endpoint served here. */
+    const carrierAway = Effect.gen(function*() {
+      const server = yield* Layer.build(
+        HttpRouter.serve(MediaRoute.endpoint, { disableLogger: true, disableListenLog: true }).pipe(
+          Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+          Layer.provide(Layer.succeedContext(context))
+        )
+      )
+      const address = Context.get(server, HttpServer.HttpServer).address
+      const url = `ws://127.0.0.1:${"port" in address ? address.port : 0}${MediaRoute.path}`
+      const carrier = yield* Carrier.forkCarrier
+      const done = yield* carrier.run({ url, plans, fields, timeoutMs })
+      for (const seen of done.tracks) tracks.get(seen.callId)!.carrier = seen
+      // the sessions publish their verdicts as their streams end
+      yield* Effect.sleep(Duration.millis(500))
+      return { failures: done.failures, carrierCpuMs: done.cpuMs }
+    })
 
     const loop = monitorEventLoopDelay({ resolution: 10 })
     loop.enable()
     const cpu0 = process.cpuUsage()
     const t0 = now()
-    const failures = (yield* Effect.forEach(Array.from({ length: calls }, (_, n) => n), oneCall, {
-      concurrency: "unbounded"
-    })).filter((failure) => failure !== undefined)
+    const { carrierCpuMs, failures } = yield* (carrierInProcess ? carrierHere : carrierAway)
+    for (const track of tracks.values()) {
+      const ended = world.events.get(track.callId)?.find((event) => event._tag === "AgentEnded")
+      track.outcome = ended?._tag === "AgentEnded" ? ended.outcome : "no verdict"
+      track.fields = recorded.get(conversations.get(track.callId)!.id)?.size ?? 0
+    }
     const wallS = (now() - t0) / 1000
     const cpu = process.cpuUsage(cpu0)
     loop.disable()
@@ -762,7 +715,7 @@ const bench = (
     }
     for (const track of all) {
       const arrivals = report.chat.filter((arrival) => arrival.to === track.to)
-      for (const [index, { a, b }] of track.turns.entries()) {
+      for (const [index, { a, b }] of track.carrier.turns.entries()) {
         const rounds = arrivals.filter((arrival) => arrival.at > a && arrival.at < b).length
         const latency = b - a
         rows.push({
@@ -816,7 +769,7 @@ const bench = (
     const overheads = rows.map((row) => row.overhead)
     const roundCounts = new Map<number, number>()
     for (const row of rows) roundCounts.set(row.rounds, (roundCounts.get(row.rounds) ?? 0) + 1)
-    const gaps = all.flatMap((track) => track.gaps)
+    const gaps = all.flatMap((track) => track.carrier.gaps)
     // The fakes' own extra, as a bare client saw it: each tool-call round, the text round, the speech.
     const fakesExtra = (rounds: number) =>
       Math.max(0, rounds - 1) * (quantile(bare.tool, 0.5) - latencies.llmMs) +
@@ -843,9 +796,13 @@ const bench = (
     const cpuS = (cpu.user + cpu.system) / 1e6
     yield* Console.log(
       [
-        `agent turn latency: ${calls} calls x ${turns} turns; MediaSession over in-memory sockets, ConversationAgent (model policy) on the Deepgram, OpenAI chat and OpenAI speech adapters against local fakes (${
+        `agent turn latency: ${calls} calls x ${turns} turns; MediaSession ${
+          carrierInProcess ? "over in-memory sockets" : "over WebSockets (the media endpoint)"
+        }, ConversationAgent (model policy) on the Deepgram, OpenAI chat and OpenAI speech adapters against local fakes (${
           single ? "in this process" : "in a child process"
-        }), simulated carrier and person, recordings on, real clock, calls started ${
+        }), simulated carrier and person (${
+          carrierInProcess ? "in this process" : "in a child process"
+        }), recordings on, real clock, calls started ${
           lockstep ? "250 ms apart (lockstep)" : "spread over 5 s"
         }`,
         `  node ${process.version}, ${os.platform()} ${os.arch()}, ${cpus.length} cores (${
@@ -860,8 +817,8 @@ const bench = (
         `  calls ${calls} (${all.filter((t) => t.outcome === "completed").length} completed, outcomes ${
           [...new Set(all.map((t) => t.outcome))].join(", ")
         }), fields recorded ${all.reduce((sum, t) => sum + t.fields, 0)}/${expectedTurns}, answers said ${
-          all.reduce((sum, t) => sum + t.answers, 0)
-        }, turns measured ${rows.length}/${expectedTurns}, clears ${all.reduce((sum, t) => sum + t.clears, 0)}${
+          all.reduce((sum, t) => sum + t.carrier.answers, 0)
+        }, turns measured ${rows.length}/${expectedTurns}, clears ${all.reduce((sum, t) => sum + t.carrier.clears, 0)}${
           failures.length === 0 ? "" : `; ${failures.join(", ")}`
         }`,
         `  model requests per turn (the chat fake's records): ${
@@ -906,7 +863,13 @@ const bench = (
           ms(beyond(loop.percentile(99)))
         }  max ${ms(beyond(loop.max))}; CPU ${cpuS.toFixed(1)} s in ${wallS.toFixed(1)} s (${
           (100 * cpuS / wallS).toFixed(0)
-        }% of one core)`,
+        }% of one core)${
+          carrierCpuMs === undefined
+            ? ""
+            : `; the carrier's process ${(carrierCpuMs / 1000).toFixed(1)} s (${
+              (carrierCpuMs / 10 / wallS).toFixed(0)
+            }%)`
+        }; load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`,
         rows.length < expectedTurns || failures.length > 0
           ? `verdict: INCOMPLETE: ${rows.length} of ${expectedTurns} turns measured; engine overhead p95 ${
             p95.toFixed(1)
@@ -931,7 +894,10 @@ const program = fakesAt >= 0
       ttsMs: option("--tts-ms", 150),
       style: args.includes("--tool-call-first") ? "tool-call-first" : "one-response"
     },
-    { single: args.includes("--single"), lockstep: args.includes("--lockstep"), verbose: args.includes("--verbose") }
+    {
+      single: args.includes("--single"),
+      carrierHere: args.includes("--carrier-here"),
+      lockstep: args.includes("--lockstep"), verbose: args.includes("--verbose") }
   ).pipe(Effect.scoped)
 
 Effect.runPromise(program.pipe(Effect.provideService(References.MinimumLogLevel, "Error"))).then(
