@@ -60,31 +60,21 @@ const rawPeer = Effect.gen(function*() {
 const statusOf = (text: string) => Number(/^SIP\/2\.0 (\d{3})/.exec(text)?.[1])
 const callIdOf = (text: string) => /\r\nCall-ID: ([^\r]*)\r\n/i.exec(text)?.[1]
 
-/** An endpoint whose handler can use the endpoint itself (it is made before the handler runs). */
-const endpoint = (handler: (self: SipEndpoint.SipEndpoint, incoming: SipEndpoint.Incoming) => Effect.Effect<void>) =>
-  Effect.gen(function*() {
-    const self = yield* Deferred.make<SipEndpoint.SipEndpoint>()
-    const made = yield* SipEndpoint.make({
-      host,
-      port: 0,
-      handler: (incoming) => Effect.flatMap(Deferred.await(self), (me) => handler(me, incoming))
-    })
-    yield* Deferred.succeed(self, made)
-    return made
-  })
+const endpoint = (handler: (incoming: SipEndpoint.Incoming) => Effect.Effect<void>) =>
+  SipEndpoint.make({ host, port: 0, handler })
 
 describe("SipEndpoint", () => {
   it.effect("INVITE answered over UDP and over TCP: provisionals reported, the 2xx's ACK handed on", () =>
     Effect.gen(function*() {
       const seen = yield* Queue.unbounded<string>()
-      const server = yield* endpoint((self, incoming) =>
+      const server = yield* endpoint((incoming) =>
         Effect.gen(function*() {
           yield* Queue.offer(seen, `${incoming.request.method} ${incoming.source.transport}`)
           if (incoming.key === undefined || incoming.request.method === "ACK") return
           if (incoming.request.method === "INVITE") {
-            yield* self.respond(incoming.key, SipEndpoint.answer(incoming, 180))
+            yield* incoming.respond(SipEndpoint.answer(incoming, 180))
           }
-          yield* self.respond(incoming.key, SipEndpoint.answer(incoming, 200))
+          yield* incoming.respond(SipEndpoint.answer(incoming, 200))
         })
       )
       const client = yield* endpoint(() => Effect.void)
@@ -111,9 +101,9 @@ describe("SipEndpoint", () => {
   it.effect("absorbs a retransmitted INVITE: the handler sees it once, the last provisional is sent again", () =>
     Effect.gen(function*() {
       let calls = 0
-      const server = yield* endpoint((self, incoming) => {
+      const server = yield* endpoint((incoming) => {
         calls++
-        return incoming.key === undefined ? Effect.void : self.respond(incoming.key, SipEndpoint.answer(incoming, 180))
+        return incoming.respond(SipEndpoint.answer(incoming, 180))
       })
       const peer = yield* rawPeer
       const invite = rawRequest("INVITE", "retx-1", `SIP/2.0/UDP ${host}:${peer.port};branch=z9hG4bKretx1`)
@@ -127,14 +117,14 @@ describe("SipEndpoint", () => {
   it.effect("CANCEL of a ringing INVITE: 200 to the CANCEL, 487 to the INVITE, its ACK absorbed", () =>
     Effect.gen(function*() {
       const seen = yield* Queue.unbounded<string>()
-      const server = yield* endpoint((self, incoming) =>
+      const server = yield* endpoint((incoming) =>
         Effect.gen(function*() {
           yield* Queue.offer(seen, incoming.request.method)
           if (incoming.key === undefined) return
           if (incoming.request.method !== "INVITE") {
-            return yield* self.respond(incoming.key, SipEndpoint.answer(incoming, 200))
+            return yield* incoming.respond(SipEndpoint.answer(incoming, 200))
           }
-          yield* self.respond(incoming.key, SipEndpoint.answer(incoming, 180))
+          yield* incoming.respond(SipEndpoint.answer(incoming, 180))
           yield* incoming.cancelled
           yield* Queue.offer(seen, "cancelled")
         })
@@ -163,8 +153,8 @@ describe("SipEndpoint", () => {
 
   it.effect("answers RFC 4475's malformed requests 4xx/505 or drops them, and keeps serving", () =>
     Effect.gen(function*() {
-      const server = yield* endpoint((self, incoming) =>
-        incoming.key === undefined ? Effect.void : self.respond(incoming.key, SipEndpoint.answer(incoming, 200))
+      const server = yield* endpoint((incoming) =>
+        incoming.respond(SipEndpoint.answer(incoming, 200))
       )
       const peer = yield* rawPeer
       const tortures = cases.filter((torture) => torture.expect === "drop" || typeof torture.expect === "number")
@@ -191,10 +181,10 @@ describe("SipEndpoint", () => {
   it.effect("stamps received and rport on the request's Via and answers where the request came from", () =>
     Effect.gen(function*() {
       const vias = yield* Queue.unbounded<string>()
-      const server = yield* endpoint((self, incoming) =>
+      const server = yield* endpoint((incoming) =>
         Effect.andThen(
           Queue.offer(vias, SipMessage.header(incoming.request, "Via") ?? ""),
-          incoming.key === undefined ? Effect.void : self.respond(incoming.key, SipEndpoint.answer(incoming, 200))
+          incoming.respond(SipEndpoint.answer(incoming, 200))
         )
       )
       const peer = yield* rawPeer

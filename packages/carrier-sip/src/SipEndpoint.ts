@@ -3,7 +3,8 @@
  *
  * Owns: sending requests as client transactions (`request`: the final response, provisionals
  * and retransmitted 2xx reported on the way; a Via with a fresh branch added when the request
- * has none), answering received requests as server transactions (`respond`), handing each new
+ * has none), answering received requests as server transactions (`respond`, or the
+ * `Incoming`'s own), handing each new
  * request to the `handler` (on a fiber of its own: a handler that fails or dies has its request
  * answered 500), the one timer (a fiber sleeping until the table's earliest deadline, woken
  * when a message changes the table), routing responses by the stamped top Via
@@ -48,6 +49,8 @@ export interface Incoming {
   readonly tag: string
   /** Completes when a CANCEL ended this INVITE (already answered 487). */
   readonly cancelled: Effect.Effect<void>
+  /** `SipEndpoint.respond` for this request (nothing for an ACK). */
+  readonly respond: (response: OutgoingResponse) => Effect.Effect<void>
 }
 
 /**
@@ -180,9 +183,7 @@ export const make = (options: Options): Effect.Effect<SipEndpoint, SipTransport.
         Effect.catchCause((cause) =>
           Effect.andThen(
             Effect.logWarning(`The handler of a SIP ${incoming.request.method} failed`, cause),
-            incoming.key === undefined || incoming.request.method === "ACK"
-              ? Effect.void
-              : respond(incoming.key, answer(incoming, 500))
+            incoming.respond(answer(incoming, 500))
           )
         )
       )
@@ -223,10 +224,12 @@ export const make = (options: Options): Effect.Effect<SipEndpoint, SipTransport.
           return Effect.asVoid(Deferred.fail(waiting.final, error))
         }
         case "ClientEnded":
-          return Effect.sync(() => pending.delete(action.key))
+          return Effect.sync(() => {
+            pending.delete(action.key)
+          })
         case "Request": {
           const { key, request } = action
-          let cancelled = Effect.never as Effect.Effect<void>
+          let cancelled: Effect.Effect<void> = Effect.never
           if (key !== undefined && request.method === "INVITE") {
             const deferred = Deferred.makeUnsafe<void>()
             cancels.set(key, deferred)
@@ -238,7 +241,8 @@ export const make = (options: Options): Effect.Effect<SipEndpoint, SipTransport.
             // Requests are handed on only by `receive`, which says where they came from.
             source: received?.source ?? { transport: "UDP", host: "0.0.0.0", port: 0 },
             tag: received?.tag ?? random(6),
-            cancelled
+            cancelled,
+            respond: (response) => key === undefined || request.method === "ACK" ? Effect.void : respond(key, response)
           }
           return fork(handle(incoming))
         }
@@ -247,7 +251,9 @@ export const make = (options: Options): Effect.Effect<SipEndpoint, SipTransport.
           return deferred === undefined ? Effect.void : Effect.asVoid(Deferred.succeed(deferred, undefined))
         }
         case "ServerEnded":
-          return Effect.sync(() => cancels.delete(action.key))
+          return Effect.sync(() => {
+            cancels.delete(action.key)
+          })
         case "ServerTimeout":
           return Effect.logWarning(`SIP: no ACK came for the answer to INVITE ${action.key}`)
         case "Stray":

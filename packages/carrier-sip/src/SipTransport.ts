@@ -82,6 +82,9 @@ type Raw =
   | { readonly _tag: "Bytes"; readonly bytes: Uint8Array; readonly source: Peer }
   | { readonly _tag: "Note"; readonly text: string }
 
+/** How long opening a TCP connection may take. */
+const connectTimeoutMs = 10_000
+
 const describe = (peer: Peer) => `${peer.transport} ${peer.host}:${peer.port}`
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
@@ -200,8 +203,11 @@ export const make = (options: Options): Effect.Effect<SipTransport, SipTransport
           resume(Effect.fail(new SipTransportError({ detail: `${describe(destination)}: ${error.message}` })))
         }
         socket.once("error", fail)
+        // A peer that never answers the SYN: give up well before Timer B (32 s).
+        socket.setTimeout(connectTimeoutMs, () => fail(new Error("TCP connection timed out")))
         socket.once("connect", () => {
           socket.off("error", fail)
+          socket.setTimeout(0)
           adopt(socket)
           // Also under the name it was reached by, so the next message goes the same way.
           const key = ViaRouting.peerKey(destination)

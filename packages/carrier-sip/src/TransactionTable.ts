@@ -199,7 +199,7 @@ const applyServer = (
   return { table: { ...table, servers }, actions }
 }
 
-const then = (first: Stepped, next: (table: TransactionTable) => Stepped): Stepped => {
+const andThen = (first: Stepped, next: (table: TransactionTable) => Stepped): Stepped => {
   const second = next(first.table)
   return { table: second.table, actions: [...first.actions, ...second.actions] }
 }
@@ -302,7 +302,7 @@ const cancel = (table: TransactionTable, key: string, request: SipMessage.SipReq
   const tag = tagOf(invite)
   const ok = respond(started.table, key, answer(request, 200, tag), now)
   if (invite.request.method !== "INVITE" || invite.transaction.state !== "Proceeding") return ok
-  return then(ok, (table) => {
+  return andThen(ok, (table) => {
     const terminated = respond(table, inviteKey, answer(invite.request, 487, tag), now)
     return { table: terminated.table, actions: [...terminated.actions, { _tag: "Cancelled", key: inviteKey }] }
   })
@@ -348,7 +348,7 @@ export const receiveRequest = (
   const started = start(table, key, request, options)
   const delivered: Stepped = { table: started.table, actions: [{ _tag: "Request", key, request }] }
   if (request.method !== "INVITE") return delivered
-  return then(delivered, (table) => respond(table, key, answer(request, 100, options.tag), options.now))
+  return andThen(delivered, (table) => respond(table, key, answer(request, 100, options.tag), options.now))
 }
 
 /**
@@ -361,7 +361,7 @@ export const tick = (table: TransactionTable, now: number): Stepped => {
   for (const [key, entry] of table.clients) {
     const at = ClientTransaction.deadline(entry.transaction)
     if (at === undefined || at > now) continue
-    current = then(current, (t) => {
+    current = andThen(current, (t) => {
       const live = t.clients.get(key)
       return live === undefined ? { table: t, actions: [] } :
         applyClient(t, key, live, ClientTransaction.step(live.transaction, { _tag: "Tick" }, now))
@@ -370,7 +370,7 @@ export const tick = (table: TransactionTable, now: number): Stepped => {
   for (const [key, entry] of table.servers) {
     const at = ServerTransaction.deadline(entry.transaction)
     if (at === undefined || at > now) continue
-    current = then(current, (t) => {
+    current = andThen(current, (t) => {
       const live = t.servers.get(key)
       return live === undefined ? { table: t, actions: [] } :
         applyServer(t, key, live, ServerTransaction.step(live.transaction, { _tag: "Tick" }, now))
