@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Fiber, Queue, TestClock } from "effect"
+import { Deferred, Effect, Fiber, Queue } from "effect"
+import { TestClock } from "effect/testing"
 import * as dgram from "node:dgram"
 import { cases } from "../test/fixtures/rfc4475.ts"
 import * as ClientTransaction from "./ClientTransaction.ts"

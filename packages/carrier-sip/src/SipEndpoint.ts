@@ -273,7 +273,12 @@ export const make = (options: Options): Effect.Effect<SipEndpoint, SipTransport.
         { source, tag }
       )
     }
-    yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(transport.received), receive)))
+    // A message that breaks something here is logged and the next one served: never an endpoint gone quiet.
+    const receiveSafely = (received: SipTransport.Received) =>
+      receive(received).pipe(
+        Effect.catchCause((cause) => Effect.logError(`SIP: a message from ${received.source.host} was not handled`, cause))
+      )
+    yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(transport.received), receiveSafely)))
 
     // The one timer: sleeps until the earliest deadline, or until the table changes.
     const timer = Effect.gen(function*() {
@@ -284,7 +289,12 @@ export const make = (options: Options): Effect.Effect<SipEndpoint, SipTransport.
         ? Queue.take(wake)
         : Effect.raceFirst(Effect.sleep(at - now), Queue.take(wake))
     })
-    yield* Effect.forkScoped(Effect.forever(timer))
+    yield* Effect.forkScoped(
+      Effect.forever(timer.pipe(Effect.catchCause((cause) =>
+        // Not at once again: the same deadline would fail the same way.
+        Effect.andThen(Effect.logError("SIP: a timer failed", cause), Effect.sleep(1000))
+      )))
+    )
 
     const request = (request: OutgoingRequest, destination: Peer, requestOptions: RequestOptions = {}) =>
       Effect.gen(function*() {

@@ -283,7 +283,9 @@ export const make = (options: Options): Effect.Effect<SipTransport, SipTransport
           : parsed.success
         yield* Queue.offer(received, { message, source: raw.source })
       })
-    yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(inbox), handle)))
+    const handleSafely = (raw: Raw) =>
+      handle(raw).pipe(Effect.catchCause((cause) => Effect.logError("SIP: bytes received were not handled", cause)))
+    yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(inbox), handleSafely)))
 
     return { host: ViaRouting.uriHost(host), port, send, received: Queue.asDequeue(received) } satisfies SipTransport
   })

@@ -88,7 +88,7 @@ describe("TransactionTable, server side", () => {
   it("answers a new INVITE 100, hands it on once, and absorbs its retransmission", () => {
     const invite = incoming("INVITE")
     const first = receive(TransactionTable.empty, invite, 0)
-    assert.deepStrictEqual(summary(first.actions), ["request INVITE", "send 100 3 INVITE"])
+    assert.deepStrictEqual(summary(first.actions), ["send 100 3 INVITE", "request INVITE"])
     const key = TransactionTable.serverKey(invite)
     const ringing = TransactionTable.respond(first.table, key, reply(invite, 180, "e1"), 100)
     assert.deepStrictEqual(summary(ringing.actions), ["send 180 3 INVITE"])

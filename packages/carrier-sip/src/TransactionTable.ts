@@ -346,9 +346,11 @@ export const receiveRequest = (
   }
   if (request.method === "CANCEL") return cancel(table, key, request, options)
   const started = start(table, key, request, options)
-  const delivered: Stepped = { table: started.table, actions: [{ _tag: "Request", key, request }] }
-  if (request.method !== "INVITE") return delivered
-  return andThen(delivered, (table) => respond(table, key, answer(request, 100, options.tag), options.now))
+  const deliver: Action = { _tag: "Request", key, request }
+  if (request.method !== "INVITE") return { table: started.table, actions: [deliver] }
+  // The 100 first: the user's answers come after it.
+  const trying = respond(started.table, key, answer(request, 100, options.tag), options.now)
+  return { table: trying.table, actions: [...trying.actions, deliver] }
 }
 
 /**
