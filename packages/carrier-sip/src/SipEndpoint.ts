@@ -96,7 +96,10 @@ export interface SipEndpoint {
   /** Answers a received request: provisionals, then one final (later ones are ignored). */
   readonly respond: (key: string, response: OutgoingResponse) => Effect.Effect<void>
   /** Sends a message outside any transaction (the ACK of a 2xx), with a Via added if none. */
-  readonly send: (message: SipMessage.Outgoing, destination: Peer) => Effect.Effect<void, SipTransport.SipTransportError>
+  readonly send: (
+    message: SipMessage.Outgoing,
+    destination: Peer
+  ) => Effect.Effect<void, SipTransport.SipTransportError>
 }
 
 /**
@@ -126,8 +129,11 @@ const random = (bytes: number) => randomBytes(bytes).toString("hex")
 export const answer = (
   incoming: Incoming,
   status: number,
-  options: { readonly reason?: string; readonly headers?: ReadonlyArray<SipMessage.Header>; readonly body?: Uint8Array } =
-    {}
+  options: {
+    readonly reason?: string
+    readonly headers?: ReadonlyArray<SipMessage.Header>
+    readonly body?: Uint8Array
+  } = {}
 ): OutgoingResponse =>
   SipMessage.response(incoming.request, status, options.reason ?? SipMessage.REASONS[status] ?? "", {
     toTag: incoming.tag,
@@ -208,12 +214,17 @@ export const make = (options: Options): Effect.Effect<SipEndpoint, SipTransport.
           if (waiting === undefined) return Effect.void
           const { response } = action
           if (response.status < 200) {
-            return waiting.options.onProvisional === undefined ? Effect.void : fork(waiting.options.onProvisional(response))
-          }
-          return Effect.flatMap(Deferred.succeed(waiting.final, response), (first) =>
-            first || waiting.options.onRetransmission === undefined || response.status >= 300
+            return waiting.options.onProvisional === undefined
               ? Effect.void
-              : fork(waiting.options.onRetransmission(response)))
+              : fork(waiting.options.onProvisional(response))
+          }
+          return Effect.flatMap(
+            Deferred.succeed(waiting.final, response),
+            (first) =>
+              first || waiting.options.onRetransmission === undefined || response.status >= 300
+                ? Effect.void
+                : fork(waiting.options.onRetransmission(response))
+          )
         }
         case "ClientTimeout": {
           const waiting = pending.get(action.key)
@@ -276,7 +287,9 @@ export const make = (options: Options): Effect.Effect<SipEndpoint, SipTransport.
     // A message that breaks something here is logged and the next one served: never an endpoint gone quiet.
     const receiveSafely = (received: SipTransport.Received) =>
       receive(received).pipe(
-        Effect.catchCause((cause) => Effect.logError(`SIP: a message from ${received.source.host} was not handled`, cause))
+        Effect.catchCause((cause) =>
+          Effect.logError(`SIP: a message from ${received.source.host} was not handled`, cause)
+        )
       )
     yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(transport.received), receiveSafely)))
 

@@ -43,7 +43,12 @@ const responseTo = (request: SipMessage.Outgoing, status: number) =>
   ))) as SipMessage.SipResponse
 
 const reply = (request: SipMessage.SipRequest, status: number, toTag?: string) =>
-  SipMessage.response(request, status, SipMessage.REASONS[status] ?? "", toTag === undefined ? {} : { toTag }) as Extract<
+  SipMessage.response(
+    request,
+    status,
+    SipMessage.REASONS[status] ?? "",
+    toTag === undefined ? {} : { toTag }
+  ) as Extract<
     SipMessage.Outgoing,
     { _tag: "Response" }
   >
@@ -67,7 +72,10 @@ const summary = (actions: ReadonlyArray<TransactionTable.Action>): Array<string>
         return `stray ${action.response.status}`
       case "ServerEnded":
         return "ended"
-      default:
+      case "Cancelled":
+      case "ClientEnded":
+      case "ClientTimeout":
+      case "ServerTimeout":
         return action._tag
     }
   })
@@ -130,9 +138,12 @@ describe("TransactionTable, server side", () => {
     const stranger = receive(table, incoming("CANCEL", { branch: "z9hG4bKother" }), 10)
     assert.deepStrictEqual(summary(stranger.actions), ["send 481 3 CANCEL"])
     // The CANCEL's own retransmission is answered again, not cancelled twice.
-    assert.deepStrictEqual(summary(receive(stranger.table, incoming("CANCEL", { branch: "z9hG4bKother" }), 20).actions), [
-      "send 481 3 CANCEL"
-    ])
+    assert.deepStrictEqual(
+      summary(receive(stranger.table, incoming("CANCEL", { branch: "z9hG4bKother" }), 20).actions),
+      [
+        "send 481 3 CANCEL"
+      ]
+    )
   })
 
   it("passes the ACK of a 2xx (a branch of its own) on once, and an unmatched ACK on without a transaction", () => {
@@ -192,9 +203,12 @@ describe("TransactionTable, client side", () => {
   it("retransmits every transaction on the earliest deadline and times them out", () => {
     const options = { now: 0 }
     let table = TransactionTable.sendRequest(TransactionTable.empty, outgoing("INVITE"), trunk, options).table
-    const bye = { ...outgoing("BYE"), headers: outgoing("BYE").headers.map((h) =>
-      h.name === "Via" ? { name: "Via", value: "SIP/2.0/UDP 192.0.2.10:5060;branch=z9hG4bKbye" } : h
-    ) }
+    const bye = {
+      ...outgoing("BYE"),
+      headers: outgoing("BYE").headers.map((h) =>
+        h.name === "Via" ? { name: "Via", value: "SIP/2.0/UDP 192.0.2.10:5060;branch=z9hG4bKbye" } : h
+      )
+    }
     table = TransactionTable.sendRequest(table, bye, trunk, { now: 250 }).table
     assert.strictEqual(TransactionTable.deadline(table), 500)
     const log: Array<string> = []

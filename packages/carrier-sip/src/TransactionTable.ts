@@ -365,7 +365,8 @@ export const tick = (table: TransactionTable, now: number): Stepped => {
     if (at === undefined || at > now) continue
     current = andThen(current, (t) => {
       const live = t.clients.get(key)
-      return live === undefined ? { table: t, actions: [] } :
+      return live === undefined ?
+        { table: t, actions: [] } :
         applyClient(t, key, live, ClientTransaction.step(live.transaction, { _tag: "Tick" }, now))
     })
   }
@@ -374,7 +375,8 @@ export const tick = (table: TransactionTable, now: number): Stepped => {
     if (at === undefined || at > now) continue
     current = andThen(current, (t) => {
       const live = t.servers.get(key)
-      return live === undefined ? { table: t, actions: [] } :
+      return live === undefined ?
+        { table: t, actions: [] } :
         applyServer(t, key, live, ServerTransaction.step(live.transaction, { _tag: "Tick" }, now))
     })
   }

@@ -18,7 +18,10 @@ describe("ViaRouting.stampVia", () => {
   it("leaves a Via that is already right, and does not add rport unasked", () => {
     assert.isUndefined(ViaRouting.stampVia(via("SIP/2.0/UDP 203.0.113.7:5060;branch=z9hG4bK1"), nat))
     const stamped = ViaRouting.stampVia(via("SIP/2.0/UDP pbx.example.com;branch=z9hG4bK1"), nat)!
-    assert.strictEqual(SipHeaders.formatVia(stamped), "SIP/2.0/UDP pbx.example.com;branch=z9hG4bK1;received=203.0.113.7")
+    assert.strictEqual(
+      SipHeaders.formatVia(stamped),
+      "SIP/2.0/UDP pbx.example.com;branch=z9hG4bK1;received=203.0.113.7"
+    )
   })
 
   it("writes an IPv6 source without brackets in received", () => {
@@ -36,7 +39,11 @@ describe("ViaRouting.responseTarget", () => {
     const stamped = ViaRouting.stampVia(via("SIP/2.0/UDP 192.168.1.20:5062;branch=z9hG4bK1;rport"), nat)!
     assert.deepStrictEqual(ViaRouting.responseTarget(stamped, nat), nat)
     const noRport = ViaRouting.stampVia(via("SIP/2.0/UDP 192.168.1.20:5062;branch=z9hG4bK1"), nat)!
-    assert.deepStrictEqual(ViaRouting.responseTarget(noRport, nat), { transport: "UDP", host: "203.0.113.7", port: 5062 })
+    assert.deepStrictEqual(ViaRouting.responseTarget(noRport, nat), {
+      transport: "UDP",
+      host: "203.0.113.7",
+      port: 5062
+    })
     assert.deepStrictEqual(
       ViaRouting.responseTarget(via("SIP/2.0/UDP pbx.example.com;branch=z9hG4bK1"), nat),
       { transport: "UDP", host: "pbx.example.com", port: 5060 }
@@ -45,6 +52,9 @@ describe("ViaRouting.responseTarget", () => {
 
   it("over TCP: back on the connection it came on", () => {
     const source: ViaRouting.Peer = { transport: "TCP", host: "203.0.113.7", port: 50123 }
-    assert.deepStrictEqual(ViaRouting.responseTarget(via("SIP/2.0/TCP 192.168.1.20:5060;branch=z9hG4bK1"), source), source)
+    assert.deepStrictEqual(
+      ViaRouting.responseTarget(via("SIP/2.0/TCP 192.168.1.20:5060;branch=z9hG4bK1"), source),
+      source
+    )
   })
 })

@@ -67,7 +67,10 @@ export const stamp = (request: SipMessage.SipRequest, source: Peer): SipMessage.
   return {
     ...request,
     via: [stamped, ...request.via.slice(1)],
-    headers: request.headers.map((header, i) => (i === index ? { name: "Via", value: SipHeaders.formatVia(stamped) } : header))
+    headers: request.headers.map((
+      header,
+      i
+    ) => (i === index ? { name: "Via", value: SipHeaders.formatVia(stamped) } : header))
   }
 }
 
