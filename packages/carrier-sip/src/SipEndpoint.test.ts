@@ -223,6 +223,28 @@ describe("SipEndpoint", () => {
       assert.strictEqual(error.reason, "Timeout")
     }).pipe(Effect.scoped))
 
+  it.effect("re-sends an unacknowledged 2xx on the injected clock, reported to the caller, until its ACK", () =>
+    Effect.gen(function*() {
+      const seen = yield* Queue.unbounded<string>()
+      const server = yield* endpoint((incoming) =>
+        Effect.andThen(Queue.offer(seen, incoming.request.method), incoming.respond(SipEndpoint.answer(incoming, 200)))
+      )
+      const client = yield* endpoint(() => Effect.void)
+      const destination: Peer = { transport: "UDP", host, port: server.port }
+      const again = yield* Queue.unbounded<number>()
+      const ok = yield* client.request(requestTo("INVITE", "unacked-1"), destination, {
+        onRetransmission: (response) => Queue.offer(again, response.status).pipe(Effect.asVoid)
+      })
+      assert.strictEqual(ok.status, 200)
+      yield* TestClock.adjust(500)
+      assert.strictEqual(yield* Queue.take(again), 200)
+      yield* TestClock.adjust(1000)
+      assert.strictEqual(yield* Queue.take(again), 200)
+      const toTag = ok.to.params.find(([name]) => name === "tag")?.[1]
+      yield* client.send(requestTo("ACK", "unacked-1", 1, toTag), destination)
+      assert.deepStrictEqual([yield* Queue.take(seen), yield* Queue.take(seen)], ["INVITE", "ACK"])
+    }).pipe(Effect.scoped))
+
   it.effect("fails Unreachable when a TCP connection is refused", () =>
     Effect.gen(function*() {
       const client = yield* endpoint(() => Effect.void)

@@ -21,7 +21,7 @@
  *
  * @since 0.1.0
  */
-import { Clock, Data, Deferred, Effect, FiberSet, Queue } from "effect"
+import { Clock, Data, Deferred, Effect, FiberSet, Queue, Result } from "effect"
 import type { Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import type * as ClientTransaction from "./ClientTransaction.ts"
@@ -120,6 +120,11 @@ interface Pending {
 
 const random = (bytes: number) => randomBytes(bytes).toString("hex")
 
+const viaOf = (message: SipMessage.Outgoing): SipHeaders.Via | undefined => {
+  const parsed = SipHeaders.parseVia(SipMessage.header(message, "Via") ?? "")
+  return Result.isSuccess(parsed) ? parsed.success : undefined
+}
+
 /**
  * The answer to `incoming` with `status` (the reason phrase RFC 3261's unless given), tagged
  * with the endpoint's tag.
@@ -201,6 +206,12 @@ export const make = (options: Options): Effect.Effect<SipEndpoint, SipTransport.
       switch (action._tag) {
         case "Send":
           return transport.send(action.message, action.destination).pipe(
+            Effect.catch((error) => {
+              // A response over TCP whose connection has closed: a new one, as its Via says.
+              const via = action.message._tag === "Response" ? viaOf(action.message) : undefined
+              const again = via === undefined ? undefined : ViaRouting.reconnectTarget(via, action.destination)
+              return again === undefined ? Effect.fail(error) : transport.send(action.message, again)
+            }),
             Effect.catch((error) =>
               Effect.andThen(Effect.logWarning(`SIP: ${error.detail}`), () => {
                 const waiting = pending.get(action.key)

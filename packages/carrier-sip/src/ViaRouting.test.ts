@@ -58,3 +58,22 @@ describe("ViaRouting.responseTarget", () => {
     )
   })
 })
+
+describe("ViaRouting.reconnectTarget", () => {
+  it("over TCP, a closed connection: received (or the sent-by host) at the sent-by port", () => {
+    const closed: ViaRouting.Peer = { transport: "TCP", host: "203.0.113.7", port: 50123 }
+    const stamped = ViaRouting.stampVia(via("SIP/2.0/TCP 192.168.1.20:5070;branch=z9hG4bK1"), closed)!
+    assert.deepStrictEqual(ViaRouting.reconnectTarget(stamped, closed), {
+      transport: "TCP",
+      host: "203.0.113.7",
+      port: 5070
+    })
+    assert.deepStrictEqual(ViaRouting.reconnectTarget(via("SIP/2.0/TCP pbx.example.com;branch=z9hG4bK1"), closed), {
+      transport: "TCP",
+      host: "pbx.example.com",
+      port: 5060
+    })
+    assert.isUndefined(ViaRouting.reconnectTarget(stamped, { ...closed, port: 5070 }))
+    assert.isUndefined(ViaRouting.reconnectTarget(stamped, { ...closed, transport: "UDP" }))
+  })
+})

@@ -6,8 +6,9 @@
  * RFC 3581 §4: `rport` filled with the source port when the request asked for it with an empty
  * `rport`), so a response built from the request (`SipMessage.response` copies its Via) carries
  * the route back through a NAT; and `responseTarget` (RFC 3261 §18.2.2 with RFC 3581 §4): over
- * a stream, back where the request came from; over UDP, to `received` (or the sent-by host) at
- * `rport` (or the sent-by port, 5060 by default). Pure.
+ * a stream, back where the request came from (`reconnectTarget` when that connection has
+ * closed); over UDP, to `received` (or the sent-by host) at `rport` (or the sent-by port, 5060
+ * by default). Pure.
  *
  * @since 0.1.0
  */
@@ -90,6 +91,24 @@ export const responseTarget = (via: SipHeaders.Via, source: Peer): Peer => {
     host: received === undefined || received === "" ? via.host : uriHost(received),
     port: Number.isInteger(rport) && rport > 0 && rport <= 65535 ? rport : via.port ?? 5060
   }
+}
+
+/**
+ * Where a response goes over TCP when the connection its request came on has closed (RFC 3261
+ * §18.2.2): a new connection to `received` (or the sent-by host) at the sent-by port.
+ * `undefined` when that is where it was already sent, or not over TCP.
+ *
+ * @category routing
+ */
+export const reconnectTarget = (via: SipHeaders.Via, sentTo: Peer): Peer | undefined => {
+  if (sentTo.transport !== "TCP") return undefined
+  const received = SipHeaders.param(via.params, "received")
+  const target: Peer = {
+    transport: "TCP",
+    host: received === undefined || received === "" ? via.host : uriHost(received),
+    port: via.port ?? 5060
+  }
+  return peerKey(target) === peerKey(sentTo) ? undefined : target
 }
 
 /**
