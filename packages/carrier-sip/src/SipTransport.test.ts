@@ -55,6 +55,15 @@ describe("SipTransport", () => {
       )
     }).pipe(Effect.scoped))
 
+  it.effect("closes its sockets with its scope: the same port can be listened on again", () =>
+    Effect.gen(function*() {
+      const port = yield* Effect.scoped(Effect.map(SipTransport.make({ host, port: 0 }), (t) => t.port))
+      const again = yield* SipTransport.make({ host, port })
+      assert.strictEqual(again.port, port)
+      const clash = yield* Effect.flip(SipTransport.make({ host, port }))
+      assert.include(clash.detail, "EADDRINUSE")
+    }).pipe(Effect.scoped))
+
   it.effect("closes a TCP connection whose messages cannot be cut, and goes on serving others", () =>
     Effect.gen(function*() {
       const transport = yield* SipTransport.make({ host, port: 0 })
