@@ -4,9 +4,8 @@
  * Owns: sending requests as client transactions (`request`: the final response, provisionals
  * and retransmitted 2xx reported on the way; a Via with a fresh branch added when the request
  * has none), answering received requests as server transactions (`respond`, or the
- * `Incoming`'s own), handing each new
- * request to the `handler` (on a fiber of its own: a handler that fails or dies has its request
- * answered 500), the one timer (a fiber sleeping until the table's earliest deadline, woken
+ * `Incoming`'s own), handing each new request to the `handler` (on a fiber of its own: a
+ * handler that fails or dies has its request answered 500), the one timer (a fiber sleeping until the table's earliest deadline, woken
  * when a message changes the table), routing responses by the stamped top Via
  * (`ViaRouting.responseTarget`), and stateless sends (`send`: the ACK of a 2xx, which is no
  * transaction's).

@@ -13,8 +13,9 @@
  *
  * Delivers each message with the address it came from on `received`, a bounded queue: the
  * sockets' callbacks put bytes on a dropping queue of `capacity` (under overload a datagram is
- * lost, as on the network, and SIP retransmits; losses are counted and logged), one fiber
- * parses them and offers them to `received` (`capacity` too), waiting while it is full. At most
+ * lost, as on the network, and SIP retransmits; so is a message cut from TCP; losses are
+ * counted and logged), one fiber parses them and offers them to `received` (`capacity` too),
+ * waiting while it is full. At most
  * `maxConnections` TCP connections (accepted beyond that: closed at once). Scoped: the sockets
  * and connections close with the scope.
  *
