@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
+import * as fc from "fast-check"
 import * as ClientTransaction from "./ClientTransaction.ts"
 import * as SipMessage from "./SipMessage.ts"
 import * as SipUri from "./SipUri.ts"
@@ -235,5 +236,75 @@ describe("TransactionTable, client side", () => {
     const failed = TransactionTable.transportError(sent.table, sent.key, 10)
     assert.deepStrictEqual(summary(failed.actions), ["ClientTimeout", "ClientEnded"])
     assert.strictEqual(failed.table.clients.size, 0)
+  })
+})
+
+describe("TransactionTable, any order of events", () => {
+  const branches = ["z9hG4bKp0", "z9hG4bKp1", "z9hG4bKp2"]
+  const event = fc.oneof(
+    fc.record({ kind: fc.constant("invite" as const), i: fc.nat(2) }),
+    fc.record({ kind: fc.constant("bye" as const), i: fc.nat(2) }),
+    fc.record({ kind: fc.constant("cancel" as const), i: fc.nat(2) }),
+    fc.record({ kind: fc.constant("ack" as const), i: fc.nat(2), own: fc.boolean() }),
+    fc.record({ kind: fc.constant("respond" as const), i: fc.nat(2), status: fc.constantFrom(180, 200, 486) }),
+    fc.record({ kind: fc.constant("send" as const), i: fc.nat(2) }),
+    fc.record({ kind: fc.constant("response" as const), i: fc.nat(2), status: fc.constantFrom(100, 180, 200, 487) }),
+    fc.record({ kind: fc.constant("wait" as const), ms: fc.nat(40_000) })
+  )
+
+  it("never throws, and every transaction ends once finals are given and time passes", () => {
+    fc.assert(
+      fc.property(fc.array(event, { maxLength: 40 }), (events) => {
+        let table = TransactionTable.empty
+        let now = 0
+        const sent = branches.map((branch) => ({
+          ...outgoing("INVITE"),
+          headers: outgoing("INVITE").headers.map((h) =>
+            h.name === "Via" ? { name: "Via", value: `SIP/2.0/UDP 192.0.2.10:5060;branch=${branch}` } : h
+          )
+        }))
+        for (const e of events) {
+          const branch = branches[e.kind === "wait" ? 0 : e.i]!
+          switch (e.kind) {
+            case "invite":
+            case "bye":
+            case "cancel":
+              table = receive(table, incoming(e.kind.toUpperCase(), { branch }), now).table
+              break
+            case "ack":
+              table = receive(table, incoming("ACK", { branch: e.own ? `${branch}ack` : branch, toTag: "e1" }), now)
+                .table
+              break
+            case "respond":
+              table = TransactionTable.respond(
+                table,
+                TransactionTable.serverKey(incoming("INVITE", { branch })),
+                reply(incoming("INVITE", { branch }), e.status, "e1"),
+                now
+              ).table
+              break
+            case "send":
+              table = TransactionTable.sendRequest(table, sent[e.i]!, trunk, { now }).table
+              break
+            case "response":
+              table = TransactionTable.receiveResponse(table, responseTo(sent[e.i]!, e.status), now).table
+              break
+            case "wait":
+              now += e.ms
+              table = runUntil(table, now, [])
+          }
+        }
+        // An INVITE waits for its final answer as long as that takes (the user's ring timeout ends it).
+        for (const [key, entry] of table.servers) {
+          table = TransactionTable.respond(table, key, reply(entry.request, 500, "e1"), now).table
+        }
+        for (const entry of table.clients.values()) {
+          table = TransactionTable.receiveResponse(table, responseTo(entry.transaction.request, 487), now).table
+        }
+        table = runUntil(table, now + 200_000, [])
+        return table.clients.size === 0 && table.servers.size === 0
+      }),
+      { numRuns: 500 }
+    )
   })
 })
