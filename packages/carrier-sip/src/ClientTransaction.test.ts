@@ -207,3 +207,19 @@ describe("ClientTransaction, non-INVITE", () => {
     assert.deepStrictEqual(log, ["50 deliver 200", "50 terminated", "10 timeout", "10 terminated"])
   })
 })
+
+describe("ClientTransaction.cancelFor", () => {
+  it("keeps the INVITE's branch, route, tags, Call-ID and CSeq number (RFC 3261 §9.1)", () => {
+    const cancel = ClientTransaction.cancelFor(request("INVITE"))
+    const parsed = Result.getOrThrow(SipMessage.parse(SipMessage.serialize(cancel)))
+    assert.strictEqual(parsed._tag === "Request" ? parsed.method : "", "CANCEL")
+    assert.deepStrictEqual(SipMessage.headerValues(parsed, "Via"), [
+      "SIP/2.0/UDP 192.0.2.10:5060;branch=z9hG4bKtx1;rport"
+    ])
+    assert.deepStrictEqual(SipMessage.headerValues(parsed, "Route"), ["<sip:proxy.example.com;lr>"])
+    assert.strictEqual(SipMessage.header(parsed, "From"), "<sip:+14155550199@192.0.2.10>;tag=aa")
+    assert.strictEqual(SipMessage.header(parsed, "To"), "<sip:+14155550100@trunk.example.com>")
+    assert.deepStrictEqual(parsed.cseq, { seq: 7, method: "CANCEL" })
+    assert.strictEqual(parsed.callId, "c1@192.0.2.10")
+  })
+})

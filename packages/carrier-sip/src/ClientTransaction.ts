@@ -172,6 +172,32 @@ export const ackFor = (request: Outgoing, response: SipMessage.SipResponse): Out
   }
 }
 
+/**
+ * The CANCEL of a request sent (RFC 3261 §9.1): its Request-URI, top Via (so the same branch),
+ * Route, From, To, Call-ID and CSeq number. Sent as a transaction of its own, once a
+ * provisional response has come.
+ *
+ * @category cancel
+ */
+export const cancelFor = (request: Outgoing): Outgoing => {
+  const value = (name: string) => SipMessage.header(request, name) ?? ""
+  const cseq = SipHeaders.parseCSeq(value("CSeq"))
+  return {
+    _tag: "Request",
+    method: "CANCEL",
+    uri: request.uri,
+    headers: [
+      { name: "Via", value: SipMessage.headerValues(request, "Via")[0] ?? "" },
+      ...SipMessage.headerValues(request, "Route").map((route) => ({ name: "Route", value: route })),
+      { name: "Max-Forwards", value: "70" },
+      { name: "From", value: value("From") },
+      { name: "To", value: value("To") },
+      { name: "Call-ID", value: value("Call-ID") },
+      { name: "CSeq", value: `${cseq._tag === "Success" ? cseq.success.seq : 1} CANCEL` }
+    ]
+  }
+}
+
 const terminated = (transaction: ClientTransaction, actions: Array<Action>): Stepped => ({
   transaction: {
     ...transaction,
