@@ -279,7 +279,7 @@ export const make = (options: Options): Effect.Effect<RtpSession, RtpPorts.RtpPo
       }
     }
 
-    const report = (bye?: string) => {
+    const report = (bye?: string): Effect.Effect<void> => {
       const at = now()
       const ntp = RtcpReport.ntpOf(at)
       const block = RtpReception.block(reception, at)
@@ -298,7 +298,15 @@ export const make = (options: Options): Effect.Effect<RtpSession, RtpPorts.RtpPo
         bye
       })
       const to = rtcpTarget ?? { address: target.address, port: target.port + 1 }
-      send(ports.rtcp, bytes, to.port, to.address)
+      // Resolves once the datagram left (a BYE must, before the socket closes), or at once if it cannot.
+      return Effect.callback<void>((resume) => {
+        if (closed) return resume(Effect.void)
+        try {
+          ports.rtcp.send(bytes, to.port, to.address, () => resume(Effect.void))
+        } catch {
+          resume(Effect.void)
+        }
+      })
     }
 
     // Takes the next frame to send, echoing the marks before it and starting key presses.
@@ -339,19 +347,21 @@ export const make = (options: Options): Effect.Effect<RtpSession, RtpPorts.RtpPo
           deadline += frames * TICK_MS
         }
         if (now() >= nextReport) {
-          report()
+          yield* report()
           nextReport = now() + rtcpIntervalMs * (0.5 + Math.random())
         }
       }
     })
 
     yield* Effect.addFinalizer(() =>
-      Effect.sync(() => {
-        report("")
-        closed = true
-        release(JitterBuffer.drain(jitter))
-        Queue.endUnsafe(incoming)
-      })
+      report("").pipe(
+        Effect.timeoutOption(200),
+        Effect.andThen(() => {
+          closed = true
+          release(JitterBuffer.drain(jitter))
+          Queue.endUnsafe(incoming)
+        })
+      )
     )
     yield* Effect.forkScoped(pacer)
 
