@@ -3,7 +3,11 @@ import * as RtpReception from "./RtpReception.ts"
 
 const SSRC = 0xabc
 /** Packet `i` of a stream starting at sequence `base`, sent at 20 ms intervals. */
-const packet = (i: number, base = 0) => ({ ssrc: SSRC, sequence: (base + i) & 0xffff, timestamp: (1000 + i * 160) >>> 0 })
+const packet = (i: number, base = 0) => ({
+  ssrc: SSRC,
+  sequence: (base + i) & 0xffff,
+  timestamp: (1000 + i * 160) >>> 0
+})
 
 describe("RtpReception", () => {
   it("counts what was lost across a sequence number wrap, and the fraction per interval", () => {

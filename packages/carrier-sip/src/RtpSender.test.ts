@@ -71,7 +71,12 @@ describe("RtpSender", () => {
       ]
     )
     const after = read(RtpSender.tick(s, frame(1)))
-    assert.deepStrictEqual([after.payloadType, after.sequence, after.timestamp, after.marker], [0, 16, 1000 + 6 * 160, true])
+    assert.deepStrictEqual([after.payloadType, after.sequence, after.timestamp, after.marker], [
+      0,
+      16,
+      1000 + 6 * 160,
+      true
+    ])
   })
 
   it("refuses key presses when the peer takes no telephone-event", () => {

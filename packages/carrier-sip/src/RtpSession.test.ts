@@ -100,7 +100,9 @@ describe("RtpSession", () => {
       const ssrc = packets[0]!.ssrc
       for (let i = 1; i < packets.length; i++) {
         assert.strictEqual(packets[i]!.sequence, (packets[i - 1]!.sequence + 1) & 0xffff)
-        assert.strictEqual(packets[i]!.timestamp, (packets[i - 1]!.timestamp + 160) >>> 0)
+        // 160 a packet; more only if the pacer fell 200 ms behind (a stalled machine) and skipped
+        const step = ((packets[i]!.timestamp - packets[i - 1]!.timestamp) >>> 0) / 160
+        assert.isTrue(Number.isInteger(step) && step >= 1 && (step === 1 || step > 10), `step ${step}`)
         assert.strictEqual(packets[i]!.ssrc, ssrc)
       }
       const audio = packets.filter((p) => p.payload[0] !== MuLaw.SILENCE)
@@ -132,7 +134,8 @@ describe("RtpSession", () => {
         [0, 1, 2].map((i) => Array.from(speech.subarray(i * 160, (i + 1) * 160)))
       )
       const positions = atA.map((e) => (e._tag === "Audio" ? e.atMs : -1))
-      assert.deepStrictEqual([positions[1]! - positions[0]!, positions[2]! - positions[1]!], [20, 20])
+      // 20 ms apart, by their timestamps (more only if b's pacer stalled and skipped ticks)
+      assert.isTrue([positions[1]! - positions[0]!, positions[2]! - positions[1]!].every((d) => d === 20 || d > 200))
       // and back: a now sends to b's port
       yield* a.play(frames(9))
       const atB = yield* incoming(b, (e) => e._tag === "Audio" && e.audio[0] === 9, 1)
@@ -190,7 +193,14 @@ describe("RtpSession", () => {
         const packets = TelephoneEvent.press(digit, 60)
         for (const p of [...packets, packets[0]!]) {
           yield* trunk.send(
-            Rtp.encode({ payloadType: 101, marker: p.marker, sequence: i++, timestamp: ts, ssrc: 9, payload: p.payload }),
+            Rtp.encode({
+              payloadType: 101,
+              marker: p.marker,
+              sequence: i++,
+              timestamp: ts,
+              ssrc: 9,
+              payload: p.payload
+            }),
             session.port
           )
         }
@@ -321,13 +331,14 @@ describe("RtpSession", () => {
       const reports = yield* collect(rtcp.received, parse, (all) =>
         all.some((parts) => {
           const head = parts[0]!
-          return head._tag === "SenderReport" && head.reports[0]?.lastSr === RtcpReport.middle32(ntp.seconds, ntp.fraction)
+          return head._tag === "SenderReport" &&
+            head.reports[0]?.lastSr === RtcpReport.middle32(ntp.seconds, ntp.fraction)
         }))
       const last = reports[reports.length - 1]!
       const sr = last[0]!
       assert.strictEqual(sr._tag, "SenderReport")
       if (sr._tag !== "SenderReport") return
-      const ssrc = rtpOf((yield* Queue.take(rtp.received)))!.ssrc
+      const ssrc = rtpOf(yield* Queue.take(rtp.received))!.ssrc
       assert.strictEqual(sr.ssrc, ssrc)
       assert.isTrue(sr.sender.packets > 0 && sr.sender.octets === sr.sender.packets * 160)
       assert.deepStrictEqual(

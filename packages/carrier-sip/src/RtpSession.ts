@@ -40,8 +40,8 @@
 import * as ALaw from "@voice-agent/media/ALaw"
 import * as DtmfTones from "@voice-agent/media/DtmfTones"
 import * as MuLaw from "@voice-agent/media/MuLaw"
-import { Cause, Clock, Effect, Queue, Result, Stream } from "effect"
-import type { Scope } from "effect"
+import { Clock, Effect, Queue, Result, Stream } from "effect"
+import type { Cause, Scope } from "effect"
 import type * as Dgram from "node:dgram"
 import * as JitterBuffer from "./JitterBuffer.ts"
 import * as RtcpReport from "./RtcpReport.ts"
@@ -263,8 +263,10 @@ export const make = (options: Options): Effect.Effect<RtpSession, RtpPorts.RtpPo
     }
 
     ports.rtp.on("message", onRtp)
-    ports.rtcp.on("message", (message, from) =>
-      onRtcp(new Uint8Array(message.buffer, message.byteOffset, message.byteLength), from))
+    ports.rtcp.on(
+      "message",
+      (message, from) => onRtcp(new Uint8Array(message.buffer, message.byteOffset, message.byteLength), from)
+    )
     // A socket error (ICMP unreachable on some systems) must not become an uncaught exception.
     ports.rtp.on("error", () => undefined)
     ports.rtcp.on("error", () => undefined)
@@ -356,11 +358,11 @@ export const make = (options: Options): Effect.Effect<RtpSession, RtpPorts.RtpPo
     yield* Effect.addFinalizer(() =>
       report("").pipe(
         Effect.timeoutOption(200),
-        Effect.andThen(() => {
+        Effect.andThen(Effect.sync(() => {
           closed = true
           release(JitterBuffer.drain(jitter))
           Queue.endUnsafe(incoming)
-        })
+        }))
       )
     )
     yield* Effect.forkScoped(pacer)
