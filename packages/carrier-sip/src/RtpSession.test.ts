@@ -170,6 +170,82 @@ describe("RtpSession", () => {
       )
     }))
 
+  it.live("drops what is queued on clear (barge-in), echoing its marks at once", () =>
+    Effect.gen(function*() {
+      const trunk = yield* peer()
+      const session = yield* RtpSession.make({ host: HOST, ports: range(), remote: remote(trunk.port) })
+      // two seconds of audio, then a mark, cleared as soon as queued
+      yield* session.play(frames(...Array.from({ length: 100 }, (_, i) => 1 + (i % 100))))
+      yield* session.mark("reply")
+      yield* session.clear
+      assert.deepStrictEqual(yield* incoming(session, (e) => e._tag === "Played", 1), [{
+        _tag: "Played",
+        name: "reply"
+      }])
+      yield* session.play(frames(200))
+      const audio = yield* collect(
+        trunk.received,
+        (d) => {
+          const p = rtpOf(d)
+          return p !== undefined && p.payload[0] !== MuLaw.SILENCE ? p.payload[0] : undefined
+        },
+        (all) => all.includes(200)
+      )
+      // what was sent before the clear came first, in order; the rest never went out
+      assert.isTrue(audio.length < 50, `${audio.length} frames went out`)
+      assert.deepStrictEqual(audio, [...Array.from({ length: audio.length - 1 }, (_, i) => i + 1), 200])
+    }))
+
+  it.live("holds play back while its queue is full, losing nothing", () =>
+    Effect.gen(function*() {
+      const trunk = yield* peer()
+      const session = yield* RtpSession.make({
+        host: HOST,
+        ports: range(),
+        remote: remote(trunk.port),
+        queueFrames: 2
+      })
+      yield* session.play(frames(1, 2, 3, 4, 5, 6, 7, 8, 9, 10))
+      const audio = yield* collect(
+        trunk.received,
+        (d) => {
+          const p = rtpOf(d)
+          return p !== undefined && p.payload[0] !== MuLaw.SILENCE ? p.payload[0] : undefined
+        },
+        (all) => all.length === 10
+      )
+      assert.deepStrictEqual(audio, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+    }))
+
+  it.live("follows a re-INVITE: a new address, and silence on the wire while held", () =>
+    Effect.gen(function*() {
+      const before = yield* peer()
+      const after = yield* peer()
+      const session = yield* RtpSession.make({ host: HOST, ports: range(), remote: remote(before.port) })
+      yield* collect(before.received, rtpOf, (all) => all.length >= 1)
+      yield* session.update({ ...remote(after.port, "PCMA"), payloadType: 8, held: true })
+      yield* session.play(frames(5))
+      yield* session.mark("held")
+      yield* incoming(session, (e) => e._tag === "Played", 1)
+      yield* session.update({ ...remote(after.port, "PCMA"), payloadType: 8 })
+      const mulaw = frames(6)
+      yield* session.play(mulaw)
+      const sent = yield* collect(
+        after.received,
+        (d) => {
+          const p = rtpOf(d)
+          return p !== undefined && p.payload[0] !== ALaw.SILENCE ? p : undefined
+        },
+        (all) => all.length === 1
+      )
+      // frame 5, played while held, never went out; frame 6 did, in A-law
+      assert.deepStrictEqual(
+        sent.map((p) => [p.payloadType, p.payload[0]]),
+        [[8, ALaw.encode(MuLaw.decode(mulaw))[0]]]
+      )
+      assert.deepStrictEqual((yield* session.stats).target, { address: HOST, port: after.port, latched: false })
+    }))
+
   it.live("re-targets to where the peer's packets come from", () =>
     Effect.gen(function*() {
       const signalled = yield* peer()
