@@ -7,7 +7,7 @@
  * What the `Carrier` adapter feeds the media session from it (the session's vocabulary,
  * `MediaCodec`): `incoming` is the person's audio as μ-law 8 kHz placed on the call's timeline
  * (ms since `originMs`, the answer) by `JitterBuffer`, with `Gap`s where audio was lost, each
- * key press once (`Dtmf`), and the echo of each `mark` (`Played`) once everything queued
+ * key press once (`Dtmf`, at its first packet's arrival), and the echo of each `mark` (`Played`) once everything queued
  * before it was sent; `play` queues the agent's μ-law (any length: cut into 20 ms frames, a
  * short tail joined with what comes next), `mark` queues a mark, `clear` drops what is queued
  * (barge-in; the marks among it come back at once), `sendDtmf` presses keys.
