@@ -414,8 +414,12 @@ describe("RtpSession", () => {
       const sr = last[0]!
       assert.strictEqual(sr._tag, "SenderReport")
       if (sr._tag !== "SenderReport") return
-      const ssrc = rtpOf(yield* Queue.take(rtp.received))!.ssrc
+      const sent = (yield* Queue.clear(rtp.received)).map((d) => rtpOf(d)!)
+      const ssrc = sent[0]!.ssrc
       assert.strictEqual(sr.ssrc, ssrc)
+      // the SR's RTP timestamp is the stream's clock at its NTP time: among the packets' (a second's slack)
+      const since = (ts: number) => (ts - sent[0]!.timestamp) >>> 0
+      assert.isTrue(since(sr.sender.rtpTimestamp) <= since(sent.at(-1)!.timestamp) + 8000)
       assert.isTrue(sr.sender.packets > 0 && sr.sender.octets === sr.sender.packets * 160)
       assert.deepStrictEqual(
         { ssrc: sr.reports[0]!.ssrc, highest: sr.reports[0]!.highestSequence, lost: sr.reports[0]!.cumulativeLost },

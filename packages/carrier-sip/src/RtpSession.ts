@@ -281,7 +281,8 @@ export const make = (options: Options): Effect.Effect<RtpSession, RtpPorts.RtpPo
       }
     }
 
-    const report = (bye?: string): Effect.Effect<void> => {
+    // `rtpNow`: the stream's timestamp of this moment (the SR pairs it with the NTP time).
+    const report = (bye: string | undefined, rtpNow: number): Effect.Effect<void> => {
       const at = now()
       const ntp = RtcpReport.ntpOf(at)
       const block = RtpReception.block(reception, at)
@@ -290,8 +291,7 @@ export const make = (options: Options): Effect.Effect<RtpSession, RtpPorts.RtpPo
         sender: sender.packets === 0 ? undefined : {
           ntpSeconds: ntp.seconds,
           ntpFraction: ntp.fraction,
-          // the last packet's, within a tick of this moment
-          rtpTimestamp: sender.lastTimestamp,
+          rtpTimestamp: rtpNow >>> 0,
           packets: sender.packets,
           octets: sender.octets
         },
@@ -349,14 +349,15 @@ export const make = (options: Options): Effect.Effect<RtpSession, RtpPorts.RtpPo
           deadline += frames * TICK_MS
         }
         if (now() >= nextReport) {
-          yield* report()
+          // the next tick, at `deadline`, carries `sender.timestamp`
+          yield* report(undefined, sender.timestamp - Math.round((deadline - now()) * 8))
           nextReport = now() + rtcpIntervalMs * (0.5 + Math.random())
         }
       }
     })
 
     yield* Effect.addFinalizer(() =>
-      report("").pipe(
+      report("", sender.lastTimestamp).pipe(
         Effect.timeoutOption(200),
         Effect.andThen(Effect.sync(() => {
           closed = true
