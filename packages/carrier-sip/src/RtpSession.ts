@@ -133,6 +133,7 @@ export interface Stats {
 export interface RtpSession {
   /** The local RTP port (RTCP is the next), for the SDP. */
   readonly port: number
+  /** What comes from the peer (module header); one reader: it takes from one queue. Ends with the scope. */
   readonly incoming: Stream.Stream<Incoming>
   /** Queues μ-law 8 kHz audio; waits while the queue is full. */
   readonly play: (audio: Uint8Array) => Effect.Effect<void>
