@@ -162,17 +162,17 @@ import * as OpenAiSpeech from "@voice-agent/providers/OpenAiSpeech"
 import * as FileRecordingStore from "@voice-agent/recordings-fs/FileRecordingStore"
 import { Console, Context, Duration, Effect, Fiber, Layer, Option, Redacted, References, Stream } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
-import { createServer } from "node:http"
 import { fork } from "node:child_process"
 import * as fs from "node:fs"
+import { createServer } from "node:http"
 import * as os from "node:os"
 import * as path from "node:path"
 import { monitorEventLoopDelay } from "node:perf_hooks"
-import * as Carrier from "./agent-latency-carrier.ts"
 import * as ChecklistModel from "../support/ChecklistModel.ts"
 import * as DeepgramFake from "../support/deepgram-fake/DeepgramFake.ts"
 import * as AudioFake from "../support/openai-fake/AudioFake.ts"
 import * as ChatCompletionsFake from "../support/openai-fake/ChatCompletionsFake.ts"
+import * as Carrier from "./agent-latency-carrier.ts"
 
 const args = process.argv.slice(2)
 const option = (name: string, fallback: number): number => {
@@ -217,6 +217,8 @@ interface FakesReport {
   readonly chat: ReadonlyArray<ChatArrival>
   readonly deepgramResults: number
   readonly speeches: number
+  /** CPU the fakes' process used, ms. */
+  readonly cpuMs: number
 }
 
 /**
@@ -254,7 +256,8 @@ const makeFakes = (latencies: Latencies) =>
     const report = (): FakesReport => ({
       chat: arrivals,
       deepgramResults: deepgram.connections.reduce((sum, c) => sum + c.results, 0),
-      speeches: audio.speeches.length
+      speeches: audio.speeches.length,
+      cpuMs: (process.cpuUsage().user + process.cpuUsage().system) / 1000
     })
     return { urls, report }
   })
@@ -802,9 +805,7 @@ const bench = (
           single ? "in this process" : "in a child process"
         }), simulated carrier and person (${
           carrierInProcess ? "in this process" : "in a child process"
-        }), recordings on, real clock, calls started ${
-          lockstep ? "250 ms apart (lockstep)" : "spread over 5 s"
-        }`,
+        }), recordings on, real clock, calls started ${lockstep ? "250 ms apart (lockstep)" : "spread over 5 s"}`,
         `  node ${process.version}, ${os.platform()} ${os.arch()}, ${cpus.length} cores (${
           cpus[0]?.model.trim() ?? "?"
         }), shared with other work`,
@@ -869,7 +870,9 @@ const bench = (
             : `; the carrier's process ${(carrierCpuMs / 1000).toFixed(1)} s (${
               (carrierCpuMs / 10 / wallS).toFixed(0)
             }%)`
-        }; load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`,
+        }${single ? "" : `; the fakes' process ${(report.cpuMs / 1000).toFixed(1)} s in all`}; load average ${
+          os.loadavg().map((l) => l.toFixed(1)).join(" ")
+        }`,
         rows.length < expectedTurns || failures.length > 0
           ? `verdict: INCOMPLETE: ${rows.length} of ${expectedTurns} turns measured; engine overhead p95 ${
             p95.toFixed(1)
@@ -897,7 +900,9 @@ const program = fakesAt >= 0
     {
       single: args.includes("--single"),
       carrierHere: args.includes("--carrier-here"),
-      lockstep: args.includes("--lockstep"), verbose: args.includes("--verbose") }
+      lockstep: args.includes("--lockstep"),
+      verbose: args.includes("--verbose")
+    }
   ).pipe(Effect.scoped)
 
 Effect.runPromise(program.pipe(Effect.provideService(References.MinimumLogLevel, "Error"))).then(
