@@ -156,7 +156,14 @@ const watchedAgent = Layer.effect(
             inputs++
             if (item._tag === "Audio") readFrame(call.context.callId, item.frame.timestampMs)
             return item
-          })
+          }),
+          // an agent that takes the audio reads each frame when its sink is called
+          takeAudio: call.takeAudio === undefined ? undefined : (sink) =>
+            call.takeAudio!((frame) => {
+              inputs++
+              readFrame(call.context.callId, frame.timestampMs)
+              sink(frame)
+            })
         })
     })
   })

@@ -9,7 +9,7 @@ import * as SimPerson from "@voice-agent/carrier-sim/SimPerson"
 import * as SimVoice from "@voice-agent/carrier-sim/SimVoice"
 import type { FieldValue } from "@voice-agent/core/AgentTask"
 import type { ConversationRecord } from "@voice-agent/core/Conversation"
-import type { AgentCall, AgentEnd, CallInput, Playback } from "@voice-agent/core/ports/Agent"
+import type { AgentCall, AgentEnd, AudioFrame, AudioSink, CallInput, Playback } from "@voice-agent/core/ports/Agent"
 import { Agent } from "@voice-agent/core/ports/Agent"
 import type { CallEvent } from "@voice-agent/core/ports/CallEvents"
 import { CallEvents } from "@voice-agent/core/ports/CallEvents"
@@ -623,6 +623,81 @@ describe("MediaSession over another wire", () => {
         "completed",
         "remote"
       ]])
+    }))
+})
+
+describe("MediaSession's audio sink (AgentCall.takeAudio)", () => {
+  /** The carrier of the line wire, echoing marks; sends the person's frames as hex. */
+  const lineFrames = (count: number, from: number) =>
+    Array.from({ length: count }, (_, i) => {
+      const t = (from + i) * 20
+      return { t, bytes: MuLaw.encode(t >= 200 && t < 600 ? tone(1000, 160, 12000) : new Int16Array(160)) }
+    })
+
+  const run = (sinkFor: (taken: Array<AudioFrame>) => AudioSink) =>
+    Effect.gen(function*() {
+      const { services, world } = yield* harness
+      world.events.set(callId, [{ _tag: "Answered", at: 0, answeredBy: "human" }])
+      const go = yield* Deferred.make<void>()
+      const taken: Array<AudioFrame> = []
+      let inputs: ReadonlyArray<CallInput> = []
+      const agent = agentLayer((call) =>
+        Effect.gen(function*() {
+          // Frames queued before the agent takes the audio go to the sink first.
+          yield* Deferred.await(go)
+          yield* call.takeAudio!(sinkFor(taken))
+          inputs = Array.from(yield* Stream.runCollect(call.input))
+          return { outcome: "completed", endedBy: "remote" } as const
+        })
+      )
+      const [carrier, server, readBySession] = yield* countedPair
+      const session = yield* Effect.forkChild(
+        MediaSession.serve(server, { codec: lineCodec }).pipe(Effect.provide(Layer.merge(services, agent)))
+      )
+      yield* Effect.forkScoped(Stream.runDrain(carrier.incoming))
+      yield* carrier.send("hello")
+      yield* carrier.send(`start s1 ${MediaToken.sign(key, callId, 9e15)}`)
+      const sent = [...lineFrames(10, 0), ...lineFrames(40, 10)]
+      for (const frame of sent.slice(0, 10)) {
+        yield* carrier.send(`audio ${frame.t} ${Buffer.from(frame.bytes).toString("hex")}`)
+      }
+      yield* until(() => readBySession() === 2 + 10)
+      yield* Deferred.succeed(go, undefined)
+      yield* settle
+      for (const frame of sent.slice(10)) {
+        yield* carrier.send(`audio ${frame.t} ${Buffer.from(frame.bytes).toString("hex")}`)
+      }
+      yield* carrier.send("key 7")
+      yield* carrier.send("bye")
+      yield* Fiber.join(session)
+      const pcm = (frames: ReadonlyArray<AudioFrame>) =>
+        frames.map((frame) => frame.encoding === "pcm16" ? Array.from(frame.samples) : [])
+      return { sent, taken, inputs, pcm, world }
+    })
+
+  it.effect("gets every frame once and in order, those queued before first; the other inputs stay", () =>
+    Effect.gen(function*() {
+      const { inputs, pcm, sent, taken, world } = yield* run((taken) => (frame) => void taken.push(frame))
+      assert.deepStrictEqual(taken.map((frame) => frame.timestampMs), sent.map((frame) => frame.t))
+      assert.deepStrictEqual(pcm(taken), sent.map((frame) => Array.from(MuLaw.decode(frame.bytes))))
+      assert.deepStrictEqual(inputs.filter((input) => input._tag === "Audio"), [])
+      assert.deepStrictEqual(inputs.flatMap((input) => input._tag === "Dtmf" ? [input.digit] : []), ["7"])
+      assert.deepStrictEqual(inputs.filter((input) => input._tag === "SpeechStarted").length, 1)
+      const verdicts = (world.events.get(callId) ?? []).filter((e: CallEvent) => e._tag === "AgentEnded")
+      assert.strictEqual(verdicts.length, 1)
+    }))
+
+  it.effect("a sink that throws is dropped: that frame and the ones after come as input, the call goes on", () =>
+    Effect.gen(function*() {
+      const { inputs, sent, taken, world } = yield* run((taken) => (frame) => {
+        if (taken.length === 15) throw new Error("sink broke")
+        taken.push(frame)
+      })
+      const asInput = inputs.flatMap((input) => input._tag === "Audio" ? [input.frame.timestampMs] : [])
+      assert.deepStrictEqual(taken.map((frame) => frame.timestampMs), sent.slice(0, 15).map((frame) => frame.t))
+      assert.deepStrictEqual(asInput, sent.slice(15).map((frame) => frame.t))
+      const verdicts = (world.events.get(callId) ?? []).filter((e: CallEvent) => e._tag === "AgentEnded")
+      assert.deepStrictEqual(verdicts.map((e) => e._tag === "AgentEnded" && e.outcome), ["completed"])
     }))
 })
 

@@ -31,7 +31,56 @@ const callWith = (hungUp: AgentCall["hungUp"]): AgentCall => ({
   hungUp
 })
 
+/**
+ * A recognizer in process: hears "Alex Morgan" in the frame at 100 ms. Its `transcribe` is never
+ * to be used when the call lets the agent take its audio.
+ */
+const inProcessRecognizer = Layer.succeed(
+  SpeechToText,
+  SpeechToText.of({
+    transcribe: () => Stream.die("transcribe used although the audio was taken"),
+    recognizer: () => ({
+      push: (frame) => frame.timestampMs === 100 ? [{ text: "Alex Morgan", startMs: 0, endMs: 120, final: true }] : [],
+      end: () => []
+    })
+  })
+)
+
 describe("ScriptedAgent", () => {
+  it.live("with a recognizer in process, takes the call's audio from the session and hears the person", () =>
+    Effect.gen(function*() {
+      const agent = yield* ScriptedAgent.make({ ...ScriptedAgent.defaultScript, hangUpGraceMs: 0 })
+      const turns: Array<{ readonly speaker: string; readonly text: string }> = []
+      let taken = 0
+      const end = yield* agent.run({
+        ...callWith(undefined),
+        // no audio in the input: the person's frames go to the sink the agent gives
+        input: Stream.concat(
+          Stream.make<Array<CallInput>>({ _tag: "SpeechStarted", timestampMs: 0 }, {
+            _tag: "SpeechStopped",
+            timestampMs: 140
+          }),
+          Stream.never
+        ),
+        say: () => Effect.succeed({ _tag: "Played" as const, startMs: 0, endMs: 100 }),
+        emitTurn: (turn) => Effect.sync(() => void turns.push({ speaker: turn.speaker, text: turn.text })),
+        takeAudio: (sink) =>
+          Effect.sync(() => {
+            for (let t = 0; t <= 140; t += 20) {
+              taken++
+              sink({ encoding: "pcm16", samples: new Int16Array(160), timestampMs: t })
+            }
+          })
+      }).pipe(Effect.timeout("4 seconds"))
+      assert.deepStrictEqual(end, { outcome: "completed", endedBy: "agent" })
+      assert.strictEqual(taken, 8)
+      assert.deepStrictEqual(turns.map((turn) => `${turn.speaker}: ${turn.text}`), [
+        "AGENT: Hello, this is an automated call. Do you have a moment?",
+        "HUMAN: Alex Morgan",
+        "AGENT: Thank you for your time. Goodbye."
+      ])
+    }).pipe(Effect.provide(Layer.merge(inProcessRecognizer, speech))))
+
   it.live("learns of the hang-up from the session, however far behind its recognizer is", () =>
     Effect.gen(function*() {
       const agent = yield* ScriptedAgent.make()

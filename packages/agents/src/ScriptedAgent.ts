@@ -22,11 +22,11 @@ import type { ContactData } from "@voice-agent/core/Contact"
 import * as Metrics from "@voice-agent/core/Metrics"
 import type { AgentCall, AgentEnd, CallContext } from "@voice-agent/core/ports/Agent"
 import { Agent } from "@voice-agent/core/ports/Agent"
-import type { PcmFrame } from "@voice-agent/core/ports/SpeechToText"
+import type { PcmFrame, SpeechError, Transcript } from "@voice-agent/core/ports/SpeechToText"
 import { SpeechToText } from "@voice-agent/core/ports/SpeechToText"
 import { TextToSpeech } from "@voice-agent/core/ports/TextToSpeech"
 import { Deferred, Duration, Effect, Fiber, Layer, Option, Queue, Stream } from "effect"
-import type { Cause } from "effect"
+import type { Cause, Scope } from "effect"
 import * as AnsweringMachine from "./AnsweringMachine.ts"
 import type { TurnSignal } from "./AnsweringMachine.ts"
 import * as CallInputs from "./CallInputs.ts"
@@ -100,6 +100,41 @@ export const make = (script: Script = defaultScript) =>
 export const layer = (script: Script = defaultScript): Layer.Layer<Agent, never, SpeechToText | TextToSpeech> =>
   Layer.effect(Agent, make(script))
 
+/**
+ * What the recognizer hears. A recognizer that runs in process takes the call's audio from the
+ * session directly (`takeAudio`), frame by frame as it is read, its transcripts queued for the
+ * turns; otherwise the audio goes through the input's queue to `transcribe`.
+ */
+const transcripts = (
+  call: AgentCall,
+  stt: SpeechToText["Service"],
+  audio: Queue.Queue<PcmFrame, Cause.Done>
+): Effect.Effect<Stream.Stream<Transcript, SpeechError>, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    if (stt.recognizer === undefined || call.takeAudio === undefined) {
+      return stt.transcribe(Stream.fromQueue(audio))
+    }
+    const recognize = stt.recognizer()
+    const heard = yield* Queue.bounded<Transcript, Cause.Done>(64)
+    const hear = (frame: PcmFrame) => {
+      for (const transcript of recognize.push(frame)) Queue.offerUnsafe(heard, transcript)
+    }
+    yield* call.takeAudio((frame) => {
+      if (frame.encoding === "pcm16") hear(frame)
+    })
+    // Audio that still comes as input (after a failed sink) meets the same recognizer; the
+    // input's end (the person hung up) is the recognizer's: what it still holds comes last.
+    yield* Effect.forkScoped(
+      Stream.runForEach(Stream.fromQueue(audio), (frame) => Effect.sync(() => hear(frame))).pipe(
+        Effect.andThen(Effect.sync(() => {
+          Queue.offerAllUnsafe(heard, recognize.end())
+          Queue.endUnsafe(heard)
+        }))
+      )
+    )
+    return Stream.fromQueue(heard)
+  })
+
 const converse = (
   call: AgentCall,
   script: Script,
@@ -113,6 +148,8 @@ const converse = (
     const hungUp = yield* Deferred.make<void>()
     const trace = yield* TurnTrace.make(call, { stt: "default", tts: "default" })
 
+    // The recognizer takes the audio before anything reads the input.
+    const recognized = yield* transcripts(call, stt, audio)
     // The call's input: audio to the recognizer, voice activity to the turn-taking. The
     // hang-up is known from the session at once, or from the end of the input: a recognizer
     // behind on its audio (a loaded machine) must not make the agent carry on its script.
@@ -126,7 +163,7 @@ const converse = (
     }
     // What the person said, as HUMAN turns.
     const recognition = yield* Effect.forkScoped(
-      stt.transcribe(Stream.fromQueue(audio)).pipe(
+      recognized.pipe(
         Stream.filter((transcript) => transcript.final && transcript.text.trim() !== ""),
         Stream.runForEach((transcript) =>
           Effect.andThen(

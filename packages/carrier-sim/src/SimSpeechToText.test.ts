@@ -69,6 +69,22 @@ describe("SimSpeechToText", () => {
       assert.strictEqual(second.endMs - second.startMs, SimVoice.speak("next Tuesday at ten a m").length / 8)
     }))
 
+  it.effect("the recognizer fed frame by frame hears what transcribe hears, at the same frame", () =>
+    Effect.gen(function*() {
+      const speech = yield* spoken("forty two")
+      const answer = yield* spoken("next Tuesday at ten a m")
+      const frames = [
+        ...timed([...silentFrames(5), ...speech], 500),
+        ...timed(answer, 500 + 20 * (5 + speech.length) + 3000)
+      ]
+      const streamed = yield* transcripts(frames)
+      const recognize = SimSpeechToText.make.recognizer!()
+      const pushed = frames.flatMap((frame, i) => recognize.push(frame).map((t) => ({ ...t, frame: i })))
+      assert.deepStrictEqual(recognize.end(), [])
+      assert.deepStrictEqual(pushed.map(({ frame: _, ...t }) => t), Array.from(streamed))
+      assert.deepStrictEqual(pushed.map((t) => t.frame), [4 + speech.length, frames.length - 1])
+    }))
+
   it.effect("recovers speech whose frames came with frames of silence inserted between them", () =>
     Effect.gen(function*() {
       const speech = yield* spoken("digit sequence one two three four")

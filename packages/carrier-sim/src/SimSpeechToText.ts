@@ -19,19 +19,19 @@
  * @since 0.1.0
  */
 import { SpeechToText } from "@voice-agent/core/ports/SpeechToText"
-import type { PcmFrame, Transcript } from "@voice-agent/core/ports/SpeechToText"
+import type { PcmFrame, Recognizer, Transcript } from "@voice-agent/core/ports/SpeechToText"
 import * as SimSpeech from "@voice-agent/media/SimSpeech"
 import { Layer, Stream } from "effect"
 
 const samplesPerMs = SimSpeech.SAMPLE_RATE / 1000
 
 /** A decoder whose offset 0 is the first frame's timestamp. */
-interface Recognizer {
+interface DecoderState {
   readonly decoder: SimSpeech.Decoder
   originMs: number | undefined
 }
 
-const step = (recognizer: Recognizer, frame: PcmFrame): ReadonlyArray<Transcript> => {
+const step = (recognizer: DecoderState, frame: PcmFrame): ReadonlyArray<Transcript> => {
   const { decoder } = recognizer
   const originMs = recognizer.originMs ??= frame.timestampMs
   const gap = Math.round((frame.timestampMs - originMs) * samplesPerMs) - decoder.offset
@@ -45,22 +45,32 @@ const step = (recognizer: Recognizer, frame: PcmFrame): ReadonlyArray<Transcript
 }
 
 /**
+ * A recognizer of simulated speech fed frame by frame, synchronously: each utterance's final
+ * transcript as soon as its last frame is pushed (an utterance is complete in its own audio,
+ * so `end` has nothing left to add).
+ *
+ * @category constructors
+ */
+export const recognizer = (): Recognizer => {
+  const state: DecoderState = { decoder: new SimSpeech.Decoder(), originMs: undefined }
+  return { push: (frame) => step(state, frame), end: () => [] }
+}
+
+/**
  * The transcripts of simulated speech in `audio`, one final transcript per utterance.
  *
  * @category constructors
  */
 export const transcribe = (audio: Stream.Stream<PcmFrame>): Stream.Stream<Transcript> =>
-  audio.pipe(
-    Stream.mapAccum(
-      (): Recognizer => ({ decoder: new SimSpeech.Decoder(), originMs: undefined }),
-      (recognizer, frame) => [recognizer, step(recognizer, frame)] as const
-    )
-  )
+  audio.pipe(Stream.mapAccum(recognizer, (recognize, frame) => [recognize, recognize.push(frame)] as const))
 
 /**
  * @category constructors
  */
-export const make: SpeechToText["Service"] = SpeechToText.of({ transcribe: (audio) => transcribe(audio) })
+export const make: SpeechToText["Service"] = SpeechToText.of({
+  transcribe: (audio) => transcribe(audio),
+  recognizer: () => recognizer()
+})
 
 /**
  * @category layers

@@ -43,7 +43,7 @@
  * @since 0.1.0
  */
 import * as Metrics from "@voice-agent/core/Metrics"
-import type { CallInput } from "@voice-agent/core/ports/Agent"
+import type { AudioFrame, AudioSink, CallInput } from "@voice-agent/core/ports/Agent"
 import { Agent } from "@voice-agent/core/ports/Agent"
 import { CallEvents } from "@voice-agent/core/ports/CallEvents"
 import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
@@ -193,9 +193,38 @@ const run = (
     const tap = yield* MediaSessionRecording.make(recordings, callId)
     const timeline = tap.timeline
 
-    // The agent's input.
+    // The agent's input; its audio goes to the agent's sink instead once it takes it.
     const input = yield* Queue.dropping<CallInput, Cause.Done>(settings.inputCapacity)
     let dropped = 0
+    let audioSink: AudioSink | undefined
+    let sinkFailure: unknown
+    const offerUnsafe = (item: CallInput) => {
+      if (!Queue.offerUnsafe(input, item)) dropped++
+    }
+    const toAgent = (frame: AudioFrame) => {
+      if (audioSink === undefined) return offerUnsafe({ _tag: "Audio", frame })
+      try {
+        audioSink(frame)
+      } catch (error) {
+        audioSink = undefined
+        sinkFailure = error
+        offerUnsafe({ _tag: "Audio", frame })
+      }
+    }
+    // What is queued and not yet read goes to the sink first, in order; the rest stays queued.
+    const takeAudio = (sink: AudioSink) =>
+      Effect.sync(() => {
+        const queued: Array<CallInput> = []
+        for (let taken = Queue.takeUnsafe(input); taken !== undefined; taken = Queue.takeUnsafe(input)) {
+          if (taken._tag === "Failure") break
+          queued.push(taken.value)
+        }
+        audioSink = sink
+        for (const item of queued) {
+          if (item._tag === "Audio") toAgent(item.frame)
+          else offerUnsafe(item)
+        }
+      })
 
     const playout = MediaSessionPlayout.make({
       send: (event) => socket.send(codec.encode(streamId, event)),
@@ -218,7 +247,8 @@ const run = (
       sendDtmf: playout.sendDtmf,
       emitTurn: transcript.emitTurn,
       emitLatency: transcript.emitLatency,
-      hungUp: Deferred.await(over)
+      hungUp: Deferred.await(over),
+      takeAudio
     }, detection.answeredBy)
 
     // The clock stands in for the person's frames when none come (Twilio may send no silent
@@ -242,9 +272,6 @@ const run = (
     // The person's side, one batch of frames at a time: each frame is handled synchronously
     // (decoded, placed, run through VAD, queued for the agent), then what settled is recorded.
     let vad = Vad.make()
-    const offerUnsafe = (item: CallInput) => {
-      if (!Queue.offerUnsafe(input, item)) dropped++
-    }
     let early = 0
     /** Handles the frames of one batch; answers whether the person hung up (`Stop`). */
     const receive = (batch: ReadonlyArray<string>, now: number): boolean => {
@@ -272,12 +299,11 @@ const run = (
             } else if (stepped.event === "speech-end") {
               offerUnsafe({ _tag: "SpeechStopped", timestampMs })
             }
-            offerUnsafe({
-              _tag: "Audio",
-              frame: encoding === "mulaw"
+            toAgent(
+              encoding === "mulaw"
                 ? { encoding: "mulaw", bytes, timestampMs }
                 : { encoding: "pcm16", samples: pcm, timestampMs }
-            })
+            )
             continue
           }
           case "Mark":
@@ -307,6 +333,12 @@ const run = (
       while (batch !== undefined) {
         if (batch.length > 0) {
           const stopped = receive(batch, clock.currentTimeMillisUnsafe())
+          if (sinkFailure !== undefined) {
+            yield* Effect.logWarning(
+              `Call ${callId}: the agent's audio sink failed (${String(sinkFailure)}); its audio comes as input again`
+            )
+            sinkFailure = undefined
+          }
           // What settled goes out 200 ms at a time (live listeners; the recordings gather it).
           yield* tap.advanceSettled
           if (stopped) return

@@ -69,6 +69,15 @@ export type AudioFrame =
   | { readonly encoding: "mulaw"; readonly bytes: Uint8Array; readonly timestampMs: number }
 
 /**
+ * Where an agent that processes audio in process takes the person's frames (`AgentCall.takeAudio`):
+ * called synchronously on the session's read loop, frame by frame, in order. It must return at
+ * once (no waiting, no I/O) and not throw; a sink that throws is dropped (logged), and the
+ * frame it threw on and those after it come as `Audio` inputs again.
+ * @category models
+ */
+export type AudioSink = (frame: AudioFrame) => void
+
+/**
  * What the call brings in, in order. The stream ends when the person hangs up.
  * `SpeechStarted`/`SpeechStopped` come from the session's voice activity detection on the
  * person's audio; `BargeIn` when the person starts speaking while the agent's audio is playing
@@ -150,6 +159,15 @@ export interface AgentCall {
    * without reading to the end. Absent: the end of `input` is the only signal.
    */
   readonly hungUp?: Effect.Effect<void> | undefined
+  /**
+   * Takes the person's audio out of `input`: from then on each frame goes to `sink` as the
+   * session reads it, synchronously, instead of coming as an `Audio` input (the other inputs
+   * stay in `input`). Frames already queued in `input` and not yet read go to `sink` first, so
+   * the sink sees every frame not read from `input`, once, in order. For agents whose audio
+   * work runs in process (a local recognizer): each frame skips the queue, the stream and the
+   * wake-ups between them. Absent: audio comes through `input` only.
+   */
+  readonly takeAudio?: ((sink: AudioSink) => Effect.Effect<void>) | undefined
 }
 
 /**

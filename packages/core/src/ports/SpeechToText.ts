@@ -64,6 +64,17 @@ export interface Transcript {
 }
 
 /**
+ * A recognizer that runs in process, fed frame by frame synchronously (`SpeechToText.recognizer`):
+ * `push` answers the transcripts the frame completes, `end` the rest once the audio has ended.
+ * The same rules as `transcribe` for times, gaps and finals; neither call blocks nor throws.
+ * @category models
+ */
+export interface Recognizer {
+  readonly push: (frame: PcmFrame) => ReadonlyArray<Transcript>
+  readonly end: () => ReadonlyArray<Transcript>
+}
+
+/**
  * @category models
  */
 export interface TranscribeOptions {
@@ -106,4 +117,10 @@ export class SpeechToText extends Context.Service<SpeechToText, {
     audio: Stream.Stream<PcmFrame>,
     options?: TranscribeOptions
   ) => Stream.Stream<Transcript, SpeechError>
+  /**
+   * A recognizer fed synchronously, for providers that run in process (no network, no
+   * waiting): the agent hands it frames on the session's read loop (`AgentCall.takeAudio`).
+   * Absent: `transcribe` is the only way.
+   */
+  readonly recognizer?: ((options?: TranscribeOptions) => Recognizer) | undefined
 }>()("@voice-agent/core/ports/SpeechToText") {}
