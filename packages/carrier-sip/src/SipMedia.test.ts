@@ -20,7 +20,7 @@ import * as MuLaw from "@voice-agent/media/MuLaw"
 import * as SimSpeech from "@voice-agent/media/SimSpeech"
 import * as Wav from "@voice-agent/media/Wav"
 import * as FileRecordingStore from "@voice-agent/recordings-fs/FileRecordingStore"
-import { Clock, Deferred, Effect, Fiber, Layer, Option, Result, Stream } from "effect"
+import { Clock, Deferred, Effect, Exit, Fiber, Layer, Option, Result, Scope, Stream } from "effect"
 import * as Dgram from "node:dgram"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -432,6 +432,34 @@ describe("SipMedia", () => {
       assert.strictEqual(answeredBy, "machine")
       assert.strictEqual(hangUps, 1, "the session closed the stream: the adapter hangs up once")
       assert.deepStrictEqual(verdicts(world).map((e) => e._tag === "AgentEnded" && e.outcome), ["voicemail"])
+    }))
+
+  it.live("the RTP session closing (the dialog torn down) ends the call as the person's hang-up", () =>
+    Effect.gen(function*() {
+      const { world, sessions } = yield* harness("human")
+      const trunk = yield* person("PCMU")
+      const scope = yield* Scope.make()
+      const rtp = yield* RtpSession.make({ host: HOST, ports: range(), remote: remoteOf(trunk.port, "PCMU") }).pipe(
+        Scope.provide(scope)
+      )
+      const agent = listener(() => Effect.void)
+      let hangUps = 0
+      const served = yield* Effect.forkChild(
+        SipMedia.serve({
+          rtp,
+          callId,
+          token: MediaToken.sign(key, callId, 9e15),
+          hangUp: Effect.sync(() => void hangUps++)
+        }).pipe(Effect.provide(sessions(agent.run)))
+      )
+      yield* trunk.play(rtp.port, tone(440, 4000))
+      yield* Scope.close(scope, Exit.void)
+      yield* Fiber.join(served)
+      assert.deepStrictEqual(verdicts(world).map((e) => e._tag === "AgentEnded" && [e.outcome, e.endedBy]), [[
+        "completed",
+        "remote"
+      ]])
+      assert.strictEqual(hangUps, 0, "nothing to hang up: the person did")
     }))
 
   it.live("a stream with a bad token is refused: nothing reaches an agent, and the call is hung up", () =>
