@@ -63,27 +63,37 @@ export const contextOf = (
   answeredBy
 })
 
+/** A batch that could not be written is tried again this often, this many times (a database restarting). */
+const rewriteMs = 1_000
+const writeAttempts = 30
+
 /**
- * Writes what `queue` receives, batch by batch, until it ends; a batch not written is logged.
+ * Writes what `queue` receives, batch by batch, until it ends. A batch that fails is written
+ * again every `rewriteMs` (what came after waits behind it, in order), and logged as lost
+ * after `writeAttempts`.
  */
 const writer = <A>(
   queue: Queue.Dequeue<A, Cause.Done>,
   write: (batch: ReadonlyArray<A>) => Effect.Effect<void>,
   what: string
-) =>
-  Queue.takeAll(queue).pipe(
-    Effect.flatMap((batch) =>
-      write(batch).pipe(
-        Effect.catchCause((cause) =>
-          Cause.hasInterruptsOnly(cause)
-            ? Effect.failCause(cause)
-            : Effect.logError(`${what}: ${batch.length} not written`, cause)
-        )
-      )
-    ),
+) => {
+  const persist = (batch: ReadonlyArray<A>, attempt: number): Effect.Effect<void> =>
+    write(batch).pipe(
+      Effect.catchCause((cause) => {
+        if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
+        if (attempt >= writeAttempts) return Effect.logError(`${what}: ${batch.length} not written`, cause)
+        const retry = Effect.andThen(Effect.sleep(Duration.millis(rewriteMs)), persist(batch, attempt + 1))
+        return attempt === 1
+          ? Effect.andThen(Effect.logWarning(`${what}: ${batch.length} not written yet; trying again`, cause), retry)
+          : retry
+      })
+    )
+  return Queue.takeAll(queue).pipe(
+    Effect.flatMap((batch) => persist(batch, 1)),
     Effect.forever,
     Effect.catch(() => Effect.void)
   )
+}
 
 /**
  * The transcript's and turn latencies' writer, for the scope: `emitTurn` and `emitLatency`

@@ -1,0 +1,53 @@
+import { assert, describe, it } from "@effect/vitest"
+import type { TranscriptTurnRecord } from "@voice-agent/core/Conversation"
+import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
+import { Effect } from "effect"
+import { TestClock } from "effect/testing"
+import * as MediaSessionVerdict from "./MediaSessionVerdict.ts"
+
+/** A repository whose database is away for the first `failures` writes of turns. */
+const flakyRepository = (failures: number) => {
+  const stored: Array<TranscriptTurnRecord> = []
+  let attempts = 0
+  const repository = ConversationRepository.of(
+    {
+      appendTurns: (_, turns) =>
+        Effect.suspend(() => {
+          attempts++
+          if (attempts <= failures) return Effect.die(new Error("Connection terminated unexpectedly"))
+          return Effect.sync(() => void stored.push(...turns))
+        })
+    } as unknown as ConversationRepository["Service"]
+  )
+  return { repository, stored, attempts: () => attempts }
+}
+
+describe("MediaSessionVerdict.transcript", () => {
+  it.effect("a database away for a few seconds loses no turn: each batch is written again, in order", () =>
+    Effect.gen(function*() {
+      const db = flakyRepository(3)
+      const transcript = yield* MediaSessionVerdict.transcript(db.repository, "conversation-1", "call-1")
+      yield* transcript.emitTurn({ speaker: "AGENT", text: "Hello.", offsetMs: 0 })
+      yield* TestClock.adjust(500)
+      yield* transcript.emitTurn({ speaker: "HUMAN", text: "Alex Morgan", offsetMs: 2_000 })
+      yield* TestClock.adjust(4_000)
+      yield* transcript.emitTurn({ speaker: "AGENT", text: "Thank you.", offsetMs: 3_000 })
+      yield* TestClock.adjust(1_000)
+      yield* transcript.flush
+      assert.deepStrictEqual(db.stored.map((turn) => turn.text), ["Hello.", "Alex Morgan", "Thank you."])
+      assert.isAbove(db.attempts(), 3)
+    }).pipe(Effect.scoped))
+
+  it.effect("a batch that cannot be written for 30 attempts is given up, and the turns after it are written", () =>
+    Effect.gen(function*() {
+      const db = flakyRepository(30)
+      const transcript = yield* MediaSessionVerdict.transcript(db.repository, "conversation-1", "call-1")
+      yield* transcript.emitTurn({ speaker: "AGENT", text: "Hello.", offsetMs: 0 })
+      yield* TestClock.adjust(40_000)
+      yield* transcript.emitTurn({ speaker: "AGENT", text: "Goodbye.", offsetMs: 5_000 })
+      yield* TestClock.adjust(1_000)
+      yield* transcript.flush
+      assert.deepStrictEqual(db.stored.map((turn) => turn.text), ["Goodbye."])
+      assert.strictEqual(db.attempts(), 31)
+    }).pipe(Effect.scoped))
+})
