@@ -21,31 +21,15 @@ import { Data, Deferred, Effect, Queue, Result } from "effect"
 import type { Cause } from "effect"
 import * as Authenticated from "./Authenticated.ts"
 import * as Dialog from "./Dialog.ts"
+import * as InDialog from "./InDialog.ts"
 import * as Sdp from "./Sdp.ts"
 import * as SessionTimer from "./SessionTimer.ts"
 import * as SipEndpoint from "./SipEndpoint.ts"
 import * as SipHeaders from "./SipHeaders.ts"
 import * as SipMessage from "./SipMessage.ts"
-import * as SipUri from "./SipUri.ts"
 import type { Peer } from "./ViaRouting.ts"
 
 type OutgoingRequest = Extract<SipMessage.Outgoing, { _tag: "Request" }>
-
-/** The methods we take. */
-export const ALLOW = "INVITE, ACK, BYE, CANCEL, OPTIONS, UPDATE, NOTIFY"
-/** The bodies we read. */
-export const ACCEPT = "application/sdp, message/sipfrag"
-
-/**
- * The headers of a 200 to OPTIONS, in or out of a dialog.
- *
- * @category encoding
- */
-export const capabilities: ReadonlyArray<SipMessage.Header> = [
-  { name: "Allow", value: ALLOW },
-  { name: "Accept", value: ACCEPT },
-  { name: "Supported", value: "timer" }
-]
 
 /**
  * @category models
@@ -171,38 +155,6 @@ const SDP: SipMessage.Header = { name: "Content-Type", value: "application/sdp" 
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
 
-/** Where requests in the dialog go: the first route, else the remote target. */
-export const targetOf = (dialog: Dialog.Dialog, transport: Peer["transport"]): Peer | undefined => {
-  const first = dialog.routeSet[0]
-  let uri: SipUri.SipUri | undefined
-  if (first !== undefined) {
-    const route = SipHeaders.parseNameAddr(first, "Route")
-    uri = Result.isSuccess(route) ? route.success.sip : undefined
-  } else {
-    const target = SipUri.parse(dialog.remoteTarget)
-    uri = Result.isSuccess(target) ? target.success : undefined
-  }
-  if (uri === undefined) return undefined
-  const named = SipUri.param(uri, "transport")?.toUpperCase()
-  return {
-    transport: named === "TCP" || named === "UDP" ? named : transport,
-    host: uri.host,
-    port: uri.port ?? 5060
-  }
-}
-
-/** A request without its Via, for `SipEndpoint.prepare` to add one with a fresh branch. */
-export const withoutVia = (request: OutgoingRequest): OutgoingRequest => ({
-  ...request,
-  headers: request.headers.filter((header) => header.name !== "Via")
-})
-
-/** The status line of a message/sipfrag body. */
-const sipfrag = (body: Uint8Array): { status: number; reason: string } | undefined => {
-  const match = /^SIP\/2\.0 (\d{3}) ?([^\r\n]*)/.exec(decoder.decode(body).trimStart())
-  return match === null ? undefined : { status: Number(match[1]), reason: match[2]! }
-}
-
 /**
  * The call of an established dialog.
  *
@@ -246,7 +198,7 @@ export const make = (context: Context, established: Established): Effect.Effect<
       onRetransmission?: (response: SipMessage.SipResponse, request: OutgoingRequest) => Effect.Effect<void>
     ) =>
       Effect.gen(function*() {
-        const target = targetOf(dialog, context.transport)
+        const target = InDialog.targetOf(dialog, context.transport)
         if (target === undefined) {
           return yield* new CallRequestError({ method, status: undefined, reason: "no usable remote target" })
         }
@@ -261,7 +213,7 @@ export const make = (context: Context, established: Established): Effect.Effect<
               ...(options.body === undefined ? {} : { body: options.body })
             })
             dialog = built.dialog
-            return withoutVia(built.request)
+            return InDialog.withoutVia(built.request)
           },
           target,
           {
@@ -292,7 +244,7 @@ export const make = (context: Context, established: Established): Effect.Effect<
             via: "",
             seq: Result.isSuccess(seq) ? seq.success.seq : response.cseq.seq
           })
-          return endpoint.send(withoutVia(built.request), target).pipe(Effect.ignore)
+          return endpoint.send(InDialog.withoutVia(built.request), target).pipe(Effect.ignore)
         }
         let resend: ((response: SipMessage.SipResponse, request: OutgoingRequest) => Effect.Effect<void>) | undefined
         const sent = yield* send(
@@ -441,7 +393,7 @@ export const make = (context: Context, established: Established): Effect.Effect<
             return
           }
           case "OPTIONS":
-            return yield* incoming.respond(SipEndpoint.answer(incoming, 200, { headers: capabilities }))
+            return yield* incoming.respond(SipEndpoint.answer(incoming, 200, { headers: InDialog.capabilities }))
           case "NOTIFY": {
             const event = (SipMessage.header(request, "Event") ?? "").split(";")[0]!.trim().toLowerCase()
             if (event !== "refer" || notifies === undefined) {
@@ -450,7 +402,7 @@ export const make = (context: Context, established: Established): Effect.Effect<
               )
             }
             yield* incoming.respond(SipEndpoint.answer(incoming, 200))
-            const frag = sipfrag(request.body)
+            const frag = InDialog.sipfrag(request.body)
             const terminated = (SipMessage.header(request, "Subscription-State") ?? "").trim().toLowerCase()
               .startsWith("terminated")
             if (frag !== undefined || terminated) {
@@ -464,7 +416,7 @@ export const make = (context: Context, established: Established): Effect.Effect<
           }
           default:
             return yield* incoming.respond(
-              SipEndpoint.answer(incoming, 501, { headers: [{ name: "Allow", value: ALLOW }] })
+              SipEndpoint.answer(incoming, 501, { headers: [{ name: "Allow", value: InDialog.ALLOW }] })
             )
         }
       })

@@ -11,6 +11,7 @@
 import { Effect, Result } from "effect"
 import * as Call from "./Call.ts"
 import * as Dialog from "./Dialog.ts"
+import * as InDialog from "./InDialog.ts"
 import * as Sdp from "./Sdp.ts"
 import * as SessionTimer from "./SessionTimer.ts"
 import * as SipEndpoint from "./SipEndpoint.ts"
@@ -122,7 +123,7 @@ export const handle = (context: Context, incoming: SipEndpoint.Incoming): Effect
     yield* incoming.respond(SipEndpoint.answer(incoming, 200, {
       headers: [
         { name: "Contact", value: context.contact },
-        ...Call.capabilities,
+        ...InDialog.capabilities,
         ...timerHeaders,
         { name: "Content-Type", value: "application/sdp" }
       ],

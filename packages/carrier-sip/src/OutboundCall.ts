@@ -15,6 +15,7 @@ import * as Authenticated from "./Authenticated.ts"
 import * as Call from "./Call.ts"
 import * as ClientTransaction from "./ClientTransaction.ts"
 import * as Dialog from "./Dialog.ts"
+import * as InDialog from "./InDialog.ts"
 import * as Sdp from "./Sdp.ts"
 import * as SessionTimer from "./SessionTimer.ts"
 import * as SipHeaders from "./SipHeaders.ts"
@@ -122,7 +123,7 @@ export const dial = (context: Context, options: DialOptions): Effect.Effect<Call
         { name: "Call-ID", value: callId },
         { name: "CSeq", value: `${++seq} INVITE` },
         { name: "Contact", value: context.contact },
-        { name: "Allow", value: Call.ALLOW },
+        { name: "Allow", value: InDialog.ALLOW },
         { name: "Supported", value: "timer" },
         { name: "Content-Type", value: "application/sdp" },
         ...authorization
@@ -160,13 +161,13 @@ export const dial = (context: Context, options: DialOptions): Effect.Effect<Call
           return yield* new DialFailed({ outcome: "failed", status: response.status, reason: made.failure })
         }
         const dialog = made.success
-        const target = Call.targetOf(dialog, context.transport) ?? trunk
+        const target = InDialog.targetOf(dialog, context.transport) ?? trunk
         const cseq = SipHeaders.parseCSeq(SipMessage.header(invite, "CSeq") ?? "")
         const built = Dialog.request(dialog, "ACK", {
           via: "",
           seq: Result.isSuccess(cseq) ? cseq.success.seq : response.cseq.seq
         })
-        ack = { message: endpoint.prepare(Call.withoutVia(built.request), target.transport), target }
+        ack = { message: endpoint.prepare(InDialog.withoutVia(built.request), target.transport), target }
         const remoteSdp = decoder.decode(response.body)
         const parsed = Sdp.parse(remoteSdp)
         const negotiated = Result.isSuccess(parsed) ? Sdp.negotiate(parsed.success) : Result.fail(parsed.failure)

@@ -13,9 +13,10 @@
  */
 import { Effect, FiberSet, Queue } from "effect"
 import type { Scope } from "effect"
-import * as Call from "./Call.ts"
+import type * as Call from "./Call.ts"
 import type * as ClientTransaction from "./ClientTransaction.ts"
 import * as InboundCall from "./InboundCall.ts"
+import * as InDialog from "./InDialog.ts"
 import * as OutboundCall from "./OutboundCall.ts"
 import * as Registration from "./Registration.ts"
 import type * as SipConfig from "./SipConfig.ts"
@@ -135,11 +136,13 @@ export const make = (options: Options): Effect.Effect<SipCalls, SipTransport.Sip
         case "ACK":
           return Effect.void
         case "OPTIONS":
-          return incoming.respond(SipEndpoint.answer(incoming, 200, { headers: Call.capabilities }))
+          return incoming.respond(SipEndpoint.answer(incoming, 200, { headers: InDialog.capabilities }))
         default:
           return IN_DIALOG.has(request.method)
             ? incoming.respond(SipEndpoint.answer(incoming, 481))
-            : incoming.respond(SipEndpoint.answer(incoming, 501, { headers: [{ name: "Allow", value: Call.ALLOW }] }))
+            : incoming.respond(
+              SipEndpoint.answer(incoming, 501, { headers: [{ name: "Allow", value: InDialog.ALLOW }] })
+            )
       }
     }
 
