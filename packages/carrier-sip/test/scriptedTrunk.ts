@@ -3,15 +3,15 @@
  * by one and answers as it likes, and helpers to write the trunk's side of a call.
  */
 import { assert } from "@effect/vitest"
+import * as Dialog from "@voice-agent/carrier-sip/Dialog"
+import * as InDialog from "@voice-agent/carrier-sip/InDialog"
+import * as Sdp from "@voice-agent/carrier-sip/Sdp"
+import * as SipCalls from "@voice-agent/carrier-sip/SipCalls"
+import * as SipEndpoint from "@voice-agent/carrier-sip/SipEndpoint"
+import * as SipMessage from "@voice-agent/carrier-sip/SipMessage"
+import type { Peer } from "@voice-agent/carrier-sip/ViaRouting"
 import { Effect, Queue, Result } from "effect"
 import * as dgram from "node:dgram"
-import * as Dialog from "../src/Dialog.ts"
-import * as InDialog from "../src/InDialog.ts"
-import * as Sdp from "../src/Sdp.ts"
-import * as SipCalls from "../src/SipCalls.ts"
-import * as SipEndpoint from "../src/SipEndpoint.ts"
-import * as SipMessage from "../src/SipMessage.ts"
-import type { Peer } from "../src/ViaRouting.ts"
 
 export const host = "127.0.0.1"
 const encoder = new TextEncoder()
@@ -77,7 +77,7 @@ export const make = Effect.gen(function*() {
 /** A `SipCalls` facing `trunkPort` on loopback. */
 export const userAgent = (
   trunkPort: number,
-  options: Partial<SipCalls.Options> & { readonly config?: Partial<SipCalls.Options["config"]> } = {}
+  options: Partial<Omit<SipCalls.Options, "config">> & { readonly config?: Partial<SipCalls.Options["config"]> } = {}
 ) =>
   SipCalls.make({
     owns: () => false,
