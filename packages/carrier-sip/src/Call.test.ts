@@ -30,7 +30,7 @@ const answered = (headers: ReadonlyArray<SipMessage.Header> = []) =>
     const call = yield* Fiber.join(dialing)
     yield* trunk.next("ACK")
     const peer: Peer = { transport: "UDP", host, port: ua.port }
-    return { trunk, call, invite, peer }
+    return { trunk, call, invite, peer, ua }
   })
 
 /** The trunk answers our BYE, so that the call ends. */
@@ -53,10 +53,13 @@ const notify = (fragment: string, state: string) => ({
 describe("Call", () => {
   it.effect("REFER: Refer-To the target, NOTIFY 100 then 200 (each answered 200): transferred", () =>
     Effect.gen(function*() {
-      const { trunk, call, invite, peer } = yield* answered()
-      const referring = yield* Effect.forkChild(call.refer(`sip:+14155550123@${host}`))
+      const { trunk, call, invite, peer, ua } = yield* answered()
+      const referring = yield* Effect.forkChild(call.refer(ua.uriOf("+14155550123")))
       const refer = yield* trunk.next("REFER")
-      assert.strictEqual(SipMessage.header(refer.request, "Refer-To"), `<sip:+14155550123@${host}>`)
+      assert.strictEqual(
+        SipMessage.header(refer.request, "Refer-To"),
+        `<sip:+14155550123@${host}:${trunk.endpoint.port}>`
+      )
       yield* refer.respond(SipEndpoint.answer(refer, 202))
       const trying = yield* trunk.inDialog(
         trunk.dialogOf(invite),
@@ -146,7 +149,7 @@ describe("Call", () => {
       yield* TestClock.adjust(50_000)
       assert.strictEqual(yield* Queue.size(trunk.inbox), 0)
       yield* TestClock.adjust(10_000)
-      assert.strictEqual((yield* byeAnswered(trunk, call)).by, "local")
+      assert.deepStrictEqual(yield* byeAnswered(trunk, call), { by: "local", reason: "session expired" })
     }).pipe(Effect.scoped))
 
   it.effect("hold sent by us: a re-INVITE with our SDP sendonly, the trunk's answer read", () =>

@@ -264,14 +264,16 @@ export const make = (context: Context, established: Established): Effect.Effect<
         return sent.response
       })
 
-    const hangup = Effect.gen(function*() {
-      if (ended !== undefined) return
-      yield* end({ by: "local", reason: "hangup" })
-      yield* send("BYE").pipe(
-        Effect.catch((error) => Effect.logWarning(`${label}: BYE failed: ${error.message}`)),
-        Effect.asVoid
-      )
-    })
+    const bye = (reason: string) =>
+      Effect.gen(function*() {
+        if (ended !== undefined) return
+        yield* end({ by: "local", reason })
+        yield* send("BYE").pipe(
+          Effect.catch((error) => Effect.logWarning(`${label}: BYE failed: ${error.message}`)),
+          Effect.asVoid
+        )
+      })
+    const hangup = bye("hangup")
 
     const takeTimer = (response: SipMessage.SipResponse) => {
       const asked = SessionTimer.read(response)
@@ -311,12 +313,12 @@ export const make = (context: Context, established: Established): Effect.Effect<
           yield* refresh.pipe(Effect.catch((error) =>
             Effect.andThen(
               Effect.logWarning(`${label}: the session refresh failed (${error.message}); hanging up`),
-              Effect.andThen(hangup, Effect.sync(() => void (ended = { by: "local", reason: "refresh failed" })))
+              bye("refresh failed")
             )
           ))
         } else {
           yield* Effect.logWarning(`${label}: the peer did not refresh the session in time; hanging up`)
-          yield* hangup
+          yield* bye("session expired")
         }
       }
     }))

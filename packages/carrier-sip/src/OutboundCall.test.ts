@@ -93,6 +93,19 @@ describe("OutboundCall", () => {
       assert.deepStrictEqual([failed.outcome, failed.status], ["no-answer", 487])
     }).pipe(Effect.scoped))
 
+  it.effect("a dial interrupted while ringing sends CANCEL", () =>
+    Effect.gen(function*() {
+      const trunk = yield* Trunk.make
+      const ua = yield* Trunk.userAgent(trunk.endpoint.port)
+      const progress = yield* Queue.unbounded<OutboundCall.Progress>()
+      const dialing = yield* Effect.forkChild(ua.dial({ ...dialOptions, onProgress: (p) => Queue.offer(progress, p) }))
+      const invite = yield* trunk.next("INVITE")
+      yield* invite.respond(SipEndpoint.answer(invite, 180))
+      yield* Queue.take(progress)
+      yield* Fiber.interrupt(dialing)
+      yield* invite.cancelled
+    }).pipe(Effect.scoped))
+
   it.effect("a 200 crossing the CANCEL is ACKed, then ended with BYE; still `no-answer`", () =>
     Effect.gen(function*() {
       const trunk = yield* Trunk.raw

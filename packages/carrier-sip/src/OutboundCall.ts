@@ -5,7 +5,8 @@
  * established `Call`. A failure final is a `DialFailed` whose outcome CONTRACT §8 maps (486,
  * 600, 603 busy; 408, 480 no-answer; others failed), logged with the trunk's status and reason
  * phrase. At the ring timeout: CANCEL (once a provisional came, RFC 3261 §9.1) and the 487
- * awaited; a 200 that crosses the CANCEL is ACKed, then BYE. Either way `no-answer`.
+ * awaited; a 200 that crosses the CANCEL is ACKed, then BYE. Either way `no-answer`. A dial
+ * interrupted before the answer sends CANCEL too.
  *
  * @since 0.1.0
  */
@@ -202,11 +203,20 @@ export const dial = (context: Context, options: DialOptions): Effect.Effect<Call
         return handle.call
       })
 
+    // Dialling given up (the caller interrupted): CANCEL, on a fiber that outlives this one.
+    const abandon = Effect.suspend(() =>
+      current === undefined ? Effect.void : context.fork(Effect.ignore(
+        Effect.andThen(
+          Effect.logInfo(`${label}: dialling given up, CANCEL`),
+          endpoint.request(ClientTransaction.cancelFor(current), trunk)
+        )
+      ))
+    )
     const ringMs = (options.ringTimeoutS ?? context.ringTimeoutS) * 1000
     const first = yield* Effect.raceFirst(
       Fiber.join(fiber),
       Effect.as(Effect.sleep(ringMs), undefined)
-    ).pipe(Effect.catch(unreachable))
+    ).pipe(Effect.catch(unreachable), Effect.onInterrupt(() => abandon))
     if (first !== undefined) {
       const { request, response } = first
       if (response.status < 300) return yield* establish(request, response)

@@ -55,6 +55,8 @@ export interface SipCalls {
   readonly host: string
   readonly port: number
   readonly dial: (options: OutboundCall.DialOptions) => Effect.Effect<Call.Call, OutboundCall.DialFailed>
+  /** `sip:<E.164>@<trunk>`: where a transfer to a number is referred (CONTRACT §8). */
+  readonly uriOf: (e164: string) => string
   /** Inbound calls, answered and ACKed. */
   readonly inbound: Queue.Dequeue<Call.Call>
   /** Present when `config.register`. */
@@ -169,6 +171,7 @@ export const make = (options: Options): Effect.Effect<SipCalls, SipTransport.Sip
       host: endpoint.host,
       port: endpoint.port,
       dial: (dialOptions) => OutboundCall.dial(outboundContext, dialOptions),
+      uriOf: (e164) => `sip:${e164}@${trunkHostPort}`,
       inbound,
       registration
     } satisfies SipCalls
