@@ -129,11 +129,13 @@ export const handle = (context: Context, incoming: SipEndpoint.Incoming): Effect
       ],
       body: encoder.encode(answered.success.sdp)
     }))
-    const acked = yield* Effect.raceFirst(
-      Effect.as(handle.acked, true),
-      Effect.as(Effect.sleep(context.ackTimeoutMs), false)
-    )
-    if (!acked) {
+    const acked = yield* Effect.raceAll([
+      Effect.as(handle.acked, "acked" as const),
+      Effect.as(handle.call.ended, "ended" as const),
+      Effect.as(Effect.sleep(context.ackTimeoutMs), "late" as const)
+    ])
+    if (acked === "ended") return yield* Effect.logInfo(`${label}: ended before its ACK came`)
+    if (acked === "late") {
       yield* Effect.logWarning(`${label}: no ACK to our 200; hanging up`)
       return yield* handle.call.hangup
     }

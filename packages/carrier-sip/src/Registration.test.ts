@@ -13,6 +13,18 @@ const challenge = {
 
 const realPause = Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 5)))
 
+/**
+ * A minute passes until the trunk has a request: the user agent reads the last answer over a
+ * real socket, so its 60 s wait may start after a first move of the clock.
+ */
+const nextMinute = <A>(inbox: Queue.Queue<A>) =>
+  Effect.gen(function*() {
+    for (let tries = 0; tries < 50 && (yield* Queue.size(inbox)) === 0; tries++) {
+      yield* realPause
+      yield* TestClock.adjust(60_000)
+    }
+  })
+
 describe("Registration", () => {
   it.effect("REGISTER answered after a 401, refreshed at half the granted Expires, removed when the scope closes", () =>
     Effect.gen(function*() {
@@ -52,6 +64,30 @@ describe("Registration", () => {
       assert.strictEqual(SipMessage.header(removal.request, "Expires"), "0")
       yield* removal.respond(SipEndpoint.answer(removal, 200))
       yield* Fiber.join(closing)
+    }).pipe(Effect.scoped))
+
+  it.effect("a refusal (403) is tried again a minute later; without credentials no challenge is answered", () =>
+    Effect.gen(function*() {
+      const trunk = yield* Trunk.make
+      const ua = yield* Trunk.userAgent(trunk.endpoint.port, { config: { register: true } })
+      const first = yield* trunk.next("REGISTER")
+      assert.strictEqual(first.request.to.sip?.user, "voice-agent")
+      yield* first.respond(SipEndpoint.answer(first, 403, { reason: "Forbidden (bad IP)" }))
+      assert.isUndefined(ua.registration?.granted())
+      yield* nextMinute(trunk.inbox)
+      const again = yield* trunk.next("REGISTER")
+      yield* again.respond(SipEndpoint.answer(again, 401, { headers: [challenge] }))
+      yield* nextMinute(trunk.inbox)
+      const third = yield* trunk.next("REGISTER")
+      assert.isUndefined(SipMessage.header(third.request, "Authorization"))
+      yield* third.respond(SipEndpoint.answer(third, 200, { headers: [{ name: "Expires", value: "600" }] }))
+      while (ua.registration?.granted() === undefined) yield* realPause
+      assert.strictEqual(ua.registration.granted(), 600)
+      // Closing: Expires: 0, answered.
+      const removal = yield* Effect.forkChild(
+        Effect.flatMap(trunk.next("REGISTER"), (r) => r.respond(SipEndpoint.answer(r, 200)))
+      )
+      return removal
     }).pipe(Effect.scoped))
 
   it("reads the granted Expires from our Contact, else the Expires header, else what was asked", () => {
