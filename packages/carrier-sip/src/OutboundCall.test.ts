@@ -62,16 +62,19 @@ describe("OutboundCall", () => {
       assert.deepStrictEqual(events.map((e) => e._tag), ["Ended"])
     }).pipe(Effect.scoped))
 
-  it.effect("busy: 486 is `busy` with the trunk's status and reason phrase", () =>
-    Effect.gen(function*() {
-      const trunk = yield* Trunk.make
-      const ua = yield* Trunk.userAgent(trunk.endpoint.port)
-      const dialing = yield* Effect.forkChild(Effect.flip(ua.dial(dialOptions)))
-      const invite = yield* trunk.next("INVITE")
-      yield* invite.respond(SipEndpoint.answer(invite, 486, { reason: "Busy Here (line 2)" }))
-      const failed = yield* Fiber.join(dialing)
-      assert.deepStrictEqual([failed.outcome, failed.status, failed.reason], ["busy", 486, "Busy Here (line 2)"])
-    }).pipe(Effect.scoped))
+  it.effect("busy: 486 is `busy` with the trunk's status and reason phrase, logged", () =>
+    Trunk.withLogs((logged) =>
+      Effect.gen(function*() {
+        const trunk = yield* Trunk.make
+        const ua = yield* Trunk.userAgent(trunk.endpoint.port)
+        const dialing = yield* Effect.forkChild(Effect.flip(ua.dial(dialOptions)))
+        const invite = yield* trunk.next("INVITE")
+        yield* invite.respond(SipEndpoint.answer(invite, 486, { reason: "Busy Here (line 2)" }))
+        const failed = yield* Fiber.join(dialing)
+        assert.deepStrictEqual([failed.outcome, failed.status, failed.reason], ["busy", 486, "Busy Here (line 2)"])
+        assert.isTrue(logged.some((line) => line.includes("486 Busy Here (line 2)")), logged.join("\n"))
+      })
+    ).pipe(Effect.scoped))
 
   it.effect("no answer: at the ring timeout CANCEL, the trunk's 487, and `no-answer`", () =>
     Effect.gen(function*() {
@@ -187,22 +190,25 @@ describe("OutboundCall", () => {
       yield* call.ended
     }).pipe(Effect.scoped))
 
-  it.effect("a second challenge (not stale) fails with the trunk's status and reason", () =>
-    Effect.gen(function*() {
-      const trunk = yield* Trunk.make
-      const ua = yield* Trunk.userAgent(trunk.endpoint.port, {
-        config: { credentials: { username: "alice", password: Redacted.make("wrong") } }
+  it.effect("a second challenge (not stale) fails with the trunk's status and reason, logged", () =>
+    Trunk.withLogs((logged) =>
+      Effect.gen(function*() {
+        const trunk = yield* Trunk.make
+        const ua = yield* Trunk.userAgent(trunk.endpoint.port, {
+          config: { credentials: { username: "alice", password: Redacted.make("wrong") } }
+        })
+        const dialing = yield* Effect.forkChild(Effect.flip(ua.dial(dialOptions)))
+        const challenge = { name: "Proxy-Authenticate", value: "Digest realm=\"trunk\", nonce=\"a\", qop=\"auth\"" }
+        const first = yield* trunk.next("INVITE")
+        yield* first.respond(SipEndpoint.answer(first, 407, { headers: [challenge] }))
+        const second = yield* trunk.next("INVITE")
+        assert.isDefined(SipMessage.header(second.request, "Proxy-Authorization"))
+        yield* second.respond(SipEndpoint.answer(second, 407, { headers: [challenge], reason: "Bad Credentials" }))
+        const failed = yield* Fiber.join(dialing)
+        assert.deepStrictEqual([failed.outcome, failed.status, failed.reason], ["failed", 407, "Bad Credentials"])
+        assert.isTrue(logged.some((line) => line.includes("challenged again") && line.includes("407 Bad Credentials")))
+        // No third attempt.
+        assert.strictEqual(yield* Queue.size(trunk.inbox), 0)
       })
-      const dialing = yield* Effect.forkChild(Effect.flip(ua.dial(dialOptions)))
-      const challenge = { name: "Proxy-Authenticate", value: "Digest realm=\"trunk\", nonce=\"a\", qop=\"auth\"" }
-      const first = yield* trunk.next("INVITE")
-      yield* first.respond(SipEndpoint.answer(first, 407, { headers: [challenge] }))
-      const second = yield* trunk.next("INVITE")
-      assert.isDefined(SipMessage.header(second.request, "Proxy-Authorization"))
-      yield* second.respond(SipEndpoint.answer(second, 407, { headers: [challenge], reason: "Bad Credentials" }))
-      const failed = yield* Fiber.join(dialing)
-      assert.deepStrictEqual([failed.outcome, failed.status, failed.reason], ["failed", 407, "Bad Credentials"])
-      // No third attempt.
-      assert.strictEqual(yield* Queue.size(trunk.inbox), 0)
-    }).pipe(Effect.scoped))
+    ).pipe(Effect.scoped))
 })

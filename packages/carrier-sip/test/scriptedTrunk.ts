@@ -10,7 +10,7 @@ import * as SipCalls from "@voice-agent/carrier-sip/SipCalls"
 import * as SipEndpoint from "@voice-agent/carrier-sip/SipEndpoint"
 import * as SipMessage from "@voice-agent/carrier-sip/SipMessage"
 import type { Peer } from "@voice-agent/carrier-sip/ViaRouting"
-import { Effect, Queue, Result } from "effect"
+import { Effect, Logger, Queue, Result } from "effect"
 import * as dgram from "node:dgram"
 
 export const host = "127.0.0.1"
@@ -124,3 +124,12 @@ export const raw = Effect.gen(function*() {
     })
   return { port: socket.address().port, next, send }
 })
+
+/** What is logged while `effect` runs (and its fibers), as text. */
+export const withLogs = <A, E, R>(effect: (logged: Array<string>) => Effect.Effect<A, E, R>) => {
+  const logged: Array<string> = []
+  const capture = Logger.layer([
+    Logger.make(({ message }) => void logged.push((Array.isArray(message) ? message : [message]).join(" ")))
+  ])
+  return effect(logged).pipe(Effect.provide(capture))
+}
