@@ -81,16 +81,19 @@ describe("InboundCall", () => {
       assert.strictEqual((yield* answered.ended).by, "remote")
     }).pipe(Effect.scoped))
 
-  it.effect("a stranger's number: 404, and the decider never asked", () =>
-    Effect.gen(function*() {
-      let asked = 0
-      const { trunk, peer } = yield* setup(() => Effect.sync(() => (asked++, { _tag: "Answer", local: ourMedia })))
-      const response = yield* trunk.endpoint.request(
-        outside("INVITE", "+14155550111", peer.port, trunk.endpoint.port, Sdp.offer(trunkMedia)),
-        peer
-      )
-      assert.deepStrictEqual([response.status, asked], [404, 0])
-    }).pipe(Effect.scoped))
+  it.effect("a stranger's number: 404, logged, and the decider never asked", () =>
+    Trunk.withLogs((logged) =>
+      Effect.gen(function*() {
+        let asked = 0
+        const { trunk, peer } = yield* setup(() => Effect.sync(() => (asked++, { _tag: "Answer", local: ourMedia })))
+        const response = yield* trunk.endpoint.request(
+          outside("INVITE", "+14155550111", peer.port, trunk.endpoint.port, Sdp.offer(trunkMedia)),
+          peer
+        )
+        assert.deepStrictEqual([response.status, asked], [404, 0])
+        assert.isTrue(logged.some((line) => line.includes("to +14155550111: refused 404 Not Found")), logged.join("\n"))
+      })
+    ).pipe(Effect.scoped))
 
   it.effect("refused by the decider with its status; cancelled by the caller before the answer", () =>
     Effect.gen(function*() {

@@ -62,6 +62,26 @@ describe("OutboundCall", () => {
       assert.deepStrictEqual(events.map((e) => e._tag), ["Ended"])
     }).pipe(Effect.scoped))
 
+  it.effect("over TCP: the INVITE, its ACK and our BYE on the trunk's TCP port", () =>
+    Effect.gen(function*() {
+      const trunk = yield* Trunk.make
+      const ua = yield* Trunk.userAgent(trunk.endpoint.port, {
+        config: { trunk: { host, port: trunk.endpoint.port, transport: "tcp" } }
+      })
+      const dialing = yield* Effect.forkChild(ua.dial(dialOptions))
+      const invite = yield* trunk.next("INVITE")
+      assert.strictEqual(invite.source.transport, "TCP")
+      assert.include(SipMessage.header(invite.request, "Contact")!, ";transport=tcp")
+      yield* trunk.answerInvite(invite)
+      const call = yield* Fiber.join(dialing)
+      assert.strictEqual((yield* trunk.next("ACK")).source.transport, "TCP")
+      yield* Effect.forkChild(call.hangup)
+      const bye = yield* trunk.next("BYE")
+      assert.strictEqual(bye.source.transport, "TCP")
+      yield* bye.respond(SipEndpoint.answer(bye, 200))
+      yield* call.ended
+    }).pipe(Effect.scoped))
+
   it.effect("busy: 486 is `busy` with the trunk's status and reason phrase, logged", () =>
     Trunk.withLogs((logged) =>
       Effect.gen(function*() {
