@@ -123,6 +123,29 @@ describe("InboundCall", () => {
       assert.strictEqual((yield* Fiber.join(pending)).status, 487)
     }).pipe(Effect.scoped))
 
+  it.effect("session timers asked by the caller: 422 under our Min-SE; otherwise echoed, the caller refreshing", () =>
+    Effect.gen(function*() {
+      const { trunk, ua, peer } = yield* setup()
+      const withTimer = (value: string): OutgoingRequest => {
+        const invite = outside("INVITE", OWNED, peer.port, trunk.endpoint.port, Sdp.offer(trunkMedia))
+        return {
+          ...invite,
+          headers: [...invite.headers, { name: "Session-Expires", value }, { name: "Supported", value: "timer" }]
+        }
+      }
+      const short = yield* trunk.endpoint.request(withTimer("60"), peer)
+      assert.deepStrictEqual([short.status, SipMessage.header(short, "Min-SE")], [422, "90"])
+      const invite = trunk.endpoint.prepare(withTimer("1800"), "UDP")
+      const ok = yield* trunk.endpoint.request(invite, peer)
+      assert.strictEqual(ok.status, 200)
+      assert.strictEqual(SipMessage.header(ok, "Session-Expires"), "1800;refresher=uac")
+      assert.include(SipMessage.headerValues(ok, "Require"), "timer")
+      const dialog = (Dialog.fromResponse(invite, ok) as Result.Success<Dialog.Dialog, string>).success
+      yield* trunk.endpoint.send(InDialog.withoutVia(Dialog.request(dialog, "ACK", { via: "", seq: 1 }).request), peer)
+      yield* Queue.take(ua.inbound)
+      yield* trunk.inDialog(dialog, "BYE", peer)
+    }).pipe(Effect.scoped))
+
   it.effect("re-INVITE on hold: answered recvonly (sendonly mirrored) and reported `held`; then off hold", () =>
     Effect.gen(function*() {
       const { trunk, ua, peer } = yield* setup()
