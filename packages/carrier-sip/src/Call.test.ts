@@ -132,6 +132,24 @@ describe("Call", () => {
       yield* byeAnswered(trunk, call)
     }).pipe(Effect.scoped))
 
+  it.effect("session timer, we refresh and the peer allows UPDATE: an UPDATE without a body", () =>
+    Effect.gen(function*() {
+      const { trunk, call } = yield* answered([
+        { name: "Session-Expires", value: "300;refresher=uac" },
+        { name: "Allow", value: "INVITE, ACK, BYE, CANCEL, UPDATE" }
+      ])
+      yield* TestClock.adjust(150_000)
+      const update = yield* trunk.next("UPDATE")
+      assert.strictEqual(update.request.body.length, 0)
+      assert.strictEqual(SipMessage.header(update.request, "Session-Expires"), "300;refresher=uac")
+      yield* update.respond(SipEndpoint.answer(update, 200, {
+        headers: [{ name: "Session-Expires", value: "300;refresher=uac" }]
+      }))
+      assert.deepStrictEqual(yield* Queue.take(call.events), { _tag: "Refreshed", by: "local" })
+      yield* Effect.forkChild(call.hangup)
+      yield* byeAnswered(trunk, call)
+    }).pipe(Effect.scoped))
+
   it.effect("session timer, the peer refreshes (refresher=uas): its UPDATE keeps the call; silence ends it with BYE", () =>
     Effect.gen(function*() {
       const { trunk, call, invite, peer } = yield* answered([

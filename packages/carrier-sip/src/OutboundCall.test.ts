@@ -16,7 +16,7 @@ const dialOptions = { to: "+14155550100", from: "+14155550199", local: ourMedia 
 const authParam = (value: string, name: string) => new RegExp(`${name}="?([^",]*)"?`).exec(value)?.[1]
 
 describe("OutboundCall", () => {
-  it.effect("answered: 180 reported, the 2xx ACKed with the trunk's SDP; BYE from the trunk, then from us", () =>
+  it.effect("answered: 180 and 183 (its early SDP) reported, the 2xx ACKed with the trunk's SDP; BYE from the trunk, then from us", () =>
     Effect.gen(function*() {
       const trunk = yield* Trunk.make
       const ua = yield* Trunk.userAgent(trunk.endpoint.port)
@@ -33,7 +33,15 @@ describe("OutboundCall", () => {
       )
       assert.strictEqual(invite.request.from.sip?.user, "+14155550199")
       yield* invite.respond(SipEndpoint.answer(invite, 180))
-      assert.strictEqual((yield* Queue.take(progress)).status, 180)
+      const ringing = yield* Queue.take(progress)
+      assert.deepStrictEqual([ringing.status, ringing.sdp], [180, undefined])
+      yield* invite.respond(SipEndpoint.answer(invite, 183, {
+        headers: [{ name: "Content-Type", value: "application/sdp" }],
+        body: new TextEncoder().encode(Sdp.offer(Trunk.trunkMedia))
+      }))
+      const early = yield* Queue.take(progress)
+      assert.strictEqual(early.status, 183)
+      assert.include(early.sdp, "m=audio 30000")
       yield* trunk.answerInvite(invite)
       const call = yield* Fiber.join(dialing)
       assert.strictEqual(call.direction, "outbound")
