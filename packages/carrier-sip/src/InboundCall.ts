@@ -104,12 +104,12 @@ export const handle = (context: Context, incoming: SipEndpoint.Incoming): Effect
     if (Result.isFailure(answered)) return yield* refuse(488, answered.failure)
     const dialog = Dialog.fromRequest(request, incoming.tag)
     if (Result.isFailure(dialog)) return yield* refuse(400, dialog.failure)
-    const timerHeaders = asked === undefined
-      ? []
-      : SessionTimer.answerHeaders(asked.interval, SessionTimer.chooseRefresher(asked, SessionTimer.supported(request)))
     const refresher = asked === undefined
       ? undefined
       : SessionTimer.chooseRefresher(asked, SessionTimer.supported(request))
+    const timerHeaders = asked === undefined || refresher === undefined
+      ? []
+      : SessionTimer.answerHeaders(asked.interval, refresher)
     const handle = yield* Call.make(context, {
       dialog: dialog.success,
       direction: "inbound",
@@ -132,9 +132,15 @@ export const handle = (context: Context, incoming: SipEndpoint.Incoming): Effect
     const acked = yield* Effect.raceAll([
       Effect.as(handle.acked, "acked" as const),
       Effect.as(handle.call.ended, "ended" as const),
+      // A CANCEL that overtook our 200: the INVITE was answered 487, there is no call.
+      Effect.as(incoming.cancelled, "cancelled" as const),
       Effect.as(Effect.sleep(context.ackTimeoutMs), "late" as const)
     ])
     if (acked === "ended") return yield* Effect.logInfo(`${label}: ended before its ACK came`)
+    if (acked === "cancelled") {
+      yield* Effect.logInfo(`${label}: cancelled by the caller as it was answered`)
+      return yield* handle.end({ by: "remote", reason: "cancelled" })
+    }
     if (acked === "late") {
       yield* Effect.logWarning(`${label}: no ACK to our 200; hanging up`)
       return yield* handle.call.hangup

@@ -254,6 +254,10 @@ export const dial = (context: Context, options: DialOptions): Effect.Effect<Call
     })
   })
 
-/** Our Contact, as Via and the trunk see us. */
+/**
+ * Our Contact: `<sip:user@public address:port>`, with `transport=tcp` over TCP.
+ *
+ * @category constructors
+ */
 export const contactOf = (user: string, publicHost: string, port: number, transport: Peer["transport"]) =>
   `<sip:${user}@${ViaRouting.uriHost(publicHost)}:${port}${transport === "TCP" ? ";transport=tcp" : ""}>`
