@@ -172,6 +172,19 @@ describe("OutboundCall", () => {
       assert.strictEqual(failed.outcome, "no-answer")
     }).pipe(Effect.scoped))
 
+  it.effect("a 200 with no Contact: ACKed where the INVITE went, then `failed`", () =>
+    Effect.gen(function*() {
+      const trunk = yield* Trunk.raw
+      const ua = yield* Trunk.userAgent(trunk.port)
+      const dialing = yield* Effect.forkChild(Effect.flip(ua.dial(dialOptions)))
+      const invite = yield* trunk.next("INVITE")
+      yield* trunk.send(SipMessage.response(invite, 200, "OK", { toTag: "nocontact" })!, ua.port)
+      const ack = yield* trunk.next("ACK")
+      assert.strictEqual(ack.to.params.find(([name]) => name === "tag")?.[1], "nocontact")
+      const failed = yield* Fiber.join(dialing)
+      assert.deepStrictEqual([failed.outcome, failed.status], ["failed", 200])
+    }).pipe(Effect.scoped))
+
   it.effect("a digest challenge: 401, then the INVITE again with a new CSeq and branch and the right Authorization", () =>
     Effect.gen(function*() {
       const trunk = yield* Trunk.make

@@ -158,6 +158,11 @@ export const dial = (context: Context, options: DialOptions): Effect.Effect<Call
       Effect.gen(function*() {
         const made = Dialog.fromResponse(invite, response)
         if (Result.isFailure(made)) {
+          // No dialog to speak of (no To tag or Contact): ACK it where the INVITE went, so the
+          // trunk stops re-sending it, and give up.
+          const fallback = InDialog.withoutVia(ClientTransaction.ackFor(invite, response))
+          ack = { message: endpoint.prepare(fallback, trunk.transport), target: trunk }
+          yield* Effect.ignore(endpoint.send(ack.message, trunk))
           yield* Effect.logWarning(`${label}: the 2xx is unusable (${made.failure})`)
           return yield* new DialFailed({ outcome: "failed", status: response.status, reason: made.failure })
         }
