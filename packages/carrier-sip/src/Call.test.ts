@@ -183,4 +183,25 @@ describe("Call", () => {
       yield* Effect.forkChild(call.hangup)
       yield* byeAnswered(trunk, call)
     }).pipe(Effect.scoped))
+
+  it.effect("glare: the trunk's re-INVITE during ours gets 491; our 491 is tried again after 2.1-4 s", () =>
+    Effect.gen(function*() {
+      const { trunk, call, invite, peer } = yield* answered()
+      const holding = yield* Effect.forkChild(call.hold(true))
+      const ours = yield* trunk.next("INVITE")
+      const theirs = yield* trunk.inDialog(trunk.dialogOf(invite), "INVITE", peer, {
+        headers: [{ name: "Content-Type", value: "application/sdp" }],
+        body: Sdp.offer({ ...trunkMedia, version: 2 })
+      })
+      assert.strictEqual(theirs.response.status, 491)
+      yield* ours.respond(SipEndpoint.answer(ours, 491))
+      yield* Trunk.advanceUntil(trunk.inbox, 4_000)
+      const again = yield* trunk.next("INVITE")
+      assert.isAbove(again.request.cseq.seq, ours.request.cseq.seq)
+      yield* trunk.answerInvite(again)
+      assert.strictEqual((yield* Fiber.join(holding)).direction, "recvonly")
+      yield* trunk.next("ACK")
+      yield* Effect.forkChild(call.hangup)
+      yield* byeAnswered(trunk, call)
+    }).pipe(Effect.scoped))
 })

@@ -6,7 +6,8 @@
  * come out of `Sdp.negotiate`'s `held`; 488 when nothing fits) reported as `Reinvited`, and one
  * sent (`hold`); UPDATE received (a session refresh, or an offer as a re-INVITE's); OPTIONS
  * answered 200 with Allow and Accept; NOTIFYs of a REFER followed (`refer`, RFC 3515: each
- * answered 200, the sipfrag's status line read until a final one); other methods 501; a CSeq
+ * answered 200, `Transfer` reads them); a peer's offer crossing our re-INVITE 491 (ours
+ * tried again after a random wait when it gets 491); other methods 501; a CSeq
  * out of order 500. Session timers (RFC 4028) when the peer asks: the refresher refreshes at
  * half the interval (UPDATE when the peer allows it, else re-INVITE), the other side sends BYE
  * when no refresh came in time. Every refusal by the trunk is logged with its status and
@@ -27,6 +28,7 @@ import * as SessionTimer from "./SessionTimer.ts"
 import * as SipEndpoint from "./SipEndpoint.ts"
 import * as SipHeaders from "./SipHeaders.ts"
 import * as SipMessage from "./SipMessage.ts"
+import * as Transfer from "./Transfer.ts"
 import type { Peer } from "./ViaRouting.ts"
 
 type OutgoingRequest = Extract<SipMessage.Outgoing, { _tag: "Request" }>
@@ -66,20 +68,6 @@ export class CallRequestError extends Data.TaggedError("CallRequestError")<{
 }
 
 /**
- * A REFER that did not end in a 2xx sipfrag: refused, failed at the target, or no answer.
- *
- * @category errors
- */
-export class TransferFailed extends Data.TaggedError("TransferFailed")<{
-  readonly status: number | undefined
-  readonly reason: string
-}> {
-  override get message(): string {
-    return `transfer failed: ${this.status === undefined ? "" : `${this.status} `}${this.reason}`
-  }
-}
-
-/**
  * @category models
  */
 export interface Call {
@@ -98,7 +86,7 @@ export interface Call {
   readonly refer: (
     target: string,
     options?: { readonly timeoutMs?: number }
-  ) => Effect.Effect<{ readonly status: number; readonly reason: string }, TransferFailed>
+  ) => Effect.Effect<{ readonly status: number; readonly reason: string }, Transfer.TransferFailed>
   /** Completes when the call ends, either way. */
   readonly ended: Effect.Effect<Ended>
 }
@@ -172,7 +160,9 @@ export const make = (context: Context, established: Established): Effect.Effect<
     const done = yield* Deferred.make<Ended>()
     const acked = yield* Deferred.make<void>()
     const wake = yield* Queue.sliding<void>(1)
-    let notifies: Queue.Queue<{ status: number; reason: string; terminated: boolean }> | undefined
+    let notifies: Queue.Queue<Transfer.Notify> | undefined
+    /** Our re-INVITE awaits its answer: a peer's offer now is glare (491). */
+    let offering = false
     const label = `SIP call ${dialog.callId}`
 
     const emit = (event: CallEvent) =>
@@ -247,11 +237,23 @@ export const make = (context: Context, established: Established): Effect.Effect<
           return endpoint.send(InDialog.withoutVia(built.request), target).pipe(Effect.ignore)
         }
         let resend: ((response: SipMessage.SipResponse, request: OutgoingRequest) => Effect.Effect<void>) | undefined
-        const sent = yield* send(
+        const attempt = send(
           "INVITE",
           { headers: [SDP, ...headers], body: encoder.encode(Sdp.offer(local)) },
           (response, request) => resend === undefined ? Effect.void : resend(response, request)
         )
+        offering = true
+        const sent = yield* Effect.gen(function*() {
+          let sent = yield* attempt
+          // Glare (RFC 3261 §14.1): the peer's offer crossed ours. Again after 2.1-4 s when the
+          // Call-ID is ours, 0-2 s otherwise; twice at most.
+          for (let tries = 0; sent.response.status === 491 && tries < 2; tries++) {
+            const ours = established.direction === "outbound"
+            yield* Effect.sleep(Math.round(ours ? 2100 + Math.random() * 1900 : Math.random() * 2000))
+            sent = yield* attempt
+          }
+          return sent
+        }).pipe(Effect.ensuring(Effect.sync(() => void (offering = false))))
         if (sent.response.status >= 300) {
           return yield* new CallRequestError({
             method: "INVITE",
@@ -336,6 +338,7 @@ export const make = (context: Context, established: Established): Effect.Effect<
     /** The peer's offer in a re-INVITE or UPDATE: our answer, or why not. */
     const takeOffer = (incoming: SipEndpoint.Incoming, timerHeaders: ReadonlyArray<SipMessage.Header>) =>
       Effect.gen(function*() {
+        if (offering) return yield* incoming.respond(SipEndpoint.answer(incoming, 491))
         const parsed = Sdp.parse(decoder.decode(incoming.request.body))
         if (Result.isFailure(parsed)) {
           return yield* incoming.respond(SipEndpoint.answer(incoming, 400, { reason: `Bad SDP: ${parsed.failure}` }))
@@ -397,23 +400,14 @@ export const make = (context: Context, established: Established): Effect.Effect<
           case "OPTIONS":
             return yield* incoming.respond(SipEndpoint.answer(incoming, 200, { headers: InDialog.capabilities }))
           case "NOTIFY": {
-            const event = (SipMessage.header(request, "Event") ?? "").split(";")[0]!.trim().toLowerCase()
-            if (event !== "refer" || notifies === undefined) {
+            const notify = Transfer.readNotify(request)
+            if (notify === undefined || notifies === undefined) {
               return yield* incoming.respond(
                 SipEndpoint.answer(incoming, 481, { reason: "Subscription Does Not Exist" })
               )
             }
             yield* incoming.respond(SipEndpoint.answer(incoming, 200))
-            const frag = InDialog.sipfrag(request.body)
-            const terminated = (SipMessage.header(request, "Subscription-State") ?? "").trim().toLowerCase()
-              .startsWith("terminated")
-            if (frag !== undefined || terminated) {
-              yield* Queue.offer(notifies, {
-                status: frag?.status ?? 0,
-                reason: frag?.reason ?? "the subscription ended",
-                terminated
-              })
-            }
+            if (notify.status !== undefined || notify.terminated) yield* Queue.offer(notifies, notify)
             return
           }
           default:
@@ -441,36 +435,18 @@ export const make = (context: Context, established: Established): Effect.Effect<
 
     const refer = (target: string, options: { readonly timeoutMs?: number } = {}) =>
       Effect.gen(function*() {
-        if (ended !== undefined) return yield* new TransferFailed({ status: undefined, reason: "the call has ended" })
-        const queue = yield* Queue.unbounded<{ status: number; reason: string; terminated: boolean }>()
+        if (ended !== undefined) {
+          return yield* new Transfer.TransferFailed({ status: undefined, reason: "the call has ended" })
+        }
+        const queue = yield* Queue.unbounded<Transfer.Notify>()
         notifies = queue
-        const follow = Effect.gen(function*() {
-          const sent = yield* send("REFER", {
-            headers: [
-              { name: "Refer-To", value: `<${target}>` },
-              { name: "Referred-By", value: dialog.localUri }
-            ]
-          }).pipe(Effect.mapError((error) => new TransferFailed({ status: undefined, reason: error.reason })))
-          if (sent.response.status >= 300) {
-            return yield* new TransferFailed({ status: sent.response.status, reason: sent.response.reason })
-          }
-          while (true) {
-            const notify = yield* Queue.take(queue)
-            if (notify.status >= 200 && notify.status < 300) return { status: notify.status, reason: notify.reason }
-            if (notify.status >= 300 || notify.terminated) {
-              yield* Effect.logWarning(`${label}: the transfer to ${target} failed: ${notify.status} ${notify.reason}`)
-              return yield* new TransferFailed({
-                status: notify.status === 0 ? undefined : notify.status,
-                reason: notify.reason
-              })
-            }
-          }
-        })
-        const timeout = Effect.andThen(
-          Effect.sleep(options.timeoutMs ?? 60_000),
-          Effect.fail(new TransferFailed({ status: undefined, reason: "no final NOTIFY in time" }))
+        const sendRefer = send("REFER", {
+          headers: [{ name: "Refer-To", value: `<${target}>` }, { name: "Referred-By", value: dialog.localUri }]
+        }).pipe(
+          Effect.map((sent) => sent.response),
+          Effect.mapError((error) => new Transfer.TransferFailed({ status: undefined, reason: error.reason }))
         )
-        return yield* Effect.raceFirst(follow, timeout)
+        return yield* Transfer.follow(sendRefer, queue, `${label}: the transfer to ${target}`, options.timeoutMs)
       }).pipe(Effect.ensuring(Effect.sync(() => void (notifies = undefined))))
 
     const call: Call = {

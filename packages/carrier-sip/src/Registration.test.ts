@@ -11,20 +11,6 @@ const challenge = {
   value: "Digest realm=\"trunk\", nonce=\"r1\", qop=\"auth\", algorithm=MD5"
 }
 
-const realPause = Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 5)))
-
-/**
- * A minute passes until the trunk has a request: the user agent reads the last answer over a
- * real socket, so its 60 s wait may start after a first move of the clock.
- */
-const nextMinute = <A>(inbox: Queue.Queue<A>) =>
-  Effect.gen(function*() {
-    for (let tries = 0; tries < 50 && (yield* Queue.size(inbox)) === 0; tries++) {
-      yield* realPause
-      yield* TestClock.adjust(60_000)
-    }
-  })
-
 describe("Registration", () => {
   it.effect("REGISTER answered after a 401, refreshed at half the granted Expires, removed when the scope closes", () =>
     Effect.gen(function*() {
@@ -49,7 +35,7 @@ describe("Registration", () => {
         headers: [{ name: "Contact", value: `${contact};expires=120` }]
       }))
       // The clock moves once the user agent has read the 200 (it comes over a real socket).
-      while (ua.registration?.granted() === undefined) yield* realPause
+      while (ua.registration?.granted() === undefined) yield* Trunk.realPause
       assert.strictEqual(ua.registration.granted(), 120)
       yield* TestClock.adjust(59_000)
       assert.strictEqual(yield* Queue.size(trunk.inbox), 0)
@@ -74,14 +60,14 @@ describe("Registration", () => {
       assert.strictEqual(first.request.to.sip?.user, "voice-agent")
       yield* first.respond(SipEndpoint.answer(first, 403, { reason: "Forbidden (bad IP)" }))
       assert.isUndefined(ua.registration?.granted())
-      yield* nextMinute(trunk.inbox)
+      yield* Trunk.advanceUntil(trunk.inbox, 60_000)
       const again = yield* trunk.next("REGISTER")
       yield* again.respond(SipEndpoint.answer(again, 401, { headers: [challenge] }))
-      yield* nextMinute(trunk.inbox)
+      yield* Trunk.advanceUntil(trunk.inbox, 60_000)
       const third = yield* trunk.next("REGISTER")
       assert.isUndefined(SipMessage.header(third.request, "Authorization"))
       yield* third.respond(SipEndpoint.answer(third, 200, { headers: [{ name: "Expires", value: "600" }] }))
-      while (ua.registration?.granted() === undefined) yield* realPause
+      while (ua.registration?.granted() === undefined) yield* Trunk.realPause
       assert.strictEqual(ua.registration.granted(), 600)
       // Closing: Expires: 0, answered.
       const removal = yield* Effect.forkChild(

@@ -11,6 +11,7 @@ import * as SipEndpoint from "@voice-agent/carrier-sip/SipEndpoint"
 import * as SipMessage from "@voice-agent/carrier-sip/SipMessage"
 import type { Peer } from "@voice-agent/carrier-sip/ViaRouting"
 import { Effect, Logger, Queue, Result } from "effect"
+import { TestClock } from "effect/testing"
 import * as dgram from "node:dgram"
 
 export const host = "127.0.0.1"
@@ -133,3 +134,18 @@ export const withLogs = <A, E, R>(effect: (logged: Array<string>) => Effect.Effe
   ])
   return effect(logged).pipe(Effect.provide(capture))
 }
+
+/** A few real milliseconds: for what arrives over a socket while the test's clock stands. */
+export const realPause = Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 5)))
+
+/**
+ * Moves the test clock by `stepMs` until `inbox` holds something: the user agent reads the
+ * last answer over a real socket, so the wait it then starts may begin after a first move.
+ */
+export const advanceUntil = <A>(inbox: Queue.Queue<A>, stepMs: number) =>
+  Effect.gen(function*() {
+    for (let tries = 0; tries < 50 && (yield* Queue.size(inbox)) === 0; tries++) {
+      yield* realPause
+      yield* TestClock.adjust(stepMs)
+    }
+  })
