@@ -123,7 +123,7 @@ describe("InboundCall", () => {
       assert.strictEqual((yield* Fiber.join(pending)).status, 487)
     }).pipe(Effect.scoped))
 
-  it.effect("session timers asked by the caller: 422 under our Min-SE; otherwise echoed, the caller refreshing", () =>
+  it.effect("session timers asked by the caller: 422 under our Min-SE; otherwise echoed; 100rel required: 420", () =>
     Effect.gen(function*() {
       const { trunk, ua, peer } = yield* setup()
       const withTimer = (value: string): OutgoingRequest => {
@@ -133,6 +133,12 @@ describe("InboundCall", () => {
           headers: [...invite.headers, { name: "Session-Expires", value }, { name: "Supported", value: "timer" }]
         }
       }
+      const reliable = withTimer("1800")
+      const needs100rel = yield* trunk.endpoint.request({
+        ...reliable,
+        headers: [...reliable.headers, { name: "Require", value: "100rel, timer" }]
+      }, peer)
+      assert.deepStrictEqual([needs100rel.status, SipMessage.header(needs100rel, "Unsupported")], [420, "100rel"])
       const short = yield* trunk.endpoint.request(withTimer("60"), peer)
       assert.deepStrictEqual([short.status, SipMessage.header(short, "Min-SE")], [422, "90"])
       const invite = trunk.endpoint.prepare(withTimer("1800"), "UDP")

@@ -2,9 +2,10 @@
  * A call from the trunk (RFC 3261 §13.3, CONTRACT §8): an INVITE whose Request-URI (else To)
  * names an owned number is offered to `decide`; others get 404. The offer is checked first (400
  * for SDP that does not parse, 488 when no codec fits, 422 for a session timer under our
- * Min-SE), 180 is sent, then the decision: our SDP answer in a 200 (the call, once the ACK came;
- * BYE when none came in 32 s), or a refusal status. A CANCEL before the answer ends it (the
- * transaction layer has answered 487). Every refusal is logged with its status and reason.
+ * Min-SE, 420 for an extension required that we lack, such as 100rel), 180 is sent, then the
+ * decision: our SDP answer in a 200 (the call, once the ACK came; BYE when none came in
+ * 64·T1), or a refusal status. A CANCEL before the answer ends it (the transaction layer has
+ * answered 487). Every refusal is logged with its status and reason.
  *
  * @since 0.1.0
  */
@@ -77,6 +78,15 @@ export const handle = (context: Context, incoming: SipEndpoint.Incoming): Effect
         incoming.respond(SipEndpoint.answer(incoming, status, reason === undefined ? {} : { reason }))
       )
     if (called === undefined || !context.owns(called)) return yield* refuse(404, "Not Found")
+    // RFC 3261 §8.2.2.3: an extension we do not support (100rel, say) required is a 420.
+    const unsupported = SipMessage.headerValues(request, "Require").map((option) => option.trim().toLowerCase())
+      .filter((option) => option !== "timer" && option !== "")
+    if (unsupported.length > 0) {
+      yield* Effect.logWarning(`${label}: refused 420, it requires ${unsupported.join(", ")}`)
+      return yield* incoming.respond(SipEndpoint.answer(incoming, 420, {
+        headers: [{ name: "Unsupported", value: unsupported.join(", ") }]
+      }))
+    }
     const asked = SessionTimer.read(request)
     if (asked !== undefined && asked.interval < SessionTimer.MIN_SE) {
       yield* Effect.logWarning(`${label}: refused 422, Session-Expires ${asked.interval} is under our Min-SE`)
