@@ -52,7 +52,7 @@ describe("Registration", () => {
       yield* Fiber.join(closing)
     }).pipe(Effect.scoped))
 
-  it.effect("a refusal (403) is tried again a minute later; without credentials no challenge is answered", () =>
+  it.effect("a 403 is tried again a minute later, a 423 at once with Min-Expires; without credentials no challenge is answered", () =>
     Effect.gen(function*() {
       const trunk = yield* Trunk.make
       const ua = yield* Trunk.userAgent(trunk.endpoint.port, { config: { register: true } })
@@ -62,7 +62,10 @@ describe("Registration", () => {
       assert.isUndefined(ua.registration?.granted())
       yield* Trunk.advanceUntil(trunk.inbox, 60_000)
       const again = yield* trunk.next("REGISTER")
-      yield* again.respond(SipEndpoint.answer(again, 401, { headers: [challenge] }))
+      yield* again.respond(SipEndpoint.answer(again, 423, { headers: [{ name: "Min-Expires", value: "7200" }] }))
+      const longer = yield* trunk.next("REGISTER")
+      assert.strictEqual(SipMessage.header(longer.request, "Expires"), "7200")
+      yield* longer.respond(SipEndpoint.answer(longer, 401, { headers: [challenge] }))
       yield* Trunk.advanceUntil(trunk.inbox, 60_000)
       const third = yield* trunk.next("REGISTER")
       assert.isUndefined(SipMessage.header(third.request, "Authorization"))

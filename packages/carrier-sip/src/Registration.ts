@@ -2,7 +2,8 @@
  * REGISTER with the trunk (RFC 3261 §10) when `SIP_REGISTER=true`: our Contact bound to
  * `sip:<username>@<trunk>`, challenges answered (`Authenticated`), refreshed at half the
  * Expires the trunk grants (its Contact's `expires`, else its Expires header, else what we
- * asked), retried a minute after a failure, and removed (Expires: 0) when the scope closes.
+ * asked), asked again at once with the trunk's Min-Expires after a 423, retried a minute after
+ * another failure, and removed (Expires: 0) when the scope closes.
  * Every refusal is logged with the trunk's status and reason phrase.
  *
  * @since 0.1.0
@@ -73,6 +74,9 @@ export const make = (options: Options): Effect.Effect<Registration, never, Scope
     const asked = options.expires ?? 3600
     let seq = 0
     let granted: number | undefined
+    let askFor = asked
+    /** A 423 told us what to ask for: REGISTER again without waiting. */
+    let again = false
 
     const build = (expires: number) => (authorization: ReadonlyArray<SipMessage.Header>): OutgoingRequest => ({
       _tag: "Request",
@@ -99,6 +103,12 @@ export const make = (options: Options): Effect.Effect<Registration, never, Scope
           if (response.status >= 200 && response.status < 300) {
             return Effect.succeed(expires === 0 ? 0 : grantedExpires(response, expires))
           }
+          const least = Number(SipMessage.header(response, "Min-Expires")?.trim())
+          if (response.status === 423 && Number.isInteger(least) && least > askFor) {
+            // Interval Too Brief: at once again, asking for the trunk's least.
+            askFor = least
+            again = true
+          }
           return Effect.as(
             Effect.logWarning(
               `SIP: REGISTER ${aor} refused by the trunk: ${response.status} ${response.reason}`
@@ -112,8 +122,10 @@ export const make = (options: Options): Effect.Effect<Registration, never, Scope
       )
 
     yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
-      granted = yield* register(asked)
+      again = false
+      granted = yield* register(askFor)
       if (granted !== undefined) yield* Effect.logInfo(`SIP: registered ${aor} for ${granted} s`)
+      if (again) return
       yield* Effect.sleep(granted === undefined || granted === 0 ? (options.retryS ?? 60) * 1000 : granted * 500)
     })))
 
