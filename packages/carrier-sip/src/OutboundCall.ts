@@ -252,6 +252,9 @@ export const dial = (context: Context, options: DialOptions): Effect.Effect<Call
       const call = yield* establish(last.request, last.response)
       yield* call.hangup
     }
+    yield* Effect.logWarning(
+      `${label}: no-answer in ${ringMs / 1000} s, the trunk answered ${last.response.status} ${last.response.reason}`
+    )
     return yield* new DialFailed({
       outcome: "no-answer",
       status: last.response.status < 300 ? undefined : last.response.status,
