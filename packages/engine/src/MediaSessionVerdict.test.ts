@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { TranscriptTurnRecord } from "@voice-agent/core/Conversation"
-import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
+import type { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import * as MediaSessionVerdict from "./MediaSessionVerdict.ts"
