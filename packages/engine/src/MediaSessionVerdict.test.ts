@@ -9,16 +9,14 @@ import * as MediaSessionVerdict from "./MediaSessionVerdict.ts"
 const flakyRepository = (failures: number) => {
   const stored: Array<TranscriptTurnRecord> = []
   let attempts = 0
-  const repository = ConversationRepository.of(
-    {
-      appendTurns: (_, turns) =>
-        Effect.suspend(() => {
-          attempts++
-          if (attempts <= failures) return Effect.die(new Error("Connection terminated unexpectedly"))
-          return Effect.sync(() => void stored.push(...turns))
-        })
-    } as unknown as ConversationRepository["Service"]
-  )
+  const appendTurns: ConversationRepository["Service"]["appendTurns"] = (_, turns) =>
+    Effect.suspend(() => {
+      attempts++
+      if (attempts <= failures) return Effect.die(new Error("Connection terminated unexpectedly"))
+      return Effect.sync(() => void stored.push(...turns))
+    })
+  // only the transcript's writes are used
+  const repository = { appendTurns } as unknown as ConversationRepository["Service"]
   return { repository, stored, attempts: () => attempts }
 }
 
