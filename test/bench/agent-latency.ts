@@ -154,6 +154,7 @@ import type { TextToSpeech } from "@voice-agent/core/ports/TextToSpeech"
 import * as MediaRoute from "@voice-agent/engine/MediaRoute"
 import * as MediaSession from "@voice-agent/engine/MediaSession"
 import * as MediaToken from "@voice-agent/engine/MediaToken"
+import * as MemoryConversations from "@voice-agent/engine/testing/MemoryConversations"
 import * as MemoryDialer from "@voice-agent/engine/testing/MemoryDialer"
 import * as MemoryMedia from "@voice-agent/engine/testing/MemoryMedia"
 import * as DeepgramSpeechToText from "@voice-agent/providers/DeepgramSpeechToText"
@@ -605,26 +606,10 @@ const bench = (
     )
     const world = MemoryDialer.makeWorld()
     const conversations = new Map<string, ReturnType<typeof conversationOf>>()
-    const repository = ConversationRepository.of({
-      insert: () => Effect.die("unused"),
-      end: () => Effect.die("unused"),
-      closeAbandoned: () => Effect.die("unused"),
-      appendTurns: () => Effect.void,
-      list: () => Effect.die("unused"),
-      findByCallId: () => Effect.die("unused"),
-      transcript: () => Effect.succeed([]),
-      callContext: (id) =>
-        Effect.succeed(Option.map(Option.fromNullishOr(conversations.get(id)), (conversation) => ({
-          conversation,
-          data: { first_name: "Ann" }
-        }))),
-      claimStream: (id) => Effect.succeed(conversations.has(id)),
-      recordField: () => Effect.die("unused"),
-      fields: () => Effect.die("unused"),
-      recordLatency: () => Effect.void,
-      latency: () => Effect.die("unused"),
-      campaignLatency: () => Effect.die("unused")
-    })
+    const repository = MemoryConversations.make((id) => {
+      const conversation = conversations.get(id)
+      return conversation === undefined ? undefined : { conversation, data: { first_name: "Ann" } }
+    }).repository
     const context = yield* Layer.build(Layer.mergeAll(
       FileRecordingStore.layer(dir),
       Layer.effect(CallEvents, MemoryDialer.callEvents(world)),

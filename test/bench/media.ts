@@ -39,7 +39,6 @@
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as SimCarrier from "@voice-agent/carrier-sim/SimCarrier"
-import type { FieldValue } from "@voice-agent/core/AgentTask"
 import { Agent } from "@voice-agent/core/ports/Agent"
 import type { AgentCall, AgentEnd, CallInput } from "@voice-agent/core/ports/Agent"
 import { CallEvents } from "@voice-agent/core/ports/CallEvents"
@@ -51,10 +50,11 @@ import type { MediaSocket } from "@voice-agent/core/ports/MediaSocket"
 import { ServerSecrets } from "@voice-agent/core/ports/ServerSecrets"
 import * as MediaSession from "@voice-agent/engine/MediaSession"
 import * as MediaToken from "@voice-agent/engine/MediaToken"
+import * as MemoryConversations from "@voice-agent/engine/testing/MemoryConversations"
 import * as MemoryDialer from "@voice-agent/engine/testing/MemoryDialer"
 import * as MemoryMedia from "@voice-agent/engine/testing/MemoryMedia"
 import * as FileRecordingStore from "@voice-agent/recordings-fs/FileRecordingStore"
-import { Console, Context, Duration, Effect, Layer, Option, References, Stream } from "effect"
+import { Console, Context, Duration, Effect, Layer, References, Stream } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { fork } from "node:child_process"
 import * as fs from "node:fs"
@@ -185,30 +185,14 @@ const conversation = (callId: string) => ({
   terminationReason: null
 })
 
-let turns = 0
 const program = Effect.gen(function*() {
   const dir = yield* Effect.acquireRelease(
     Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "va-bench-media-"))),
     (d) => Effect.sync(() => fs.rmSync(d, { recursive: true, force: true }))
   )
   const world = MemoryDialer.makeWorld()
-  const fields = new Map<string, FieldValue>()
-  const conversations = ConversationRepository.of({
-    insert: () => Effect.die("unused"),
-    end: () => Effect.die("unused"),
-    closeAbandoned: () => Effect.die("unused"),
-    appendTurns: (_, added) => Effect.sync(() => void (turns += added.length)),
-    list: () => Effect.die("unused"),
-    findByCallId: () => Effect.die("unused"),
-    transcript: () => Effect.succeed([]),
-    callContext: (id) => Effect.succeed(Option.some({ conversation: conversation(id), data: { first_name: "Ann" } })),
-    claimStream: () => Effect.succeed(true),
-    recordField: (_, key, value) => Effect.sync(() => void fields.set(key, value)),
-    fields: () => Effect.sync(() => Object.fromEntries(fields)),
-    recordLatency: () => Effect.void,
-    latency: () => Effect.succeed([]),
-    campaignLatency: () => Effect.die("unused")
-  })
+  const store = MemoryConversations.make((id) => ({ conversation: conversation(id), data: { first_name: "Ann" } }))
+  const conversations = store.repository
   const services = Layer.mergeAll(
     FileRecordingStore.layer(dir),
     Layer.effect(CallEvents, MemoryDialer.callEvents(world)),
@@ -366,7 +350,7 @@ const program = Effect.gen(function*() {
       `  node ${process.version}, ${os.cpus().length} cores (shared with other work), ${
         drainOnly ? "agent draining its input" : "scripted agent"
       }, recordings on, real clock`,
-      `  calls placed ${placed}, agent input items ${inputs}, turns ${turns}`,
+      `  calls placed ${placed}, agent input items ${inputs}, turns ${store.turns.length}`,
       `frame lag (carrier's grid slot -> agent reads the frame)  n=${lags.length}  p50 ${
         ms(quantile(lags, 0.5))
       }  p99 ${ms(quantile(lags, 0.99))}  max ${ms(lags.reduce((a, b) => Math.max(a, b), 0))}  over 20 ms: ${

@@ -7,7 +7,6 @@ import { assert, describe, it } from "@effect/vitest"
 import * as SimMediaStream from "@voice-agent/carrier-sim/SimMediaStream"
 import * as SimPerson from "@voice-agent/carrier-sim/SimPerson"
 import * as SimVoice from "@voice-agent/carrier-sim/SimVoice"
-import type { FieldValue } from "@voice-agent/core/AgentTask"
 import type { ConversationRecord } from "@voice-agent/core/Conversation"
 import type { AgentCall, AgentEnd, AudioFrame, AudioSink, CallInput, Playback } from "@voice-agent/core/ports/Agent"
 import { Agent } from "@voice-agent/core/ports/Agent"
@@ -19,6 +18,7 @@ import { RecordingStore } from "@voice-agent/core/ports/RecordingStore"
 import { ServerSecrets } from "@voice-agent/core/ports/ServerSecrets"
 import * as MediaSession from "@voice-agent/engine/MediaSession"
 import * as MediaToken from "@voice-agent/engine/MediaToken"
+import * as MemoryConversations from "@voice-agent/engine/testing/MemoryConversations"
 import * as MemoryDialer from "@voice-agent/engine/testing/MemoryDialer"
 import * as MemoryMedia from "@voice-agent/engine/testing/MemoryMedia"
 import * as DtmfTones from "@voice-agent/media/DtmfTones"
@@ -29,7 +29,7 @@ import * as SimSpeech from "@voice-agent/media/SimSpeech"
 import * as TwilioMediaStream from "@voice-agent/media/TwilioMediaStream"
 import * as Wav from "@voice-agent/media/Wav"
 import * as FileRecordingStore from "@voice-agent/recordings-fs/FileRecordingStore"
-import { Clock, Deferred, Effect, Fiber, Layer, Logger, Option, Queue, Stream } from "effect"
+import { Clock, Deferred, Effect, Fiber, Layer, Logger, Queue, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -67,30 +67,9 @@ const harness = Effect.gen(function*() {
     (d) => Effect.sync(() => fs.rmSync(d, { recursive: true, force: true }))
   )
   const world = MemoryDialer.makeWorld()
-  const turns: Array<{ speaker: string; text: string; offsetMs: number }> = []
-  const fields = new Map<string, FieldValue>()
-  const streams = new Map<string, string>()
-  const conversations = ConversationRepository.of({
-    insert: () => Effect.die("unused"),
-    end: () => Effect.die("unused"),
-    closeAbandoned: () => Effect.die("unused"),
-    appendTurns: (_, added) => Effect.sync(() => void turns.push(...added)),
-    list: () => Effect.die("unused"),
-    findByCallId: () => Effect.die("unused"),
-    transcript: () => Effect.succeed([]),
-    callContext: (id) => Effect.succeed(id === callId ? Option.some({ conversation, data: {} }) : Option.none()),
-    claimStream: (id, streamId) =>
-      Effect.sync(() => {
-        if (id !== callId || (streams.has(id) && streams.get(id) !== streamId)) return false
-        streams.set(id, streamId)
-        return true
-      }),
-    recordField: (_, key, value) => Effect.sync(() => void fields.set(key, value)),
-    fields: () => Effect.sync(() => Object.fromEntries(fields)),
-    recordLatency: () => Effect.void,
-    latency: () => Effect.succeed([]),
-    campaignLatency: () => Effect.die("unused")
-  })
+  const memory = MemoryConversations.make((id) => id === callId ? { conversation, data: {} } : undefined)
+  const { turns } = memory
+  const conversations = memory.repository
   const services = Layer.mergeAll(
     FileRecordingStore.layer(dir),
     Layer.effect(CallEvents, MemoryDialer.callEvents(world)),

@@ -14,13 +14,14 @@ import type { RecordingStore } from "@voice-agent/core/ports/RecordingStore"
 import { ServerSecrets } from "@voice-agent/core/ports/ServerSecrets"
 import * as MediaSession from "@voice-agent/engine/MediaSession"
 import * as MediaToken from "@voice-agent/engine/MediaToken"
+import * as MemoryConversations from "@voice-agent/engine/testing/MemoryConversations"
 import * as MemoryDialer from "@voice-agent/engine/testing/MemoryDialer"
 import * as ALaw from "@voice-agent/media/ALaw"
 import * as MuLaw from "@voice-agent/media/MuLaw"
 import * as SimSpeech from "@voice-agent/media/SimSpeech"
 import * as Wav from "@voice-agent/media/Wav"
 import * as FileRecordingStore from "@voice-agent/recordings-fs/FileRecordingStore"
-import { Clock, Deferred, Effect, Exit, Fiber, Layer, Option, Result, Scope, Stream } from "effect"
+import { Clock, Deferred, Effect, Exit, Fiber, Layer, Result, Scope, Stream } from "effect"
 import * as Dgram from "node:dgram"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -69,29 +70,9 @@ const harness = (answeredBy: AnsweredBy) =>
     )
     const world = MemoryDialer.makeWorld()
     world.events.set(callId, [{ _tag: "Answered", at: 0, answeredBy }])
-    const turns: Array<{ speaker: string; text: string }> = []
-    let claimed: string | undefined
-    const conversations = ConversationRepository.of({
-      insert: () => Effect.die("unused"),
-      end: () => Effect.die("unused"),
-      closeAbandoned: () => Effect.die("unused"),
-      appendTurns: (_, added) => Effect.sync(() => void turns.push(...added)),
-      list: () => Effect.die("unused"),
-      findByCallId: () => Effect.die("unused"),
-      transcript: () => Effect.succeed([]),
-      callContext: (id) => Effect.succeed(id === callId ? Option.some({ conversation, data: {} }) : Option.none()),
-      claimStream: (id, streamId) =>
-        Effect.sync(() => {
-          if (id !== callId || (claimed !== undefined && claimed !== streamId)) return false
-          claimed = streamId
-          return true
-        }),
-      recordField: () => Effect.void,
-      fields: () => Effect.succeed({}),
-      recordLatency: () => Effect.void,
-      latency: () => Effect.succeed([]),
-      campaignLatency: () => Effect.die("unused")
-    })
+    const memory = MemoryConversations.make((id) => id === callId ? { conversation, data: {} } : undefined)
+    const { turns } = memory
+    const conversations = memory.repository
     const services = Layer.mergeAll(
       FileRecordingStore.layer(dir),
       Layer.effect(CallEvents, MemoryDialer.callEvents(world)),
