@@ -7,7 +7,6 @@ import { assert, describe, it } from "@effect/vitest"
 import * as SimMediaStream from "@voice-agent/carrier-sim/SimMediaStream"
 import * as SimPerson from "@voice-agent/carrier-sim/SimPerson"
 import * as SimVoice from "@voice-agent/carrier-sim/SimVoice"
-import type { ConversationRecord } from "@voice-agent/core/Conversation"
 import type { AgentCall, AgentEnd, AudioFrame, AudioSink, CallInput, Playback } from "@voice-agent/core/ports/Agent"
 import { Agent } from "@voice-agent/core/ports/Agent"
 import type { CallEvent } from "@voice-agent/core/ports/CallEvents"
@@ -41,21 +40,7 @@ const callId = "call-media-1"
 const key = MediaToken.keyFrom(new Uint8Array(32).fill(42))
 const streamSid = "MZ00000000000000000000000000000001"
 
-const conversation: ConversationRecord = {
-  id: "00000000-0000-4000-8000-000000000001",
-  callId,
-  organizationId: "00000000-0000-4000-8000-000000000002",
-  campaignId: null,
-  contactId: "1",
-  direction: "outbound",
-  fromNumber: "+12025550100",
-  toNumber: "+12025550101",
-  startedAt: new Date(0),
-  answeredAt: null,
-  endedAt: null,
-  durationSec: null,
-  terminationReason: null
-}
+const conversation = MemoryConversations.outbound(callId)
 
 const tone = (hz: number, samples: number, amplitude = 8000) =>
   Int16Array.from({ length: samples }, (_, i) => Math.round(amplitude * Math.sin((2 * Math.PI * hz * i) / 8000)))

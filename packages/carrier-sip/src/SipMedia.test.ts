@@ -4,7 +4,6 @@
  * runs a scripted agent over simulated speech, and the recordings are read back.
  */
 import { assert, describe, it } from "@effect/vitest"
-import type { ConversationRecord } from "@voice-agent/core/Conversation"
 import type { AgentCall, AgentEnd, Playback } from "@voice-agent/core/ports/Agent"
 import { Agent } from "@voice-agent/core/ports/Agent"
 import type { AnsweredBy, CallEvent } from "@voice-agent/core/ports/CallEvents"
@@ -39,21 +38,7 @@ const range = () => {
   return { low, high: low + 39 }
 }
 
-const conversation: ConversationRecord = {
-  id: "00000000-0000-4000-8000-000000000001",
-  callId,
-  organizationId: "00000000-0000-4000-8000-000000000002",
-  campaignId: null,
-  contactId: "1",
-  direction: "outbound",
-  fromNumber: "+12025550100",
-  toNumber: "+12025550101",
-  startedAt: new Date(0),
-  answeredAt: null,
-  endedAt: null,
-  durationSec: null,
-  terminationReason: null
-}
+const conversation = MemoryConversations.outbound(callId)
 
 const tone = (hz: number, samples: number, amplitude = 8000) =>
   Int16Array.from({ length: samples }, (_, i) => Math.round(amplitude * Math.sin((2 * Math.PI * hz * i) / 8000)))

@@ -32,6 +32,29 @@ export interface MemoryConversations {
   readonly fields: Map<string, Map<string, FieldValue>>
 }
 
+/**
+ * An outbound conversation of call `callId` as the dialer writes one when it places the call
+ * (not yet answered), with `fields` over the defaults.
+ *
+ * @category constructors
+ */
+export const outbound = (callId: string, fields: Partial<ConversationRecord> = {}): ConversationRecord => ({
+  id: "00000000-0000-4000-8000-000000000001",
+  callId,
+  organizationId: "00000000-0000-4000-8000-000000000002",
+  campaignId: null,
+  contactId: "1",
+  direction: "outbound",
+  fromNumber: "+12025550100",
+  toNumber: "+12025550101",
+  startedAt: new Date(0),
+  answeredAt: null,
+  endedAt: null,
+  durationSec: null,
+  terminationReason: null,
+  ...fields
+})
+
 const unused = (name: string) => () => Effect.die(`ConversationRepository.${name} is not used by a media session`)
 
 /**
