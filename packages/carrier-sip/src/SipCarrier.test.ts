@@ -8,15 +8,18 @@ import { CallEvents } from "@voice-agent/core/ports/CallEvents"
 import type { PlaceCallRequest } from "@voice-agent/core/ports/Carrier"
 import * as MemoryDialer from "@voice-agent/engine/testing/MemoryDialer"
 import * as MuLaw from "@voice-agent/media/MuLaw"
-import { Deferred, Effect, Fiber, Layer, Queue, Stream } from "effect"
+import { Deferred, Effect, Fiber, Layer, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import * as Dgram from "node:dgram"
 import * as Trunk from "../test/scriptedTrunk.ts"
+import * as Dialog from "./Dialog.ts"
+import * as InDialog from "./InDialog.ts"
 import * as Rtp from "./Rtp.ts"
-import * as RtpMediaCodec from "./RtpMediaCodec.ts"
+import * as Sdp from "./Sdp.ts"
 import * as SipCarrier from "./SipCarrier.ts"
 import * as SipEndpoint from "./SipEndpoint.ts"
 import * as SipMedia from "./SipMedia.ts"
+import * as SipMessage from "./SipMessage.ts"
 
 const { host } = Trunk
 const request: PlaceCallRequest = {
@@ -89,7 +92,11 @@ const rtpSocket = Effect.gen(function*() {
     Effect.gen(function*() {
       for (let i = 0; i < 20; i++) {
         const payload = greeting.subarray((i % 20) * 160, (i % 20) * 160 + 160)
-        socket.send(Rtp.encode({ payloadType: 0, marker: i === 0, sequence: i, timestamp: i * 160, ssrc: 7, payload }), port, host)
+        socket.send(
+          Rtp.encode({ payloadType: 0, marker: i === 0, sequence: i, timestamp: i * 160, ssrc: 7, payload }),
+          port,
+          host
+        )
         yield* Effect.sleep(20)
       }
     })
@@ -198,6 +205,68 @@ describe("SipCarrier", () => {
       assert.deepStrictEqual(yield* tags, ["Answered unknown", "Ended local-hangup"])
     }).pipe(Effect.scoped))
 
+  it.live("a re-INVITE moving the media: our RTP follows to the new address", () =>
+    Effect.gen(function*() {
+      const { sip, trunk, us } = yield* harness()
+      const media = yield* rtpSocket
+      const moved = yield* rtpSocket
+      yield* sip.carrier.placeCall(request)
+      const invite = yield* trunk.next("INVITE")
+      yield* trunk.answerInvite(invite, { ...Trunk.trunkMedia, port: media.port })
+      yield* trunk.next("ACK")
+      yield* until(() => media.received.length > 0)
+      const reinvite = yield* trunk.inDialog(trunk.dialogOf(invite), "INVITE", us, {
+        headers: [{ name: "Content-Type", value: "application/sdp" }],
+        body: Sdp.offer({ ...Trunk.trunkMedia, port: moved.port, version: 2 })
+      })
+      assert.strictEqual(reinvite.response.status, 200)
+      yield* trunk.endpoint.send(
+        InDialog.withoutVia(Dialog.request(reinvite.dialog, "ACK", { via: "", seq: reinvite.dialog.localSeq }).request),
+        us
+      )
+      yield* until(() => moved.received.length >= 5)
+      const hangingUp = yield* Effect.forkChild(sip.carrier.hangUp(request.callId))
+      const bye = yield* trunk.next("BYE")
+      yield* bye.respond(SipEndpoint.answer(bye, 200))
+      yield* Fiber.join(hangingUp)
+    }).pipe(Effect.scoped))
+
+  it.live("transfer: REFER to the target on the trunk, its NOTIFY 200, then BYE; a failed one keeps the call", () =>
+    Effect.gen(function*() {
+      const { sip, tags, trunk, us } = yield* harness()
+      const media = yield* rtpSocket
+      yield* sip.carrier.placeCall(request)
+      const invite = yield* trunk.next("INVITE")
+      yield* trunk.answerInvite(invite, { ...Trunk.trunkMedia, port: media.port })
+      yield* trunk.next("ACK")
+      const notify = (fragment: string) => ({
+        headers: [
+          { name: "Event", value: "refer" },
+          { name: "Subscription-State", value: "terminated" },
+          { name: "Content-Type", value: "message/sipfrag" }
+        ],
+        body: fragment
+      })
+
+      const refused = yield* Effect.forkChild(Effect.flip(sip.transfer(request.callId, "+14155550123")))
+      const first = yield* trunk.next("REFER")
+      yield* first.respond(SipEndpoint.answer(first, 202))
+      yield* trunk.inDialog(trunk.dialogOf(invite), "NOTIFY", us, notify("SIP/2.0 486 Busy Here"))
+      const failed = yield* Fiber.join(refused)
+      assert.strictEqual(failed.reason, "rejected")
+      assert.include(failed.message, "486 Busy Here")
+
+      const transferring = yield* Effect.forkChild(sip.transfer(request.callId, "+14155550123"))
+      const refer = yield* trunk.next("REFER")
+      assert.include(SipMessage.header(refer.request, "Refer-To"), `sip:+14155550123@${host}:${trunk.endpoint.port}`)
+      yield* refer.respond(SipEndpoint.answer(refer, 202))
+      yield* trunk.inDialog(trunk.dialogOf(invite), "NOTIFY", us, notify("SIP/2.0 200 OK"))
+      const bye = yield* trunk.next("BYE")
+      yield* bye.respond(SipEndpoint.answer(bye, 200))
+      assert.deepStrictEqual(yield* Fiber.join(transferring), { status: 200, reason: "OK" })
+      assert.deepStrictEqual(yield* tags, ["Answered unknown", "Ended local-hangup"])
+    }).pipe(Effect.scoped))
+
   it.effect("busy: 486 publishes Ended busy, never Answered", () =>
     Effect.gen(function*() {
       const { sip, tags, trunk } = yield* harness()
@@ -225,10 +294,14 @@ describe("SipCarrier", () => {
       yield* invite.respond(SipEndpoint.answer(invite, 180))
       yield* Trunk.realPause
       yield* TestClock.adjust(19_000)
-      assert.strictEqual(yield* Queue.size(trunk.inbox), 0)
-      yield* Trunk.advanceUntil(trunk.inbox, 1_000)
-      const cancel = yield* trunk.next("CANCEL")
-      assert.strictEqual(cancel.request.callId, invite.request.callId)
+      const at19 = yield* Effect.raceFirst(
+        Effect.as(invite.cancelled, "cancelled"),
+        Effect.as(Trunk.realPause, "ringing")
+      )
+      assert.strictEqual(at19, "ringing")
+      yield* TestClock.adjust(1_000)
+      // The trunk's transaction layer answers the CANCEL 200 and the INVITE 487.
+      yield* invite.cancelled
       assert.deepStrictEqual(yield* tags, ["Ringing", "Ended no-answer"])
     }).pipe(Effect.scoped))
 
@@ -240,8 +313,7 @@ describe("SipCarrier", () => {
       yield* invite.respond(SipEndpoint.answer(invite, 180))
       yield* Trunk.realPause
       yield* sip.carrier.hangUp(request.callId)
-      const cancel = yield* trunk.next("CANCEL")
-      assert.strictEqual(cancel.request.callId, invite.request.callId)
+      yield* invite.cancelled
       assert.deepStrictEqual(yield* tags, ["Ringing", "Ended local-hangup"])
     }).pipe(Effect.scoped))
 

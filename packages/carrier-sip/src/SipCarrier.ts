@@ -226,7 +226,10 @@ export const make = (
         return yield* new CarrierError({ reason: "rejected", message: `call ${callId} is not answered here` })
       }
       if (!isE164(target)) {
-        return yield* new CarrierError({ reason: "rejected", message: `${JSON.stringify(target)} is not an E.164 number` })
+        return yield* new CarrierError({
+          reason: "rejected",
+          message: `${JSON.stringify(target)} is not an E.164 number`
+        })
       }
       const done = yield* dialog.refer(ua.uriOf(target)).pipe(
         Effect.mapError((error) => new CarrierError({ reason: "rejected", message: error.message }))
