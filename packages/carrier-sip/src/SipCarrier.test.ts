@@ -3,148 +3,15 @@
  * the trunk sees, and the media between the trunk's RTP socket and a scripted media session.
  */
 import { assert, describe, it } from "@effect/vitest"
-import type { CallEvent } from "@voice-agent/core/ports/CallEvents"
-import { CallEvents } from "@voice-agent/core/ports/CallEvents"
-import type { PlaceCallRequest } from "@voice-agent/core/ports/Carrier"
-import * as MemoryDialer from "@voice-agent/engine/testing/MemoryDialer"
-import * as MuLaw from "@voice-agent/media/MuLaw"
-import { Deferred, Effect, Fiber, Layer, Stream } from "effect"
+import { Deferred, Effect, Fiber } from "effect"
 import { TestClock } from "effect/testing"
-import * as Dgram from "node:dgram"
+import { harness, host, loud, request, rtpSocket, until } from "../test/carrierHarness.ts"
 import * as Trunk from "../test/scriptedTrunk.ts"
 import * as Dialog from "./Dialog.ts"
 import * as InDialog from "./InDialog.ts"
-import * as Rtp from "./Rtp.ts"
 import * as Sdp from "./Sdp.ts"
-import * as SipCarrier from "./SipCarrier.ts"
 import * as SipEndpoint from "./SipEndpoint.ts"
-import * as SipMedia from "./SipMedia.ts"
 import * as SipMessage from "./SipMessage.ts"
-
-const { host } = Trunk
-const request: PlaceCallRequest = {
-  from: "+14155550199",
-  to: "+14155550100",
-  callId: "call-1",
-  mediaUrl: "unused",
-  mediaToken: "token-1"
-}
-const rtpPorts = () => {
-  const low = 20_000 + 2 * Math.floor(Math.random() * 15_000)
-  return { low, high: low + 39 }
-}
-
-/** 400 ms of a loud 1 kHz tone in μ-law: the scripted agent's greeting. */
-const greeting = MuLaw.encode(
-  Int16Array.from({ length: 3200 }, (_, i) => Math.round(8000 * Math.sin((2 * Math.PI * 1000 * i) / 8000)))
-)
-
-/**
- * A scripted media session: reads the `Start` (its token kept), says the greeting, counts the
- * person's audio frames, and ends at `Stop`, or closes its end (the agent hanging up) at `hangUp`.
- */
-const scriptedSessions = () => {
-  const seen = { tokens: [] as Array<string | undefined>, audioFrames: 0, stopped: false }
-  const hangUp = Deferred.makeUnsafe<void>()
-  const service = SipMedia.MediaSessions.of({
-    serve: (socket, codec) =>
-      Effect.gen(function*() {
-        const reader = Effect.gen(function*() {
-          for (let batch = yield* socket.read; batch !== undefined; batch = yield* socket.read) {
-            for (const frame of batch) {
-              const event = codec.decode(frame)
-              if (event._tag === "Start") {
-                seen.tokens.push(event.token)
-                yield* socket.send(codec.encode(event.streamId, { _tag: "Media", audio: greeting }))
-              } else if (event._tag === "Media") seen.audioFrames++
-              else if (event._tag === "Stop") {
-                seen.stopped = true
-                return
-              }
-            }
-          }
-        })
-        yield* Effect.raceFirst(reader, Deferred.await(hangUp))
-        yield* socket.close
-      })
-  })
-  return { seen, hangUp, service }
-}
-
-/** The trunk's RTP socket: what it receives, and RTP it sends. */
-const rtpSocket = Effect.gen(function*() {
-  const socket = yield* Effect.acquireRelease(
-    Effect.callback<Dgram.Socket>((resume) => {
-      const s = Dgram.createSocket("udp4")
-      s.bind(0, host, () => resume(Effect.succeed(s)))
-    }),
-    (s) => Effect.sync(() => s.close())
-  )
-  const received: Array<Rtp.RtpPacket> = []
-  socket.on("message", (message) => {
-    const bytes = new Uint8Array(message)
-    if (Rtp.isRtcp(bytes)) return
-    const decoded = Rtp.decode(bytes)
-    if (decoded._tag === "Success") received.push(decoded.success)
-  })
-  /** 20 packets of a person's speech (a loud tone), 20 ms apart, to `port`. */
-  const speak = (port: number) =>
-    Effect.gen(function*() {
-      for (let i = 0; i < 20; i++) {
-        const payload = greeting.subarray((i % 20) * 160, (i % 20) * 160 + 160)
-        socket.send(
-          Rtp.encode({ payloadType: 0, marker: i === 0, sequence: i, timestamp: i * 160, ssrc: 7, payload }),
-          port,
-          host
-        )
-        yield* Effect.sleep(20)
-      }
-    })
-  return { port: socket.address().port, received, speak }
-})
-
-/** A trunk, a user agent, the carrier over it, and the events of `call-1`. */
-const harness = (options: { readonly ringTimeoutS?: number } = {}) =>
-  Effect.gen(function*() {
-    const world = MemoryDialer.makeWorld()
-    const events = yield* MemoryDialer.callEvents(world)
-    const trunk = yield* Trunk.make
-    const ua = yield* Trunk.userAgent(trunk.endpoint.port, { config: { ringTimeoutS: options.ringTimeoutS ?? 30 } })
-    const sessions = scriptedSessions()
-    const sip = yield* SipCarrier.make({
-      config: { listen: { host, port: 0 }, publicAddress: host, rtpPorts: rtpPorts() },
-      calls: ua
-    }).pipe(
-      Effect.provide(Layer.merge(
-        Layer.succeed(CallEvents, events),
-        Layer.succeed(SipMedia.MediaSessions, sessions.service)
-      ))
-    )
-    const stream = yield* events.subscribe(request.callId)
-    const published = yield* Effect.forkChild(
-      Stream.runCollect(Stream.takeUntil(stream, (event: CallEvent) => event._tag === "Ended"))
-    )
-    const tags = Effect.map(Fiber.join(published), (all) =>
-      Array.from(all, (event) =>
-        event._tag === "Answered"
-          ? `Answered ${event.answeredBy}`
-          : event._tag === "Ended"
-          ? `Ended ${event.reason}`
-          : event._tag))
-    const us = { transport: "UDP" as const, host, port: ua.port }
-    return { trunk, ua, sip, sessions, tags, us }
-  })
-
-/** Waits (real time, 10 s at most) until `done()`. */
-const until = (done: () => boolean) =>
-  Effect.gen(function*() {
-    const deadline = Date.now() + 10_000
-    while (!done() && Date.now() < deadline) yield* Effect.sleep(20)
-    assert.isTrue(done(), "waited")
-  })
-
-const loud = (packets: ReadonlyArray<Rtp.RtpPacket>) =>
-  packets.filter((p) => MuLaw.decode(p.payload).some((s) => Math.abs(s) > 4000)).length
 
 describe("SipCarrier", () => {
   it.live("answered: Ringing, Answered unknown, RTP both ways through the media session, BYE from the trunk ends it remote-hangup", () =>

@@ -38,12 +38,15 @@
  */
 import { isE164 } from "@voice-agent/core/PhoneNumber"
 import { CallEvents } from "@voice-agent/core/ports/CallEvents"
-import type { CallEvent } from "@voice-agent/core/ports/CallEvents"
+import type { AnsweredBy, CallEvent } from "@voice-agent/core/ports/CallEvents"
 import { Carrier, CarrierError } from "@voice-agent/core/ports/Carrier"
 import type { PlaceCallRequest } from "@voice-agent/core/ports/Carrier"
-import { Clock, Deferred, Effect, Exit, Fiber, Scope, Stream } from "effect"
+import type { AcceptedCall } from "@voice-agent/core/ports/InboundCalls"
+import { InboundCalls } from "@voice-agent/core/ports/InboundCalls"
+import { Clock, Deferred, Effect, Exit, Fiber, Option, Queue, Scope, Stream } from "effect"
 import { randomInt } from "node:crypto"
 import type * as Call from "./Call.ts"
+import type * as InboundCall from "./InboundCall.ts"
 import * as OutboundCall from "./OutboundCall.ts"
 import * as RtpPorts from "./RtpPorts.ts"
 import * as RtpSession from "./RtpSession.ts"
@@ -61,6 +64,8 @@ export interface Options {
   readonly calls: SipCalls.SipCalls
   /** How long the media session has after the call's end to report its verdict; default 5,000 ms. */
   readonly drainMs?: number
+  /** How long an answered inbound call may take to arrive (its ACK) before it is given up; default 40,000 ms. */
+  readonly inboundAckWaitMs?: number
 }
 
 /**
@@ -78,6 +83,11 @@ export interface SipCarrier {
     callId: string,
     target: string
   ) => Effect.Effect<{ readonly status: number; readonly reason: string }, CarrierError>
+  /**
+   * `SipCalls.Options.decide` for inbound INVITEs (with `owns: () => true`: the engine's
+   * `InboundCalls` knows the numbers): the call accepted, our media bound, or the refusal.
+   */
+  readonly decide: (invite: InboundCall.Invite) => Effect.Effect<InboundCall.Decision>
 }
 
 /** A call of ours in progress. */
@@ -105,20 +115,24 @@ export const make = (
     const layerScope = yield* Effect.scope
     const { config, calls: ua } = options
     const drainMs = options.drainMs ?? 5000
+    const inboundAckWaitMs = options.inboundAckWaitMs ?? 40_000
+    const inbound = yield* Effect.serviceOption(InboundCalls)
     const live = new Map<string, LiveCall>()
 
+    const localOf = (ports: RtpPorts.RtpPorts): Sdp.Local => ({
+      address: config.publicAddress,
+      port: ports.port,
+      sessionId: String(randomInt(1, 2 ** 47)),
+      version: 1
+    })
+
     /** The call from the INVITE to `Ended`; its RTP ports and session in `scope`. */
-    const script = (request: PlaceCallRequest, call: LiveCall, ports: RtpPorts.RtpPorts, scope: Scope.Scope) =>
+    const script = (request: PlaceCallRequest, call: LiveCall, ports: RtpPorts.RtpPorts, scope: Scope.Closeable) =>
       Effect.gen(function*() {
         const publish = (event: CallEvent) => events.publish(request.callId, event)
         const end = (reason: Extract<CallEvent, { _tag: "Ended" }>["reason"]) =>
           Effect.flatMap(Clock.currentTimeMillis, (at) => publish({ _tag: "Ended", at, reason }))
-        const local: Sdp.Local = {
-          address: config.publicAddress,
-          port: ports.port,
-          sessionId: String(randomInt(1, 2 ** 47)),
-          version: 1
-        }
+        const local = localOf(ports)
         const dialled = yield* Effect.raceFirst(
           Effect.result(ua.dial({
             to: request.to,
@@ -135,11 +149,23 @@ export const make = (
         )
         if (dialled === undefined) return yield* end("local-hangup")
         if (dialled._tag === "Failure") return yield* end(dialled.failure.outcome)
-        const dialog = dialled.success
-        call.call = dialog
+        call.call = dialled.success
+        yield* answered(request.callId, request.mediaToken, call, ports, scope, "unknown")
+      })
 
+    /** An answered call, from `Answered` to `Ended`: its media served, its end published. */
+    const answered = (
+      callId: string,
+      token: string,
+      call: LiveCall,
+      ports: RtpPorts.RtpPorts,
+      scope: Scope.Closeable,
+      answeredBy: AnsweredBy
+    ) =>
+      Effect.gen(function*() {
+        const dialog = call.call!
         const answeredAt = yield* Clock.currentTimeMillis
-        yield* publish({ _tag: "Answered", at: answeredAt, answeredBy: "unknown" })
+        yield* events.publish(callId, { _tag: "Answered", at: answeredAt, answeredBy })
         const rtp = yield* RtpSession.make({
           host: config.listen.host,
           ports: config.rtpPorts,
@@ -159,7 +185,7 @@ export const make = (
         const media = yield* SipMedia.serve({
           rtp,
           callId: call.sipCallId,
-          token: request.mediaToken,
+          token,
           ended: Effect.asVoid(dialog.ended),
           hangUp: dialog.hangup
         }).pipe(
@@ -169,10 +195,48 @@ export const make = (
           Effect.forkIn(scope)
         )
         const ended = yield* dialog.ended
-        yield* end(ended.by === "remote" ? "remote-hangup" : "local-hangup")
+        yield* events.publish(callId, {
+          _tag: "Ended",
+          at: yield* Clock.currentTimeMillis,
+          reason: ended.by === "remote" ? "remote-hangup" : "local-hangup"
+        })
         yield* Deferred.succeed(call.reported, undefined)
         // The session hears `Stop` and reports its verdict before the RTP session closes.
         yield* Fiber.await(media).pipe(Effect.timeoutOption(drainMs))
+      })
+
+    /** Runs a call's `run` on a fiber of the carrier's scope; when it ends, the call is gone. */
+    const start = (callId: string, call: LiveCall, scope: Scope.Closeable, run: Effect.Effect<void>) =>
+      run.pipe(
+        Effect.catchCause((cause) => Effect.logError(`SIP call ${call.sipCallId} (${callId}) failed`, cause)),
+        Effect.ensuring(Effect.gen(function*() {
+          if (live.get(callId) === call) live.delete(callId)
+          yield* Deferred.succeed(call.reported, undefined)
+          yield* Scope.close(scope, Exit.void)
+        })),
+        Effect.forkIn(layerScope)
+      )
+
+    /** A port pair in `scope`, or `rate-limited` (the scope closed). */
+    const bindPorts = (scope: Scope.Closeable) =>
+      RtpPorts.allocate(config.listen.host, config.rtpPorts).pipe(
+        Scope.provide(scope),
+        Effect.catchTag("RtpPortsExhausted", (error) =>
+          Effect.andThen(
+            Scope.close(scope, Exit.void),
+            Effect.fail(new CarrierError({ reason: "rate-limited", message: error.message }))
+          ))
+      )
+
+    const newCall = (sipCallId: string) =>
+      Effect.gen(function*() {
+        const call: LiveCall = {
+          sipCallId,
+          hungUp: yield* Deferred.make<void>(),
+          reported: yield* Deferred.make<void>(),
+          call: undefined
+        }
+        return call
       })
 
     const placeCall = Effect.fn("SipCarrier.placeCall")(function*(request: PlaceCallRequest) {
@@ -186,32 +250,92 @@ export const make = (
         return yield* new CarrierError({ reason: "rejected", message: `call ${request.callId} is already in progress` })
       }
       const scope = yield* Scope.fork(layerScope)
-      const ports = yield* RtpPorts.allocate(config.listen.host, config.rtpPorts).pipe(
-        Scope.provide(scope),
-        Effect.catchTag("RtpPortsExhausted", (error) =>
-          Effect.andThen(
-            Scope.close(scope, Exit.void),
-            Effect.fail(new CarrierError({ reason: "rate-limited", message: error.message }))
-          ))
-      )
-      const call: LiveCall = {
-        sipCallId: OutboundCall.newCallId(config.publicAddress),
-        hungUp: yield* Deferred.make<void>(),
-        reported: yield* Deferred.make<void>(),
-        call: undefined
-      }
+      const ports = yield* bindPorts(scope)
+      const call = yield* newCall(OutboundCall.newCallId(config.publicAddress))
       live.set(request.callId, call)
-      yield* script(request, call, ports, scope).pipe(
-        Effect.catchCause((cause) => Effect.logError(`SIP call ${call.sipCallId} (${request.callId}) failed`, cause)),
-        Effect.ensuring(Effect.gen(function*() {
-          if (live.get(request.callId) === call) live.delete(request.callId)
-          yield* Deferred.succeed(call.reported, undefined)
-          yield* Scope.close(scope, Exit.void)
-        })),
-        Effect.forkIn(layerScope)
-      )
+      yield* start(request.callId, call, scope, script(request, call, ports, scope))
       return { carrierCallId: call.sipCallId }
     }, Effect.uninterruptible)
+
+    /** Inbound INVITEs answered, awaiting their ACK, by Call-ID. */
+    const pending = new Map<string, {
+      readonly accepted: AcceptedCall
+      readonly call: LiveCall
+      readonly ports: RtpPorts.RtpPorts
+      readonly scope: Scope.Closeable
+      readonly arrived: Deferred.Deferred<void>
+    }>()
+
+    // Uninterruptible: a call accepted by the engine is always followed to its `Ended`.
+    const decide = (invite: InboundCall.Invite): Effect.Effect<InboundCall.Decision> =>
+      Effect.gen(function*() {
+        if (Option.isNone(inbound)) {
+          return { _tag: "Reject", status: 480, reason: "No inbound calls here" } as const
+        }
+        const answer = yield* inbound.value.accept({ from: invite.from ?? "", to: invite.to })
+        if (answer._tag === "NotOurs") return { _tag: "Reject", status: 404, reason: "Not Found" } as const
+        if (answer._tag === "Declined") return { _tag: "Reject", status: 603, reason: "Declined" } as const
+        const accepted = answer.call
+        const sipCallId = invite.incoming.request.callId
+        const scope = yield* Scope.fork(layerScope)
+        const ports = yield* Effect.result(bindPorts(scope))
+        if (ports._tag === "Failure") {
+          yield* Effect.logWarning(`SIP call ${sipCallId} (${accepted.callId}): ${ports.failure.message}; 503`)
+          yield* events.publish(accepted.callId, {
+            _tag: "Ended",
+            at: yield* Clock.currentTimeMillis,
+            reason: "failed"
+          })
+          return { _tag: "Reject", status: 503, reason: "No RTP port free" } as const
+        }
+        const call = yield* newCall(sipCallId)
+        const arrived = yield* Deferred.make<void>()
+        live.set(accepted.callId, call)
+        pending.set(sipCallId, { accepted, call, ports: ports.success, scope, arrived })
+        // Cancelled as it was answered, or never ACKed: the call never comes (`InboundCall`).
+        yield* start(
+          accepted.callId,
+          call,
+          scope,
+          Effect.raceFirst(
+            Deferred.await(arrived).pipe(Effect.andThen(Effect.never)),
+            Effect.sleep(inboundAckWaitMs).pipe(Effect.andThen(Effect.gen(function*() {
+              pending.delete(sipCallId)
+              yield* events.publish(accepted.callId, {
+                _tag: "Ended",
+                at: yield* Clock.currentTimeMillis,
+                reason: "remote-hangup"
+              })
+            })))
+          )
+        )
+        return { _tag: "Answer", local: localOf(ports.success) } as const
+      }).pipe(Effect.uninterruptible)
+
+    // Answered inbound calls: served like an answered outbound call.
+    if (Option.isSome(inbound)) {
+      yield* Effect.forkIn(
+        Effect.forever(Effect.gen(function*() {
+          const dialog = yield* Queue.take(ua.inbound)
+          const entry = pending.get(dialog.callId)
+          if (entry === undefined) {
+            yield* Effect.logWarning(`SIP call ${dialog.callId}: answered but no longer expected; hanging up`)
+            yield* Effect.forkIn(dialog.hangup, layerScope)
+            return
+          }
+          pending.delete(dialog.callId)
+          entry.call.call = dialog
+          yield* Deferred.succeed(entry.arrived, undefined)
+          yield* start(
+            entry.accepted.callId,
+            entry.call,
+            entry.scope,
+            answered(entry.accepted.callId, entry.accepted.mediaToken, entry.call, entry.ports, entry.scope, "human")
+          )
+        })),
+        layerScope
+      )
+    }
 
     const hangUp = (callId: string) =>
       Effect.suspend(() => {
@@ -249,5 +373,5 @@ export const make = (
           })
         )
     })
-    return { carrier, transfer } satisfies SipCarrier
+    return { carrier, transfer, decide } satisfies SipCarrier
   })
