@@ -32,7 +32,15 @@
  *
  * SMS: a SIP trunk carries none; `sendSms` fails `rejected`.
  *
- * Inbound calls are not handled here yet (docs/SIP.md, "What the carrier still needs").
+ * Inbound calls: `decide` is `SipCalls.Options.decide` (the daemon builds the user agent with
+ * it and `owns: () => true`, as the engine knows the numbers). When the context the carrier is
+ * built in has the engine's `InboundCalls`, an INVITE is offered to it: `Accepted` binds a port
+ * pair and answers with our SDP; the call, once ACKed (`SipCalls.inbound`, read here), is served
+ * as an answered outbound call (`Answered` `human`, then its media and its end, under the
+ * accepted call id, with its media token; `hangUp` ends it); `NotOurs` is refused 404,
+ * `Declined` 603, no free port 503 (`Ended` `failed`), and without `InboundCalls` every INVITE
+ * 480. An answer whose ACK never comes (cancelled as it was answered; `InboundCall` hangs up
+ * after 64·T1) is given up after `inboundAckWaitMs` with `Ended` `remote-hangup`.
  *
  * @since 0.1.0
  */
