@@ -82,13 +82,22 @@ export const rtpSocket = Effect.gen(function*() {
     const decoded = Rtp.decode(bytes)
     if (decoded._tag === "Success") received.push(decoded.success)
   })
-  /** 20 packets of a person's speech (a loud tone), 20 ms apart, to `port`. */
-  const speak = (port: number) =>
+  /** `signal` (8 kHz PCM; default 400 ms of the loud tone) as PCMU packets, 20 ms apart, to `port`. */
+  const speak = (port: number, signal: Int16Array = MuLaw.decode(greeting)) =>
     Effect.gen(function*() {
-      for (let i = 0; i < 20; i++) {
-        const payload = greeting.subarray((i % 20) * 160, (i % 20) * 160 + 160)
+      const frames = Math.ceil(signal.length / 160)
+      for (let i = 0; i < frames; i++) {
+        const frame = new Int16Array(160)
+        frame.set(signal.subarray(i * 160, (i + 1) * 160))
         socket.send(
-          Rtp.encode({ payloadType: 0, marker: i === 0, sequence: i, timestamp: i * 160, ssrc: 7, payload }),
+          Rtp.encode({
+            payloadType: 0,
+            marker: i === 0,
+            sequence: i,
+            timestamp: i * 160,
+            ssrc: 7,
+            payload: MuLaw.encode(frame)
+          }),
           port,
           host
         )
@@ -124,10 +133,18 @@ export const inboundCalls = InboundCalls.of({
  * the engine's inbound calls when `inbound`), and the events of `callId` (default `call-1`).
  */
 export const harness = (
-  options: { readonly ringTimeoutS?: number; readonly inbound?: boolean; readonly callId?: string } = {}
+  options: {
+    readonly ringTimeoutS?: number
+    readonly inbound?: boolean
+    readonly callId?: string
+    /** The events' world (default a new one). */
+    readonly world?: MemoryDialer.World
+    /** The media sessions (default the scripted one). */
+    readonly mediaSessions?: SipMedia.MediaSessions["Service"]
+  } = {}
 ) =>
   Effect.gen(function*() {
-    const world = MemoryDialer.makeWorld()
+    const world = options.world ?? MemoryDialer.makeWorld()
     const events = yield* MemoryDialer.callEvents(world)
     const trunk = yield* Trunk.make
     let sip: SipCarrier.SipCarrier | undefined
@@ -139,7 +156,7 @@ export const harness = (
     const sessions = scriptedSessions()
     const services = Layer.merge(
       Layer.succeed(CallEvents, events),
-      Layer.succeed(SipMedia.MediaSessions, sessions.service)
+      Layer.succeed(SipMedia.MediaSessions, options.mediaSessions ?? sessions.service)
     )
     sip = yield* SipCarrier.make({
       config: { listen: { host, port: 0 }, publicAddress: host, rtpPorts: rtpPorts() },
