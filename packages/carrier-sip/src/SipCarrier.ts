@@ -51,7 +51,7 @@ import { Carrier, CarrierError } from "@voice-agent/core/ports/Carrier"
 import type { PlaceCallRequest } from "@voice-agent/core/ports/Carrier"
 import type { AcceptedCall } from "@voice-agent/core/ports/InboundCalls"
 import { InboundCalls } from "@voice-agent/core/ports/InboundCalls"
-import { Clock, Deferred, Effect, Exit, Fiber, Option, Queue, Scope, Stream } from "effect"
+import { Clock, Deferred, Effect, Exit, Fiber, Layer, Option, Queue, Scope, Stream } from "effect"
 import { randomInt } from "node:crypto"
 import type * as Call from "./Call.ts"
 import type * as InboundCall from "./InboundCall.ts"
@@ -59,9 +59,10 @@ import * as OutboundCall from "./OutboundCall.ts"
 import * as RtpPorts from "./RtpPorts.ts"
 import * as RtpSession from "./RtpSession.ts"
 import type * as Sdp from "./Sdp.ts"
-import type * as SipCalls from "./SipCalls.ts"
+import * as SipCalls from "./SipCalls.ts"
 import type * as SipConfig from "./SipConfig.ts"
 import * as SipMedia from "./SipMedia.ts"
+import type * as SipTransport from "./SipTransport.ts"
 
 /**
  * @category models
@@ -383,3 +384,46 @@ export const make = (
     })
     return { carrier, transfer, decide } satisfies SipCarrier
   })
+
+/**
+ * The user agent for `config` and the carrier over it, inbound INVITEs going to the carrier's
+ * `decide` (`owns: () => true`: the engine's `InboundCalls` knows the numbers). What the daemon
+ * builds for `VOICE_AGENT_CARRIER=sip`; `timers` for tests.
+ *
+ * @category constructors
+ */
+export const makeWithUserAgent = (
+  config: SipConfig.SipConfig,
+  options: Omit<Options, "config" | "calls"> & { readonly timers?: SipCalls.Options["timers"] } = {}
+): Effect.Effect<
+  SipCarrier & { readonly calls: SipCalls.SipCalls },
+  SipTransport.SipTransportError,
+  CallEvents | SipMedia.MediaSessions | Scope.Scope
+> =>
+  Effect.gen(function*() {
+    let carrier: SipCarrier | undefined
+    const { timers, ...rest } = options
+    const calls = yield* SipCalls.make({
+      config,
+      owns: () => true,
+      // the carrier is built right after the user agent; an INVITE in between is told to retry
+      decide: (invite) =>
+        carrier === undefined
+          ? Effect.succeed({ _tag: "Reject", status: 503, reason: "Starting" } as const)
+          : carrier.decide(invite),
+      ...(timers === undefined ? {} : { timers })
+    })
+    carrier = yield* make({ ...rest, config, calls })
+    return { ...carrier, calls }
+  })
+
+/**
+ * The carrier for `config` as a layer (`makeWithUserAgent`), with the engine's `InboundCalls`
+ * when the context has it.
+ *
+ * @category layers
+ */
+export const layer = (
+  config: SipConfig.SipConfig
+): Layer.Layer<Carrier, SipTransport.SipTransportError, CallEvents | SipMedia.MediaSessions> =>
+  Layer.effect(Carrier, Effect.map(makeWithUserAgent(config), ({ carrier }) => carrier))

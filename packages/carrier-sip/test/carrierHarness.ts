@@ -147,26 +147,25 @@ export const harness = (
     const world = options.world ?? MemoryDialer.makeWorld()
     const events = yield* MemoryDialer.callEvents(world)
     const trunk = yield* Trunk.make
-    let sip: SipCarrier.SipCarrier | undefined
-    const ua = yield* Trunk.userAgent(trunk.endpoint.port, {
-      owns: () => true,
-      decide: (invite) => sip!.decide(invite),
-      config: { ringTimeoutS: options.ringTimeoutS ?? 30 }
-    })
     const sessions = scriptedSessions()
     const services = Layer.merge(
       Layer.succeed(CallEvents, events),
       Layer.succeed(SipMedia.MediaSessions, options.mediaSessions ?? sessions.service)
     )
-    sip = yield* SipCarrier.make({
-      config: { listen: { host, port: 0 }, publicAddress: host, rtpPorts: rtpPorts() },
-      calls: ua,
-      inboundAckWaitMs: 2000
-    }).pipe(
+    const sip = yield* SipCarrier.makeWithUserAgent({
+      trunk: { host, port: trunk.endpoint.port, transport: "udp" },
+      credentials: undefined,
+      register: false,
+      listen: { host, port: 0 },
+      publicAddress: host,
+      rtpPorts: rtpPorts(),
+      ringTimeoutS: options.ringTimeoutS ?? 30
+    }, { inboundAckWaitMs: 2000 }).pipe(
       Effect.provide(
         options.inbound === true ? Layer.merge(services, Layer.succeed(InboundCalls, inboundCalls)) : services
       )
     )
+    const ua = sip.calls
     const stream = yield* events.subscribe(options.callId ?? request.callId)
     const published = yield* Effect.forkChild(
       Stream.runCollect(Stream.takeUntil(stream, (event: CallEvent) => event._tag === "Ended"))
