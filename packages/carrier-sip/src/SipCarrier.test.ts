@@ -5,7 +5,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber } from "effect"
 import { TestClock } from "effect/testing"
-import { harness, host, loud, request, rtpSocket, until } from "../test/carrierHarness.ts"
+import { harness, host, loud, request, rtpPorts, rtpSocket, until } from "../test/carrierHarness.ts"
 import * as Trunk from "../test/scriptedTrunk.ts"
 import * as Dialog from "./Dialog.ts"
 import * as InDialog from "./InDialog.ts"
@@ -182,6 +182,28 @@ describe("SipCarrier", () => {
       yield* sip.carrier.hangUp(request.callId)
       yield* invite.cancelled
       assert.deepStrictEqual(yield* tags, ["Ringing", "Ended local-hangup"])
+    }).pipe(Effect.scoped))
+
+  it.effect("no RTP port pair free: rate-limited (retryable), nothing sent; free again once the call ended", () =>
+    Effect.gen(function*() {
+      const { low } = rtpPorts()
+      const { sip, tags, trunk } = yield* harness({ rtpPorts: { low, high: low + 1 } })
+      yield* sip.carrier.placeCall(request)
+      const invite = yield* trunk.next("INVITE")
+      const exhausted = yield* Effect.flip(sip.carrier.placeCall({ ...request, callId: "call-2" }))
+      assert.strictEqual(exhausted.reason, "rate-limited")
+      assert.isTrue(exhausted.isRetryable)
+      assert.include(exhausted.message, `RTP_PORTS ${low}-${low + 1}`)
+      yield* invite.respond(SipEndpoint.answer(invite, 486))
+      assert.deepStrictEqual(yield* tags, ["Ended busy"])
+      // The pair is closed right after `Ended` is published.
+      let placed = yield* Effect.result(sip.carrier.placeCall({ ...request, callId: "call-3" }))
+      for (let tries = 0; tries < 50 && placed._tag === "Failure"; tries++) {
+        yield* Trunk.realPause
+        placed = yield* Effect.result(sip.carrier.placeCall({ ...request, callId: "call-3" }))
+      }
+      assert.strictEqual(placed._tag, "Success")
+      yield* trunk.next("INVITE")
     }).pipe(Effect.scoped))
 
   it.effect("refuses a number that is not E.164, a call id already in a call, and every SMS", () =>

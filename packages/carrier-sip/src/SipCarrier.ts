@@ -51,6 +51,7 @@ import { Carrier, CarrierError } from "@voice-agent/core/ports/Carrier"
 import type { PlaceCallRequest } from "@voice-agent/core/ports/Carrier"
 import type { AcceptedCall } from "@voice-agent/core/ports/InboundCalls"
 import { InboundCalls } from "@voice-agent/core/ports/InboundCalls"
+import * as Tracing from "@voice-agent/core/Tracing"
 import { Clock, Deferred, Effect, Exit, Fiber, Layer, Option, Queue, Scope, Stream } from "effect"
 import { randomInt } from "node:crypto"
 import type * as Call from "./Call.ts"
@@ -218,6 +219,8 @@ export const make = (
     const start = (callId: string, call: LiveCall, scope: Scope.Closeable, run: Effect.Effect<void>) =>
       run.pipe(
         Effect.catchCause((cause) => Effect.logError(`SIP call ${call.sipCallId} (${callId}) failed`, cause)),
+        // The carrier's side of the call is not the engine's: a trace of its own (core Tracing).
+        Tracing.apart("carrier-sip.call", callId),
         Effect.ensuring(Effect.gen(function*() {
           if (live.get(callId) === call) live.delete(callId)
           yield* Deferred.succeed(call.reported, undefined)

@@ -24,7 +24,7 @@ export const request: PlaceCallRequest = {
   mediaUrl: "unused",
   mediaToken: "token-1"
 }
-const rtpPorts = () => {
+export const rtpPorts = () => {
   const low = 20_000 + 2 * Math.floor(Math.random() * 15_000)
   return { low, high: low + 39 }
 }
@@ -139,6 +139,8 @@ export const harness = (
     readonly callId?: string
     /** The events' world (default a new one). */
     readonly world?: MemoryDialer.World
+    /** RTP_PORTS (default 40 ports at random). */
+    readonly rtpPorts?: { readonly low: number; readonly high: number }
     /** The media sessions (default the scripted one). */
     readonly mediaSessions?: SipMedia.MediaSessions["Service"]
   } = {}
@@ -158,7 +160,7 @@ export const harness = (
       register: false,
       listen: { host, port: 0 },
       publicAddress: host,
-      rtpPorts: rtpPorts(),
+      rtpPorts: options.rtpPorts ?? rtpPorts(),
       ringTimeoutS: options.ringTimeoutS ?? 30
     }, { inboundAckWaitMs: 2000 }).pipe(
       Effect.provide(
