@@ -81,6 +81,8 @@ export interface DialOptions {
   /** Default the context's (`SIP_RING_TIMEOUT_S`). */
   readonly ringTimeoutS?: number
   readonly onProgress?: (progress: Progress) => Effect.Effect<void>
+  /** The INVITE's Call-ID (the carrier's id for the call); default a fresh one. */
+  readonly callId?: string
 }
 
 /**
@@ -100,6 +102,13 @@ const encoder = new TextEncoder()
 const decoder = new TextDecoder()
 
 /**
+ * A fresh Call-ID: 24 hex digits `@` our public host.
+ *
+ * @category constructors
+ */
+export const newCallId = (publicHost: string) => `${random(12)}@${publicHost}`
+
+/**
  * Places a call; succeeds once it is answered and ACKed.
  *
  * @category constructors
@@ -107,7 +116,7 @@ const decoder = new TextDecoder()
 export const dial = (context: Context, options: DialOptions): Effect.Effect<Call.Call, DialFailed> =>
   Effect.gen(function*() {
     const { endpoint, trunk } = context
-    const callId = `${random(12)}@${context.publicHost}`
+    const callId = options.callId ?? newCallId(context.publicHost)
     const fromTag = random(6)
     const toUri = `sip:${options.to}@${context.trunkHostPort}`
     const offer = encoder.encode(Sdp.offer(options.local))

@@ -87,6 +87,11 @@ export interface Options {
   readonly rtcpIntervalMs?: number
   /** RTCP's CNAME. Default `voice-agent@<host>`. */
   readonly cname?: string
+  /**
+   * A port pair already bound (`RtpPorts.allocate`, its port in the SDP offer sent before the
+   * answer); it stays its allocator's to close. Default: a pair bound from `ports`.
+   */
+  readonly bound?: RtpPorts.RtpPorts
   /** The origin of the call's timeline, on the clock (ms): the answer. Default now. */
   readonly originMs?: number
 }
@@ -167,7 +172,7 @@ const toMuLaw = (codec: Sdp.Codec, payload: Uint8Array): Uint8Array =>
  */
 export const make = (options: Options): Effect.Effect<RtpSession, RtpPorts.RtpPortsExhausted, Scope.Scope> =>
   Effect.gen(function*() {
-    const ports = yield* RtpPorts.allocate(options.host, options.ports)
+    const ports = options.bound ?? (yield* RtpPorts.allocate(options.host, options.ports))
     const clock = yield* Clock.Clock
     const now = () => clock.currentTimeMillisUnsafe()
     const originMs = options.originMs ?? now()
