@@ -335,7 +335,8 @@ const run = (
           const stopped = receive(batch, clock.currentTimeMillisUnsafe())
           if (sinkFailure !== undefined) {
             yield* Effect.logWarning(
-              `Call ${callId}: the agent's audio sink failed (${String(sinkFailure)}); its audio comes as input again`
+              `Call ${callId}: the agent's audio sink failed; its audio comes as input again`,
+              sinkFailure
             )
             sinkFailure = undefined
           }
