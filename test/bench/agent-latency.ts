@@ -254,12 +254,15 @@ const makeFakes = (latencies: Latencies) =>
       audio: audio.url,
       audioKey: audio.apiKey
     }
-    const report = (): FakesReport => ({
-      chat: arrivals,
-      deepgramResults: deepgram.connections.reduce((sum, c) => sum + c.results, 0),
-      speeches: audio.speeches.length,
-      cpuMs: (process.cpuUsage().user + process.cpuUsage().system) / 1000
-    })
+    const report = (): FakesReport => {
+      const cpu = process.cpuUsage()
+      return {
+        chat: arrivals,
+        deepgramResults: deepgram.connections.reduce((sum, c) => sum + c.results, 0),
+        speeches: audio.speeches.length,
+        cpuMs: (cpu.user + cpu.system) / 1000
+      }
+    }
     return { urls, report }
   })
 
