@@ -7,18 +7,13 @@ import { assert, describe, it } from "@effect/vitest"
 import * as SimMediaStream from "@voice-agent/carrier-sim/SimMediaStream"
 import * as SimPerson from "@voice-agent/carrier-sim/SimPerson"
 import * as SimVoice from "@voice-agent/carrier-sim/SimVoice"
-import type { AgentCall, AgentEnd, AudioFrame, AudioSink, CallInput, Playback } from "@voice-agent/core/ports/Agent"
-import { Agent } from "@voice-agent/core/ports/Agent"
+import type { Agent, AudioFrame, AudioSink, CallInput, Playback } from "@voice-agent/core/ports/Agent"
 import type { CallEvent } from "@voice-agent/core/ports/CallEvents"
-import { CallEvents } from "@voice-agent/core/ports/CallEvents"
 import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
 import type { MediaSocket } from "@voice-agent/core/ports/MediaSocket"
 import { RecordingStore } from "@voice-agent/core/ports/RecordingStore"
-import { ServerSecrets } from "@voice-agent/core/ports/ServerSecrets"
 import * as MediaSession from "@voice-agent/engine/MediaSession"
 import * as MediaToken from "@voice-agent/engine/MediaToken"
-import * as MemoryConversations from "@voice-agent/engine/testing/MemoryConversations"
-import * as MemoryDialer from "@voice-agent/engine/testing/MemoryDialer"
 import * as MemoryMedia from "@voice-agent/engine/testing/MemoryMedia"
 import * as DtmfTones from "@voice-agent/media/DtmfTones"
 import type { MediaCodec } from "@voice-agent/media/MediaCodec"
@@ -32,76 +27,20 @@ import { Clock, Deferred, Effect, Fiber, Layer, Logger, Queue, Stream } from "ef
 import { TestClock } from "effect/testing"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
+import {
+  agentLayer,
+  callId,
+  countedPair,
+  firstSound,
+  harness,
+  key,
+  readWav,
+  settle,
+  streamSid,
+  tone,
+  until
+} from "../support/MediaSessionHarness.ts"
 import * as SpeechBoundaries from "../support/SpeechBoundaries.ts"
-
-const callId = "call-media-1"
-const key = MediaToken.keyFrom(new Uint8Array(32).fill(42))
-const streamSid = "MZ00000000000000000000000000000001"
-
-const conversation = MemoryConversations.outbound(callId)
-
-const tone = (hz: number, samples: number, amplitude = 8000) =>
-  Int16Array.from({ length: samples }, (_, i) => Math.round(amplitude * Math.sin((2 * Math.PI * hz * i) / 8000)))
-
-/** Everything a session needs but the agent, over memory and a temporary recordings directory. */
-const harness = Effect.gen(function*() {
-  const dir = yield* Effect.acquireRelease(
-    Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "va-media-"))),
-    (d) => Effect.sync(() => fs.rmSync(d, { recursive: true, force: true }))
-  )
-  const world = MemoryDialer.makeWorld()
-  const memory = MemoryConversations.make((id) => id === callId ? { conversation, data: {} } : undefined)
-  const { turns } = memory
-  const conversations = memory.repository
-  const services = Layer.mergeAll(
-    FileRecordingStore.layer(dir),
-    Layer.effect(CallEvents, MemoryDialer.callEvents(world)),
-    Layer.succeed(ConversationRepository, conversations),
-    Layer.succeed(ServerSecrets, MemoryDialer.serverSecrets)
-  )
-  return { dir, world, turns, services, conversations }
-})
-
-/**
- * Waits, letting real I/O complete too, until `done()`: at most 15 s of real time (a file write
- * on a loaded machine can take long; a count of turns ran out there).
- */
-const until = (done: () => boolean) =>
-  Effect.gen(function*() {
-    const deadline = Date.now() + 15_000
-    while (!done() && Date.now() < deadline) {
-      yield* Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
-    }
-    assert.isTrue(done(), "waited for the session")
-  })
-
-/** Lets every fiber run. */
-const settle = Effect.gen(function*() {
-  for (let i = 0; i < 20; i++) yield* Effect.yieldNow
-})
-
-/**
- * A stream whose server end counts the frames the session has handled: a batch counts once the
- * session comes back for the next one. The test clock only moves once the session has handled
- * what was sent (`carrierEnd`'s `frame` waits for it): otherwise a session slowed by real I/O (a
- * recording write on a loaded machine) would see the clock run ahead of the frames it has not
- * placed yet, and take them for late.
- */
-const countedPair = Effect.map(MemoryMedia.pair, ([carrier, server]) => {
-  let handled = 0
-  let reading = 0
-  const counted: MediaSocket = {
-    ...server,
-    read: Effect.suspend(() => {
-      handled += reading
-      reading = 0
-      return Effect.tap(server.read, (batch) => Effect.sync(() => void (reading = batch?.length ?? 0)))
-    })
-  }
-  return [carrier, counted, () => handled] as const
-})
 
 /** The carrier's end: sends Twilio frames, answers marks at once, collects what the session sent. */
 const carrierEnd = (socket: MediaSocket, readBySession?: () => number) =>
@@ -204,26 +143,6 @@ const carrierEnd = (socket: MediaSocket, readBySession?: () => number) =>
     })
     return { received, closed, handshake, frame, stop }
   })
-
-const readWav = (dir: string, channel: string) => {
-  const file = fs.readdirSync(dir, { recursive: true }).map(String).find((f) => f.endsWith(`${channel}.wav`))
-  assert.isDefined(file, `${channel}.wav in ${fs.readdirSync(dir, { recursive: true }).join(", ")}`)
-  const bytes = new Uint8Array(fs.readFileSync(path.join(dir, file)))
-  return { path: path.join(dir, file), samples: Wav.decodeSamples(bytes.subarray(44)) }
-}
-
-/** The first sample index whose 20 ms window holds energy, or -1. */
-const firstSound = (samples: Int16Array) => {
-  for (let i = 0; i + 160 <= samples.length; i += 8) {
-    let energy = 0
-    for (let j = i; j < i + 160; j++) energy += samples[j]! * samples[j]!
-    if (energy / 160 > 1_000_000) return i
-  }
-  return -1
-}
-
-const agentLayer = (run: (call: AgentCall) => Effect.Effect<AgentEnd>) =>
-  Layer.succeed(Agent, Agent.of({ encoding: "pcm16", run }))
 
 describe("MediaSession", () => {
   it.effect("refuses a stream without a valid token before any audio, and opens no recording", () =>

@@ -307,13 +307,13 @@ const run = (
             continue
           }
           case "Mark":
-            playout.markedUnsafe(event.name, CarrierClock.nowMs(carrierClock, now) * SAMPLES_PER_MS)
+            playout.markedUnsafe(event.name, CarrierClock.streamMs(carrierClock, now) * SAMPLES_PER_MS)
             continue
           case "Dtmf":
             offerUnsafe({
               _tag: "Dtmf",
               digit: event.digit,
-              timestampMs: Math.round(CarrierClock.nowMs(carrierClock, now))
+              timestampMs: Math.round(CarrierClock.streamMs(carrierClock, now))
             })
             continue
           case "Stop":
