@@ -444,9 +444,10 @@ interface MediaRun {
   readonly mbPerCall: number
 }
 
-const mediaRun = (calls: number, seconds: number, server: "ours" | "raw"): MediaRun => {
+const mediaRun = (calls: number, seconds: number, server: "ours" | "raw", workers = 1): MediaRun => {
   const args = ["test/bench/media.ts", String(calls), "--seconds", String(seconds)]
   if (server === "raw") args.push("--server", "raw")
+  if (workers > 1) args.push("--workers", String(workers))
   const result = spawnSync(process.execPath, args, { encoding: "utf8", maxBuffer: 16 * 1024 * 1024 })
   const out = result.stdout
   const p99 = /frame lag .* p99\s+([\d.]+) ms/.exec(out)?.[1]
@@ -468,12 +469,16 @@ const CALL_STEPS = [50, 100, 150, 200, 300, 500]
 /**
  * The most calls held with p99 frame lag under 20 ms: a ladder of call counts, each run
  * `BENCH_MEDIA_RUNS` times (default 3) for `BENCH_MEDIA_SECONDS` (default 10), the median p99
- * of each step; for the engine and for the hand-written server, runs alternating.
+ * of each step; for the engine on one loop, the hand-written server, and the engine with a worker
+ * per core (`--workers`, as `serve` runs by default on PostgreSQL), runs alternating.
  */
 const concurrentCalls = () => {
   const runs = Number(process.env["BENCH_MEDIA_RUNS"] ?? 3)
   const seconds = Number(process.env["BENCH_MEDIA_SECONDS"] ?? 10)
-  const ladder = (server: "ours" | "raw", results: ReadonlyArray<ReadonlyArray<MediaRun>>) => {
+  const cores = os.cpus().length
+  const heldOf = (results: ReadonlyArray<ReadonlyArray<MediaRun>>) =>
+    CALL_STEPS.filter((_, i) => spread(results[i]!.map((r) => r.p99)).median < 20).at(-1) ?? 0
+  const ladder = (server: "ours" | "raw" | "workers", results: ReadonlyArray<ReadonlyArray<MediaRun>>) => {
     const steps = CALL_STEPS.map((calls, i) => {
       const runsOf = results[i]!
       const median = (f: (r: MediaRun) => number) => spread(runsOf.map(f)).median
@@ -491,7 +496,11 @@ const concurrentCalls = () => {
         step.cpu.toFixed(1)
       } ms of CPU per second of call, ${step.mb.toFixed(1)} MB per call`
     ).join("; ")
-    const name = server === "raw" ? "hand-written (raw-media-server.ts): " : ""
+    const name = server === "raw"
+      ? "hand-written (raw-media-server.ts): "
+      : server === "workers"
+      ? `${cores} workers: `
+      : ""
     return held === undefined
       ? `${name}none of the steps (${stepsText})`
       : `${name}${held.calls} calls; ${held.cpu.toFixed(1)} ms of CPU per second of call, ${
@@ -500,10 +509,12 @@ const concurrentCalls = () => {
   }
   const ours: Array<Array<MediaRun>> = CALL_STEPS.map(() => [])
   const raw: Array<Array<MediaRun>> = CALL_STEPS.map(() => [])
+  const workers: Array<Array<MediaRun>> = CALL_STEPS.map(() => [])
   CALL_STEPS.forEach((calls, i) => {
     for (let run = 0; run < runs; run++) {
       ours[i]!.push(mediaRun(calls, seconds, "ours"))
       raw[i]!.push(mediaRun(calls, seconds, "raw"))
+      if (cores > 1) workers[i]!.push(mediaRun(calls, seconds, "ours", cores))
     }
   })
   rows.push({
@@ -514,6 +525,15 @@ const concurrentCalls = () => {
     ratio: "–",
     goal: "as many as the baseline on one loop"
   })
+  if (cores > 1) {
+    rows.push({
+      figure: `The same with the engine in ${cores} worker processes (\`--workers ${cores}\`) against one`,
+      ours: ladder("workers", workers),
+      baseline: `1 worker: ${heldOf(ours)} calls`,
+      ratio: heldOf(ours) === 0 ? "–" : (heldOf(workers) / heldOf(ours)).toFixed(2),
+      goal: "≥ 1.5 (2 workers)"
+    })
+  }
   // CPU per second of call against the hand-written server's, at each step (issue 25: <= 1.25).
   CALL_STEPS.forEach((calls, i) => {
     const cpu = (results: ReadonlyArray<MediaRun>) => spread(results.map((r) => r.cpuMsPerCallSecond))

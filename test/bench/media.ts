@@ -21,6 +21,10 @@
  * verdict), and at the end its CPU, memory and send lags. `--single` runs SimCarrier in this
  * process instead, `--memory` over in-memory sockets (MemoryMedia).
  *
+ * `--workers W` serves the calls from W worker processes sharing the port (`node:cluster`, as
+ * `serve --workers N` runs the daemon; `MediaWorkers.ts`, `media-worker.ts`): the CPU and memory
+ * figures are the workers', summed; the frame lag is measured in them as in one process.
+ *
  * Variants: `--agent drain` replaces the scripted agent with one that only reads its input (the
  * session's own cost); `--server raw` replaces the daemon's route, session and agent with the
  * hand-written baseline (`raw-media-server.ts`: the same work on `node:http` and `ws` with plain
@@ -39,22 +43,16 @@
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as SimCarrier from "@voice-agent/carrier-sim/SimCarrier"
-import { Agent } from "@voice-agent/core/ports/Agent"
-import type { AgentCall, AgentEnd, CallInput } from "@voice-agent/core/ports/Agent"
 import { CallEvents } from "@voice-agent/core/ports/CallEvents"
 import type { CallEvent } from "@voice-agent/core/ports/CallEvents"
 import type { Carrier } from "@voice-agent/core/ports/Carrier"
-import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
 import { MediaConnector } from "@voice-agent/core/ports/MediaSocket"
 import type { MediaSocket } from "@voice-agent/core/ports/MediaSocket"
-import { ServerSecrets } from "@voice-agent/core/ports/ServerSecrets"
 import * as MediaSession from "@voice-agent/engine/MediaSession"
 import * as MediaToken from "@voice-agent/engine/MediaToken"
-import * as MemoryConversations from "@voice-agent/engine/testing/MemoryConversations"
 import * as MemoryDialer from "@voice-agent/engine/testing/MemoryDialer"
 import * as MemoryMedia from "@voice-agent/engine/testing/MemoryMedia"
-import * as FileRecordingStore from "@voice-agent/recordings-fs/FileRecordingStore"
-import { Console, Context, Duration, Effect, Layer, References, Stream } from "effect"
+import { Console, Context, Duration, Effect, Layer, References } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { fork } from "node:child_process"
 import * as fs from "node:fs"
@@ -64,6 +62,8 @@ import * as path from "node:path"
 import { monitorEventLoopDelay, performance } from "node:perf_hooks"
 import * as Media from "voice-agent/Media"
 import { callLines } from "./CallLines.ts"
+import * as MediaServer from "./MediaServer.ts"
+import * as MediaWorkers from "./MediaWorkers.ts"
 import * as RawMediaServer from "./raw-media-server.ts"
 
 const args = process.argv.slice(2)
@@ -83,6 +83,8 @@ const simCarrier = option("--carrier") === "sim"
 const carrierScript = simCarrier ? "media-carrier.ts" : "media-twilio.ts"
 /** `--agent drain`: no conversation, the agent only reads its input (the session's own cost). */
 const drainOnly = option("--agent") === "drain"
+/** `--workers W`: the engine in W cluster worker processes sharing the port (`media-worker.ts`). */
+const workerCount = Number(option("--workers") ?? 1)
 /** `--server raw`: the hand-written baseline (raw-media-server.ts) instead of the daemon's media route. */
 const rawServer = split && option("--server") === "raw"
 const now = () => performance.timeOrigin + performance.now()
@@ -125,86 +127,33 @@ const watchCarrier = (socket: MediaSocket): MediaSocket => ({
       }))
 })
 
-/** The agent (or the raw server) read a frame of the call: its lag. */
-const readFrame = (callId: string, timestampMs: number) => {
+/** The agent (or the raw server) read a frame of the call at `at`: its lag. */
+const readFrameAt = (callId: string, at: number, timestampMs: number) => {
   const start = carrierStart.get(callId)
   if (start !== undefined) {
-    lags.push(now() - (start + timestampMs))
-    readAt.push(now())
+    lags.push(at - (start + timestampMs))
+    readAt.push(at)
   } else {
     const list = pending.get(callId) ?? []
-    list.push([now(), timestampMs])
+    list.push([at, timestampMs])
     pending.set(callId, list)
   }
 }
-
-/** An agent that reads its input to the end and says nothing. */
-const drain = (call: AgentCall): Effect.Effect<AgentEnd> =>
-  Effect.as(Stream.runDrain(call.input), { outcome: "completed", endedBy: "remote" })
-
-/** The daemon's agent, its input watched: each audio frame's lag when the agent reads it. */
-const watchedAgent = Layer.effect(
-  Agent,
-  Effect.gen(function*() {
-    const inner = yield* Agent
-    return Agent.of({
-      encoding: inner.encoding,
-      run: (call) =>
-        (drainOnly ? drain : inner.run)({
-          ...call,
-          input: Stream.map(call.input, (item: CallInput) => {
-            inputs++
-            if (item._tag === "Audio") readFrame(call.context.callId, item.frame.timestampMs)
-            return item
-          }),
-          // an agent that takes the audio reads each frame when its sink is called
-          takeAudio: call.takeAudio === undefined ? undefined : (sink) =>
-            call.takeAudio!((frame) => {
-              inputs++
-              readFrame(call.context.callId, frame.timestampMs)
-              sink(frame)
-            })
-        })
-    })
-  })
-).pipe(Layer.provide(Media.scripted))
-
-const conversation = (callId: string) => ({
-  id: `00000000-0000-4000-8000-${callId.replace(/\D/g, "").padStart(12, "0").slice(-12)}`,
-  callId,
-  organizationId: "00000000-0000-4000-8000-000000000002",
-  campaignId: null,
-  contactId: "1",
-  direction: "outbound" as const,
-  fromNumber: "+12025550100",
-  toNumber: "+13035550000",
-  startedAt: new Date(),
-  answeredAt: null,
-  endedAt: null,
-  durationSec: null,
-  terminationReason: null
-})
+const readFrame = (callId: string, timestampMs: number) => readFrameAt(callId, now(), timestampMs)
 
 const program = Effect.gen(function*() {
   const dir = yield* Effect.acquireRelease(
     Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "va-bench-media-"))),
     (d) => Effect.sync(() => fs.rmSync(d, { recursive: true, force: true }))
   )
-  const world = MemoryDialer.makeWorld()
-  const store = MemoryConversations.make((id) => ({ conversation: conversation(id), data: { first_name: "Ann" } }))
-  const conversations = store.repository
-  const services = Layer.mergeAll(
-    FileRecordingStore.layer(dir),
-    Layer.effect(CallEvents, MemoryDialer.callEvents(world)),
-    Layer.succeed(ConversationRepository, conversations),
-    Layer.succeed(ServerSecrets, MemoryDialer.serverSecrets),
-    watchedAgent
-  )
-  const context = yield* Layer.build(services)
+  const server = MediaServer.services(dir, { onFrame: readFrame, onInput: () => void inputs++ }, drainOnly)
+  let turns = server.turns
+  const context = yield* Layer.build(server.layer)
   const events = Context.get(context, CallEvents)
 
   // The media endpoint, and how the carrier reaches it.
   let mediaUrl = "ws://memory"
+  let workers: MediaWorkers.Workers | undefined
   let inner: MediaConnector["Service"] | undefined
   if (rawServer) {
     const key = MediaToken.keyFrom(yield* MemoryDialer.serverSecrets.cursorKey)
@@ -222,6 +171,9 @@ const program = Effect.gen(function*() {
       (server) => Effect.sync(server.close)
     )
     mediaUrl = raw.url
+  } else if (workerCount > 1) {
+    workers = yield* MediaWorkers.start(workerCount, { drainOnly })
+    mediaUrl = `ws://127.0.0.1:${workers.port}${Media.path}`
   } else if (memory) {
     const built = yield* Layer.build(
       MemoryMedia.connector((socket) => MediaSession.serve(socket)).pipe(Layer.provide(Layer.succeedContext(context)))
@@ -240,6 +192,9 @@ const program = Effect.gen(function*() {
   }
 
   let placed = 0
+  /** Publishes a call's `Answered` from a carrier child where the call's session waits for it. */
+  const answered = (callId: string, event: CallEvent) =>
+    workers === undefined ? Effect.runFork(events.publish(callId, event)) : workers.answered(callId, event)
   const carriers = Effect.gen(function*() {
     const connect = inner!.connect
     const connector = MediaConnector.of({ connect: (url) => Effect.map(connect(url), watchCarrier) })
@@ -278,7 +233,7 @@ const program = Effect.gen(function*() {
       })
       proc.on("message", (message: { type: string; callId: string; at: number; event: CallEvent } & Child) => {
         if (message.type === "start") startedAt(message.callId, message.at)
-        else if (message.type === "answered") Effect.runFork(events.publish(message.callId, message.event))
+        else if (message.type === "answered") answered(message.callId, message.event)
         else if (message.type === "done") resume(Effect.succeed(message))
       })
       proc.on("exit", (code) => resume(Effect.die(new Error(`carrier process exited with ${code}`))))
@@ -325,6 +280,25 @@ const program = Effect.gen(function*() {
   loop.disable()
   // Let the sessions finish their recordings before the directory goes.
   yield* Effect.sleep(Duration.millis(1_500))
+  // With workers, the server's figures are theirs: each frame read, their CPU and memory summed.
+  let serverCpuS = (cpu.user + cpu.system) / 1e6
+  let serverRss = { start: rss0, peak: rssPeak }
+  if (workers !== undefined) {
+    const reports = yield* workers.finish
+    for (const report of reports) {
+      for (let i = 0; i < report.reads.length; i += 3) {
+        readFrameAt(report.reads[i] as string, report.reads[i + 1] as number, report.reads[i + 2] as number)
+      }
+      inputs += report.inputs
+    }
+    const total = reports.reduce((sum, r) => sum + r.turns, 0)
+    turns = () => total
+    serverCpuS = reports.reduce((sum, r) => sum + r.cpuUs, 0) / 1e6
+    serverRss = {
+      start: reports.reduce((sum, r) => sum + r.rss0, 0),
+      peak: reports.reduce((sum, r) => sum + r.rssPeak, 0)
+    }
+  }
 
   // The p99 of each second of the run (by when the agent read the frame): the calls' set-up
   // in the first seconds against the steady state after.
@@ -334,7 +308,7 @@ const program = Effect.gen(function*() {
   const delay = (intervalNs: number) => Math.max(0, intervalNs / 1e6 - loopResolutionMs)
   const ms = (v: number) => `${v.toFixed(1).padStart(7)} ms`
   const mb = (v: number) => `${(v / 1e6).toFixed(1)} MB`
-  const cpuS = (cpu.user + cpu.system) / 1e6
+  const cpuS = serverCpuS
   const callSeconds = (lags.length * 20) / 1000
   yield* Console.log(
     [
@@ -350,16 +324,21 @@ const program = Effect.gen(function*() {
       `  node ${process.version}, ${os.cpus().length} cores (shared with other work), ${
         drainOnly ? "agent draining its input" : "scripted agent"
       }, recordings on, real clock`,
-      `  calls placed ${placed}, agent input items ${inputs}, turns ${store.turns.length}`,
+      ...(workers === undefined ? [] : [
+        `  the server in ${workerCount} worker processes (node:cluster, one port): CPU and memory are theirs, summed`
+      ]),
+      `  calls placed ${placed}, agent input items ${inputs}, turns ${turns()}`,
       `frame lag (carrier's grid slot -> agent reads the frame)  n=${lags.length}  p50 ${
         ms(quantile(lags, 0.5))
       }  p99 ${ms(quantile(lags, 0.99))}  max ${ms(lags.reduce((a, b) => Math.max(a, b), 0))}  over 20 ms: ${
         (100 * lags.filter((l) => l > 20).length / lags.length).toFixed(2)
       }%`,
       `frame lag p99 second by second (ms)  ${bySecond.map((second) => quantile(second, 0.99).toFixed(0)).join(" ")}`,
-      `event loop delay  p50 ${ms(delay(loop.percentile(50)))}  p99 ${ms(delay(loop.percentile(99)))}  max ${
-        ms(delay(loop.max))
-      }`,
+      ...(workers !== undefined ? [] : [
+        `event loop delay  p50 ${ms(delay(loop.percentile(50)))}  p99 ${ms(delay(loop.percentile(99)))}  max ${
+          ms(delay(loop.max))
+        }`
+      ]),
       `CPU ${split ? "server process " : ""}${cpuS.toFixed(1)} s in ${wallS.toFixed(1)} s (${
         (100 * cpuS / wallS).toFixed(0)
       }% of one core), ${(1000 * cpuS / N).toFixed(0)} ms per call, ${
@@ -377,9 +356,13 @@ const program = Effect.gen(function*() {
           ms(childReport.sendLags.reduce((a, b) => Math.max(a, b), 0))
         }`
       ]),
-      `memory  RSS ${mb(rss0)} -> peak ${mb(rssPeak)} (${mb((rssPeak - rss0) / N)} per call)  heap ${
-        mb(heap0)
-      } -> peak ${mb(heapPeak)} (${mb((heapPeak - heap0) / N)} per call)`
+      `memory  RSS ${mb(serverRss.start)} -> peak ${mb(serverRss.peak)} (${
+        mb((serverRss.peak - serverRss.start) / N)
+      } per call${workers === undefined ? "" : `, ${workerCount} workers summed`})${
+        workers !== undefined
+          ? ""
+          : `  heap ${mb(heap0)} -> peak ${mb(heapPeak)} (${mb((heapPeak - heap0) / N)} per call)`
+      }`
     ].join("\n")
   )
 })
