@@ -269,11 +269,11 @@ describe("FileRecordingStore", () => {
         assertWav(yield* collect(empty), 0)
       }))
 
-    it.effect("patches the header every second of audio, and leaves a valid file when interrupted", () =>
+    it.effect("patches the header every five seconds of audio, and leaves a valid file when interrupted", () =>
       Effect.gen(function*() {
         const { store } = yield* tempStore()
         const written = yield* Deferred.make<void>()
-        const frames = sine(440, 2.5) // 20000 samples: patched at 8000 and 16000
+        const frames = sine(440, 12.5) // 100000 samples: patched at 40000 and 80000
         const fiber = yield* Effect.forkChild(Effect.scoped(Effect.gen(function*() {
           const writer = yield* store.openWriter("hung-up", "remote")
           yield* writeAll(writer, frames)
@@ -284,16 +284,16 @@ describe("FileRecordingStore", () => {
 
         // in progress: the header declares the last patch, every written byte follows it
         const live = yield* collect(yield* store.read("hung-up", "remote"))
-        assert.strictEqual(parse(live).dataSize, 32000)
-        assert.strictEqual(parse(live).riffSize, 36 + 32000)
-        assert.strictEqual(live.length, 44 + 40000)
+        assert.strictEqual(parse(live).dataSize, 160000)
+        assert.strictEqual(parse(live).riffSize, 36 + 160000)
+        assert.strictEqual(live.length, 44 + 200000)
         assert.deepStrictEqual(Wav.decodeSamples(live.subarray(44)), frames)
         const liveMixed = yield* store.read("hung-up", "mixed")
-        assert.deepStrictEqual(assertWav(yield* collect(liveMixed), 16000), frames.subarray(0, 16000))
+        assert.deepStrictEqual(assertWav(yield* collect(liveMixed), 80000), frames.subarray(0, 80000))
 
         yield* Fiber.interrupt(fiber)
         const read = yield* store.read("hung-up", "remote")
-        assert.deepStrictEqual(assertWav(yield* collect(read), 20000), frames)
+        assert.deepStrictEqual(assertWav(yield* collect(read), 100000), frames)
       }))
 
     it.effect("starts each file as a valid empty WAV, patched at the interval it is given", () =>
@@ -385,10 +385,11 @@ describe("FileRecordingStore", () => {
             const file = nodePath.join(root, "killed", `${channel}.wav`)
             const onDisk = (nodeFs.statSync(file).size - 44) >> 1
             const { declared: samples, samples: decoded } = soxRead(file)
-            // 3 s were written before `ready`; the header is at most one second behind the file
-            assert.isAtLeast(samples, 3 * RATE, channel)
-            assert.strictEqual(samples % RATE, 0, channel)
-            assert.isAtMost(onDisk - samples, RATE, channel)
+            // three patches' worth was written before `ready`; the header is at most a patch behind
+            const patch = FileRecordingStore.defaultPatchEverySamples
+            assert.isAtLeast(samples, 3 * patch, channel)
+            assert.strictEqual(samples % patch, 0, channel)
+            assert.isAtMost(onDisk - samples, patch, channel)
             assert.isAtLeast(onDisk - samples, 0, channel)
             assert.deepStrictEqual(decoded, tone(channelHz[channel], 0, samples), channel)
             // the store serves the file as it is, and mixes what the headers declare

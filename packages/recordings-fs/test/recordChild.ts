@@ -2,7 +2,7 @@
  * A process that records with FileRecordingStore, for the tests that need a real process:
  *
  * - `kill <root> <callId>`: writes both channels in 20 ms frames, as fast as it can, prints
- *   `ready` once 3 s of each are written and goes on writing (up to 10 minutes of audio),
+ *   `ready` once three header patches' worth of each is written and goes on writing (up to 10 minutes of audio),
  *   waiting to be killed with SIGKILL, so that no finalizer runs.
  * - `limit <root> <callId>`: writes the remote channel until a write fails (the test runs it
  *   under a file-size limit), prints the error as JSON, writes ten more frames (each must
@@ -30,7 +30,7 @@ const kill = Effect.gen(function*() {
   for (let frame = 0; frame < 30_000; frame++) {
     yield* agent.write(tone(channelHz.agent, frame * FRAME, FRAME))
     yield* remote.write(tone(channelHz.remote, frame * FRAME, FRAME))
-    if (frame === 150) yield* say("ready")
+    if ((frame + 1) * FRAME === 3 * FileRecordingStore.defaultPatchEverySamples) yield* say("ready")
   }
   return yield* Effect.never
 })
