@@ -50,6 +50,7 @@ const carrier = Layer.effect(
           hungUp.push(callId)
           yield* events.publish(callId, { _tag: "Ended", at: yield* Clock.currentTimeMillis, reason: "local-hangup" })
         }),
+      transfer: () => Effect.void,
       sendSms: () => Effect.die("unused")
     })
   })

@@ -25,10 +25,11 @@
  * once answered, BYE; returns once `Ended` is published. A call not (or no longer) here is no
  * error. Closing the carrier's scope ends every call (their BYEs are `SipCalls`').
  *
- * Transfers: the `Carrier` port has no transfer yet, so `transfer(callId, target)` sits beside
- * it (`SipCarrier.transfer`): REFER to `sip:<target>@<trunk>` (RFC 3515, its NOTIFYs followed),
- * BYE once the target answered; a refused or failed transfer (`TransferFailed`) keeps the call
- * and fails `rejected` with the trunk's status and reason.
+ * Transfers (`Carrier.transfer`, CONTRACT §8; also `SipCarrier.transfer`, which answers the
+ * target's final status): REFER in the call's dialog to `sip:<target>@<trunk>` (RFC 3515, its
+ * NOTIFYs followed), BYE once the target answered (`Ended` `local-hangup`: the call left us);
+ * a refused or failed transfer (`TransferFailed`) keeps the call and fails `rejected` with the
+ * trunk's status and reason.
  *
  * SMS: a SIP trunk carries none; `sendSms` fails `rejected`.
  *
@@ -79,7 +80,7 @@ export interface Options {
 }
 
 /**
- * The carrier, and what the port does not have yet.
+ * The carrier, its transfer with the target's status, and the inbound decision.
  *
  * @category models
  */
@@ -377,6 +378,7 @@ export const make = (
     const carrier = Carrier.of({
       placeCall,
       hangUp,
+      transfer: (callId, to) => Effect.asVoid(transfer(callId, to)),
       sendSms: (message) =>
         Effect.fail(
           new CarrierError({

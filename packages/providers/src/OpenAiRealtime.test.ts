@@ -130,6 +130,7 @@ const makeCall = (options: { readonly hold?: boolean; readonly playedMs?: number
         changed()
       }),
       sendDtmf: () => Effect.void,
+      transfer: () => Effect.die("no transfer in this test"),
       emitTurn: (turn) =>
         Effect.sync(() => {
           turns.push(turn)

@@ -8,7 +8,10 @@
  * the caller's turns; the agent's speeches play one at a time, each synthesized as soon as it is
  * queued; barge-in interrupts the agent's audio; an answering machine is waited out first; a
  * SDK agent's commands and keys come in, and notes about the call go out to it. Traced, the
- * greeting and each reply are spans with their steps (`TurnTrace`).
+ * greeting and each reply are spans with their steps (`TurnTrace`). A transfer is the call's
+ * (`AgentCall.transfer`), once its message has played: moved, the call ends `transfer`;
+ * refused, the dialogue hears why (the model as its `transfer` call's result, an SDK agent as a
+ * `TransferFailed` note) and goes on.
  *
  * @since 0.1.0
  */
@@ -413,6 +416,29 @@ export const run = (
         return endOf(state)
       })
 
+    /**
+     * A transfer the dialogue asked for: what is queued (its message) plays first, then the
+     * carrier is asked; its answer goes straight to the dialogue, ahead of what came meanwhile.
+     * Answers the call's end once transferred; nothing when refused (the call goes on) or when
+     * the caller hung up first (their `HungUp`, queued, ends the dialogue).
+     */
+    const transfer = (to: string, turn: TurnTrace.Turn | undefined) =>
+      Effect.gen(function*() {
+        const drained = yield* Deferred.make<void>()
+        yield* Queue.offer(speeches, { _tag: "Drained", done: drained })
+        yield* Effect.raceFirst(Deferred.await(drained), Deferred.await(hungUp))
+        if (yield* Deferred.isDone(hungUp)) return undefined
+        const result = yield* call.transfer(to)
+        if (result._tag === "Refused") yield* notify({ _tag: "TransferFailed", to, reason: result.reason })
+        const reported = Dialogue.step(
+          yield* Ref.get(current),
+          result._tag === "Transferred" ? { _tag: "Transferred" } : { _tag: "TransferRefused", reason: result.reason },
+          policy
+        )
+        yield* Ref.set(current, reported.state)
+        return yield* perform(reported.actions, reported.state, turn)
+      })
+
     // An answering machine: its greeting and beep first.
     if (call.context.answeredBy === "machine") {
       const nextSignal = (timeoutMs: number) =>
@@ -462,9 +488,11 @@ export const run = (
       const stepped = Dialogue.step(before, event, policy)
       yield* Ref.set(current, stepped.state)
       if (event._tag === "ModelToolCall") {
-        // A tool call that got no result of its own (one that ends the call) is answered here.
+        // A tool call that got no result of its own (one that ends the call) is answered here;
+        // a transfer's result waits for the carrier's answer.
         const waiting = toolResults.get(event.id)
-        const answered = stepped.actions.some((action) => action._tag === "ToolResult" && action.id === event.id)
+        const answered = stepped.actions.some((action) => action._tag === "ToolResult" && action.id === event.id) ||
+          stepped.state.transferring?.id === event.id
         if (waiting !== undefined && !answered) {
           toolResults.delete(event.id)
           yield* Deferred.succeed(waiting, { output: "Done.", refused: false, turns: stepped.state.turns.length })
@@ -473,6 +501,12 @@ export const run = (
       // A reply's sentences go in the turn it answers; anything else in the current one.
       const turn = queued.generation === undefined ? trace.current() : generatingTurn
       const end = yield* perform(stepped.actions, stepped.state, turn)
+      const transferring = stepped.state.transferring
+      if (end === undefined && transferring !== undefined) {
+        const transferred = yield* transfer(transferring.to, turn)
+        if (transferred !== undefined) return transferred
+        continue
+      }
       if (end === undefined) continue
       if (end.endedBy === "remote") return end
       // The agent ended it: what is queued plays first (unless the caller hangs up meanwhile).
