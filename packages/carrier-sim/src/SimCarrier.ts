@@ -48,6 +48,12 @@
  * A call's state is dropped when its script ends, and closing the layer interrupts every
  * script in flight (closing their streams, reporting nothing more).
  *
+ * `transfer` moves an answered call (README, `transfer`): its stream stops at once (`stop`,
+ * closed), the person talks with the target for `conversationMs` of the target, then `Ended`
+ * `remote-hangup`; a `hangUp` meanwhile still ends it (`local-hangup`). Refused (`rejected`): a
+ * target not E.164 or in the carrier-failure range, a call not in progress, not answered or
+ * already transferred.
+ *
  * Inbound calls (`InboundSimulator.callIn`, docs/ADMIN.md): the call is
  * answered at once (`Answered` human) and streams like an answered outbound call, the caller on
  * the line by the last four digits of the caller's number: `early-hangup` and `never-hangs-up`
