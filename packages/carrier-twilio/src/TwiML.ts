@@ -80,8 +80,8 @@ const textEscapes: Readonly<Record<string, string>> = { "&": "&amp;", "<": "&lt;
 export const dial = (number: string): string =>
   `${declaration}<Response><Dial>${
     // oxlint-disable-next-line no-control-regex -- the control characters XML 1.0 cannot hold
-    number.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, "").replace(/[&<>]/g, (char) => textEscapes[char]!)
-  }</Dial></Response>`
+    number.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, "").replace(/[&<>]/g, (char) =>
+      textEscapes[char]!)}</Dial></Response>`
 
 /**
  * Refuses an inbound call (one to a number we cannot serve): Twilio does not answer it.

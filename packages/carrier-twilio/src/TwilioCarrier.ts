@@ -183,7 +183,10 @@ export const make = (
       const placed = calls.get(callId)?.callSid
       const callSid = placed ?? Option.getOrUndefined(yield* carrierCalls.carrierCallIdOf(callId))
       if (callSid === undefined) {
-        return yield* new CarrierError({ reason: "rejected", message: `Twilio has no call ${callId} of ours to transfer` })
+        return yield* new CarrierError({
+          reason: "rejected",
+          message: `Twilio has no call ${callId} of ours to transfer`
+        })
       }
       yield* rest.updateCall(callSid, TwiML.dial(to))
     })

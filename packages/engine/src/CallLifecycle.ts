@@ -206,6 +206,7 @@ export const make = (callId: string, rules: Rules): Effect.Effect<Follower, neve
         media && isTransferred(seen)
           ? Effect.logDebug(`Call ${callId} was transferred: not hung up (${cause})`)
           : Ref.update(hangUpCause, (current) => current ?? cause).pipe(
+            Effect.andThen(Effect.logInfo(`Hanging up call ${callId} (${cause})`)),
             Effect.andThen(Tracing.event("call.hang_up", { "voice_agent.hang_up.cause": cause })),
             Effect.andThen(carrier.hangUp(callId)),
             Effect.catch((error) => Effect.logWarning(`Hang-up of call ${callId} failed: ${error.message}`))
