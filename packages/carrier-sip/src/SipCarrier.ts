@@ -18,7 +18,8 @@
  *   with the request's media token; re-INVITEs (`Reinvited`: hold, a new codec or address) go
  *   to `rtp.update`. The call ends with its dialog: a BYE from the trunk is `remote-hangup`;
  *   ours (`hangUp`, the media session closing its end when the agent hangs up or the stream is
- *   refused, a session timer expiring) `local-hangup`. After `Ended` the media session has
+ *   refused, a session timer expiring) `local-hangup`. The session runs with this carrier as
+ *   its `Carrier`, so its agent's transfer is a REFER in this dialog. After `Ended` the media session has
  *   `drainMs` to hear `Stop` and report its verdict before the RTP session closes.
  *
  * `hangUp(callId)`: while ringing, the dial is abandoned (CANCEL) and `Ended` is `local-hangup`;
@@ -203,6 +204,8 @@ export const make = (
           // a session over without closing its end leaves no one on our side: hang up
           Effect.andThen(dialog.hangup),
           Effect.provideService(SipMedia.MediaSessions, sessions),
+          // the session's agent transfers through this carrier (`AgentCall.transfer`)
+          Effect.provideService(Carrier, carrier),
           Effect.forkIn(scope)
         )
         const ended = yield* dialog.ended
