@@ -193,7 +193,11 @@ describe("DirectCalls", () => {
     it.effect("a transfer: the verdict ends it bot-transfer at once; nothing hangs the moved call up, not even the longest-call timer", () =>
       Effect.gen(function*() {
         const { number, org } = yield* organization()
-        const placed = yield* (yield* DirectCalls).place({ organizationId: org.id, from: number, to: Fixtures.randomE164() })
+        const placed = yield* (yield* DirectCalls).place({
+          organizationId: org.id,
+          from: number,
+          to: Fixtures.randomE164()
+        })
         yield* answer(placed.callId)
         // The carrier moved the call: its end comes when the transferred conversation does (not here).
         const at = yield* Clock.currentTimeMillis

@@ -593,7 +593,7 @@ export const step = (state: State, event: Event, policy: Policy): Step => {
       actions: []
     }
   }
-  if (state.transferring !== undefined) return transferReport(state, event, policy)
+  if (state.transferring !== undefined) return transferReport(state, state.transferring, event, policy)
   if (event._tag === "Transferred" || event._tag === "TransferRefused") return { state, actions: [] }
   if (event._tag === "Command") return command(state, event.command, policy)
   if (event._tag === "Utterance" && event.text.trim() === "") return { state, actions: [] }
@@ -611,30 +611,25 @@ export const step = (state: State, event: Event, policy: Policy): Step => {
 }
 
 /** While a transfer is under way: its report; every other event is ignored. */
-const transferReport = (state: State, event: Event, policy: Policy): Step => {
-  const transferring = state.transferring!
-  switch (event._tag) {
-    case "Transferred":
-      return {
-        state: {
-          ...state,
-          transferring: undefined,
-          ended: { outcome: "transfer", endedBy: "agent", transferTo: transferring.to }
-        },
-        actions: []
-      }
-    case "TransferRefused": {
-      const decision = policy.decide({ ...state, transferring: undefined }, {
-        _tag: "TransferRefused",
-        to: transferring.to,
-        id: transferring.id,
-        reason: event.reason
-      })
-      return apply(decision.state, decision.actions, [])
+const transferReport = (state: State, transferring: Transferring, event: Event, policy: Policy): Step => {
+  if (event._tag === "Transferred") {
+    return {
+      state: {
+        ...state,
+        transferring: undefined,
+        ended: { outcome: "transfer", endedBy: "agent", transferTo: transferring.to }
+      },
+      actions: []
     }
-    default:
-      return { state, actions: [] }
   }
+  if (event._tag !== "TransferRefused") return { state, actions: [] }
+  const decision = policy.decide({ ...state, transferring: undefined }, {
+    _tag: "TransferRefused",
+    to: transferring.to,
+    id: transferring.id,
+    reason: event.reason
+  })
+  return apply(decision.state, decision.actions, [])
 }
 
 /** What a transfer the agent asked for says when its message is guidance for a model. */

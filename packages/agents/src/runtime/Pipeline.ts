@@ -34,6 +34,7 @@ import * as Sentences from "../dialogue/Sentences.ts"
 import * as TurnTrace from "../TurnTrace.ts"
 import { agentFailure, callStarted, initialState } from "./CallDialogue.ts"
 import type { PipelinePlan } from "./CallPlan.ts"
+import * as Speeches from "./Speeches.ts"
 
 /** A command that only sets up the conversation, with nothing to say or do before the call starts. */
 const isSetting = (command: Dialogue.Command): boolean =>
@@ -58,25 +59,6 @@ interface ToolOutcome {
 /** The output of a call made after a refused one in the same response. */
 const notCarriedOut = "Error: not carried out, since a call before it in your response was refused."
 
-/** Audio buffered ahead per queued speech: 2 s of 20 ms frames. */
-const SYNTHESIS_AHEAD_FRAMES = 100
-
-type Spoken =
-  | {
-    readonly _tag: "Speech"
-    readonly id: number
-    readonly text: string
-    readonly sensitiveFree: boolean
-    /** Its audio, synthesized from the moment it was queued (see `speak`). */
-    readonly audio: Queue.Dequeue<Int16Array, SpeechError | Cause.Done>
-    readonly synthesis: Fiber.Fiber<void>
-    /** Ms from the request to the speech's first audio, once it came. */
-    readonly timing: { firstByteMs?: number }
-    /** The turn it was said in (TurnTrace). */
-    readonly turn: TurnTrace.Turn | undefined
-  }
-  | { readonly _tag: "Drained"; readonly done: Deferred.Deferred<void> }
-
 /**
  * Runs a call through the pipeline (module header).
  *
@@ -99,7 +81,7 @@ export const run = (
     const events = yield* Queue.bounded<Queued>(1_024)
     const audio = yield* Queue.bounded<PcmFrame, Cause.Done>(500)
     const signals = yield* Queue.sliding<TurnSignal>(8)
-    const speeches = yield* Queue.unbounded<Spoken>()
+    const speeches = yield* Queue.unbounded<Speeches.Spoken>()
     const hungUp = yield* Deferred.make<void>()
     const offer = (event: Dialogue.Event, generation?: number) =>
       Queue.offer(events, { _tag: "Event", event, generation })
@@ -163,7 +145,7 @@ export const run = (
     const voice = definition.persona.voice ?? undefined
     const speak = (id: number, text: string, sensitiveFree: boolean, turn: TurnTrace.Turn | undefined) =>
       Effect.gen(function*() {
-        const audio = yield* Queue.bounded<Int16Array, SpeechError | Cause.Done>(SYNTHESIS_AHEAD_FRAMES)
+        const audio = yield* Queue.bounded<Int16Array, SpeechError | Cause.Done>(Speeches.SYNTHESIS_AHEAD_FRAMES)
         const timing: { firstByteMs?: number } = {}
         const requestedAt = yield* call.elapsedMs
         const stage = yield* trace.stage(turn, "tts")
@@ -424,9 +406,7 @@ export const run = (
      */
     const transfer = (to: string, turn: TurnTrace.Turn | undefined) =>
       Effect.gen(function*() {
-        const drained = yield* Deferred.make<void>()
-        yield* Queue.offer(speeches, { _tag: "Drained", done: drained })
-        yield* Effect.raceFirst(Deferred.await(drained), Deferred.await(hungUp))
+        yield* Speeches.drain(speeches, hungUp)
         if (yield* Deferred.isDone(hungUp)) return undefined
         const result = yield* call.transfer(to)
         if (result._tag === "Refused") yield* notify({ _tag: "TransferFailed", to, reason: result.reason })
@@ -510,9 +490,7 @@ export const run = (
       if (end === undefined) continue
       if (end.endedBy === "remote") return end
       // The agent ended it: what is queued plays first (unless the caller hangs up meanwhile).
-      const drained = yield* Deferred.make<void>()
-      yield* Queue.offer(speeches, { _tag: "Drained", done: drained })
-      yield* Effect.raceFirst(Deferred.await(drained), Deferred.await(hungUp))
+      yield* Speeches.drain(speeches, hungUp)
       return end
     }
   })

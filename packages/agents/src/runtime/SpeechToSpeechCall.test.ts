@@ -35,7 +35,8 @@ const runCall = (carrier: TransferResult) =>
           results.push(made)
           const result = made.afterSpeech === undefined ? made : yield* made.afterSpeech
           results.push(result)
-          return (result.end === undefined ? { _tag: "HungUp" } : { _tag: "Ended", end: result.end }) as SessionEnd
+          const ended: SessionEnd = result.end === undefined ? { _tag: "HungUp" } : { _tag: "Ended", end: result.end }
+          return ended
         })
     })
     const runtime = ConversationAgent.make({
