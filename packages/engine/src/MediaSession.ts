@@ -246,6 +246,8 @@ const run = (
     const encoding = agent.encodingFor === undefined ? agent.encoding : yield* agent.encodingFor(context)
     const transcript = yield* MediaSessionVerdict.transcript(conversations, accepted.call.conversation.id, callId)
     const over = yield* Deferred.make<void>()
+    // The carrier stops the stream of a call it moved, maybe before it answers the transfer.
+    let transfersInFlight = 0
     const agentRun = yield* MediaSessionVerdict.runAgent(agent, {
       context,
       input: Stream.fromQueue(input),
@@ -253,7 +255,11 @@ const run = (
       say: playout.say,
       interrupt: playout.interrupt,
       sendDtmf: playout.sendDtmf,
-      transfer: (to) => MediaSessionVerdict.transfer(carrier, callId, to),
+      transfer: (to) =>
+        Effect.suspend(() => {
+          transfersInFlight++
+          return MediaSessionVerdict.transfer(carrier, callId, to)
+        }).pipe(Effect.ensuring(Effect.sync(() => void transfersInFlight--))),
       emitTurn: transcript.emitTurn,
       emitLatency: transcript.emitLatency,
       hungUp: Deferred.await(over),
@@ -364,7 +370,13 @@ const run = (
     yield* Deferred.succeed(over, undefined)
     // Nothing more will play: a `say` in progress ends as interrupted, and later ones at once.
     yield* playout.finish
-    const end = yield* MediaSessionVerdict.awaitVerdict(agentRun.verdict, first, settings.verdictTimeoutMs)
+    // A transfer under way when the stream stopped: the agent answers once the carrier has
+    // (within the carrier's own time limit), however long that takes.
+    const end = yield* MediaSessionVerdict.awaitVerdict(
+      agentRun.verdict,
+      transfersInFlight > 0 ? "agent" : first,
+      settings.verdictTimeoutMs
+    )
     yield* Fiber.interrupt(agentRun.fiber)
     if (first === "agent") yield* socket.close
     yield* Fiber.interrupt(quietClock)
