@@ -227,6 +227,7 @@ export const transfer = (
       Effect.fail(new CarrierError({ reason: "rejected", message: "no carrier serves this media session" })),
     onSome: (carrier) => carrier.transfer(callId, to)
   }).pipe(
+    Effect.withSpan("call.transfer", { attributes: { "voice_agent.transfer.to": to } }),
     Effect.as<TransferResult>({ _tag: "Transferred" }),
     Effect.tap(() => Effect.logInfo(`Call ${callId}: transferred to ${to}`)),
     Effect.catch((error) =>
@@ -234,6 +235,5 @@ export const transfer = (
         Effect.logWarning(`Call ${callId}: the transfer to ${to} was refused: ${error.message}`),
         { _tag: "Refused", reason: error.message } satisfies TransferResult
       )
-    ),
-    Effect.withSpan("call.transfer", { attributes: { "voice_agent.transfer.to": to } })
+    )
   )
