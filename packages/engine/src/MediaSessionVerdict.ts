@@ -1,7 +1,8 @@
 /**
  * The media session's agent side and its ending: the call's context as the agent sees it, the
- * agent's run and its verdict, the transcript written as the agent speaks, and the verdict
- * published.
+ * agent's run and its verdict, the transcript written as the agent speaks, the agent's transfer
+ * through the carrier (a `call.transfer` span; a refusal logged and answered with its reason),
+ * and the verdict published.
  *
  * The agent's turns reach the store in the order the agent emits them, off the agent's path (a
  * fiber of their own): a slow or unreachable database never holds up what the agent says next.
