@@ -19,6 +19,7 @@ import * as TwilioConfig from "@voice-agent/carrier-twilio/TwilioConfig"
 import type { AgentRepository } from "@voice-agent/core/ports/AgentRepository"
 import type { CallEvents } from "@voice-agent/core/ports/CallEvents"
 import type { Carrier } from "@voice-agent/core/ports/Carrier"
+import type { CarrierCalls } from "@voice-agent/core/ports/CarrierCalls"
 import type { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
 import { Config, ConfigProvider, Effect, Layer } from "effect"
 import * as SimBriefings from "./SimBriefings.ts"
@@ -59,7 +60,7 @@ export const choice: Effect.Effect<Choice, Config.ConfigError> = Effect.gen(func
  */
 export const layerOf = (
   chosen: Choice
-): Layer.Layer<Carrier, never, CallEvents | AgentRepository | ConversationRepository> =>
+): Layer.Layer<Carrier, never, CallEvents | CarrierCalls | AgentRepository | ConversationRepository> =>
   chosen._tag === "sim"
     ? SimCarrier.layerWith({ machineDetection: chosen.machineDetection }).pipe(Layer.provide(SimBriefings.layer))
     : TwilioCarrier.layer(TwilioCarrier.optionsFrom(chosen.config))
@@ -72,7 +73,7 @@ export const layerOf = (
 export const layerConfig: Layer.Layer<
   Carrier,
   Config.ConfigError,
-  CallEvents | AgentRepository | ConversationRepository
+  CallEvents | CarrierCalls | AgentRepository | ConversationRepository
 > = Layer.unwrap(
   Effect.map(choice, layerOf)
 )

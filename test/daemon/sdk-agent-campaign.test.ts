@@ -146,6 +146,51 @@ describe("attach_campaign (a replay of guava-sdk 0.35), on a daemon", () => {
     { timeout: 90_000 }
   )
 
+  // CONTRACT §8, "Transfer": the carrier moves the call; a refused transfer is told as a warning.
+  it.live(
+    "transfer-call: moved, bot-transfer; refused (an unreachable target), a warning and the call goes on",
+    () =>
+      Effect.gen(function*() {
+        const { campaign, get, sdk, upload } = yield* setup("transfers")
+        const targets: Record<string, string> = { [jane]: "+12025550111", [ada]: "+12025550171" }
+        const agent = yield* Effect.promise(() =>
+          Replay.Agent.create(sdk, {
+            hooks: {
+              ...booking,
+              onTaskComplete: {
+                booking: (call) =>
+                  call.transfer(targets[call.callInfo.call_type === "pstn" ? call.callInfo.to_number : ""]!)
+              }
+            }
+          })
+        )
+        const attachment = agent.attachCampaign(campaign.campaign_code)
+        yield* Effect.promise(() => attachment.waitReady())
+        yield* upload([{ phone_number: jane }, { phone_number: ada }])
+        const calls = yield* Effect.promise(() =>
+          Promise.all([attachment.waitForCall(0, 20_000), attachment.waitForCall(1, 20_000)])
+        )
+        yield* Effect.promise(() => Promise.all(calls.map((call) => call.result(60_000))))
+        const byNumber = new Map(
+          calls.map((call) => [call.callInfo.call_type === "pstn" ? call.callInfo.to_number : "", call])
+        )
+        const moved = byNumber.get(jane)!
+        assert.strictEqual(moved.terminationReason, "bot-transfer")
+        assert.deepStrictEqual(moved.logged, [])
+        // Refused: the SDK hears why as a `warning` (the protocol has no event for it), and the
+        // call goes on until the agent, idle, is ended by the engine (not a transfer).
+        const refused = byNumber.get(ada)!
+        assert.deepStrictEqual(refused.logged, [{
+          where: "server warning",
+          error: "transfer-call to +12025550171 failed: destination +12025550171 is unreachable; the call goes on"
+        }])
+        assert.notStrictEqual(refused.terminationReason, "bot-transfer")
+        const said = (yield* get(`/v1/conversations/${refused.id}/transcript`)) as ReadonlyArray<{ text: string }>
+        assert.include(said.map((turn) => turn.text), "I'm sorry, I could not transfer your call.")
+      }).pipe(Effect.scoped),
+    { timeout: 120_000 }
+  )
+
   // The person is briefed with the fields of the task the agent set (SdkAgentTasks), docs/REMOTE_AGENTS.md.
   it.live(
     "the contact's data.sim_answers brief the simulated person on an SDK agent's call",

@@ -23,6 +23,7 @@ const carrier = Layer.succeed(
   Carrier.of({
     placeCall: () => Effect.die("unused"),
     hangUp: () => Effect.die("unused"),
+    transfer: () => Effect.die("unused"),
     sendSms: () => Effect.die("unused")
   })
 )

@@ -50,6 +50,7 @@ const carrier = Layer.effect(
           hungUp.push(callId)
           yield* events.publish(callId, { _tag: "Ended", at: yield* Clock.currentTimeMillis, reason: "local-hangup" })
         }),
+      transfer: () => Effect.void,
       sendSms: () => Effect.die("unused")
     })
   })
@@ -187,6 +188,26 @@ describe("DirectCalls", () => {
         assert.strictEqual((yield* attempt(owing.number, Fixtures.randomE164(), owing.org.id))._tag, "BillingIssue")
         const page = yield* (yield* ConversationRepository).list({ organizationId: org.id, limit: 10 })
         assert.deepStrictEqual(page.conversations, [])
+      }))
+
+    it.effect("a transfer: the verdict ends it bot-transfer at once; nothing hangs the moved call up, not even the longest-call timer", () =>
+      Effect.gen(function*() {
+        const { number, org } = yield* organization()
+        const placed = yield* (yield* DirectCalls).place({
+          organizationId: org.id,
+          from: number,
+          to: Fixtures.randomE164()
+        })
+        yield* answer(placed.callId)
+        // The carrier moved the call: its end comes when the transferred conversation does (not here).
+        const at = yield* Clock.currentTimeMillis
+        yield* publish(placed.callId, { _tag: "AgentEnded", at, outcome: "transfer", endedBy: "agent" })
+        const done = yield* ended(org.id, placed.callId)
+        assert.strictEqual(done.terminationReason, "bot-transfer")
+        assert.strictEqual(done.endedAt?.getTime(), at)
+        // Past `maxCallMs` (1.5 s) from the answer, the call is still not hung up.
+        yield* Effect.sleep(Duration.millis(settings.maxCallMs + 300))
+        assert.notInclude(hungUp, placed.callId)
       }))
 
     it.effect("a busy line ends as busy, never answered, no duration", () =>

@@ -69,6 +69,7 @@ const quickCarrier = Layer.effect(
       placeCall: (request) =>
         Effect.forkIn(script(request.callId, request.to), scope).pipe(Effect.as({ carrierCallId: request.callId })),
       hangUp: () => Effect.void,
+      transfer: () => Effect.die("not used"),
       sendSms: () => Effect.die("not used")
     })
   })

@@ -30,6 +30,7 @@ const carrier = Layer.succeed(
   Carrier.of({
     placeCall: () => Effect.die("unused"),
     hangUp: (callId) => Effect.sync(() => void hungUp.push(callId)),
+    transfer: () => Effect.die("unused"),
     sendSms: () => Effect.die("unused")
   })
 )

@@ -7,8 +7,9 @@ import { assert, describe, it } from "@effect/vitest"
 import * as SimMediaStream from "@voice-agent/carrier-sim/SimMediaStream"
 import * as SimPerson from "@voice-agent/carrier-sim/SimPerson"
 import * as SimVoice from "@voice-agent/carrier-sim/SimVoice"
-import type { Agent, AudioFrame, AudioSink, CallInput, Playback } from "@voice-agent/core/ports/Agent"
+import type { Agent, AudioFrame, AudioSink, CallInput, Playback, TransferResult } from "@voice-agent/core/ports/Agent"
 import type { CallEvent } from "@voice-agent/core/ports/CallEvents"
+import { Carrier, CarrierError } from "@voice-agent/core/ports/Carrier"
 import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
 import type { MediaSocket } from "@voice-agent/core/ports/MediaSocket"
 import { RecordingStore } from "@voice-agent/core/ports/RecordingStore"
@@ -581,6 +582,84 @@ describe("MediaSession's audio sink (AgentCall.takeAudio)", () => {
       assert.deepStrictEqual(asInput, sent.slice(15).map((frame) => frame.t))
       const verdicts = (world.events.get(callId) ?? []).filter((e: CallEvent) => e._tag === "AgentEnded")
       assert.deepStrictEqual(verdicts.map((e) => e._tag === "AgentEnded" && e.outcome), ["completed"])
+    }))
+})
+
+describe("MediaSession: the agent's transfer", () => {
+  /**
+   * A call whose agent transfers at once, through a carrier that `transfer`s as given (told the
+   * carrier's end of the stream, to stop it as a carrier that moved the call does); answers the
+   * verdicts and what the agent got.
+   */
+  const transferring = (
+    transfer: ((end: { readonly stop: Effect.Effect<void> }) => Effect.Effect<void, CarrierError>) | undefined
+  ) =>
+    Effect.gen(function*() {
+      const { services, world } = yield* harness
+      world.events.set(callId, [{ _tag: "Answered", at: 0, answeredBy: "human" }])
+      const got: Array<TransferResult> = []
+      const agent = agentLayer((call) =>
+        Effect.gen(function*() {
+          const result = yield* call.transfer("+12025550188")
+          got.push(result)
+          if (result._tag === "Transferred") {
+            return { outcome: "transfer", endedBy: "agent", transferTo: "+12025550188" } as const
+          }
+          yield* Stream.runDrain(call.input)
+          return { outcome: "completed", endedBy: "remote" } as const
+        })
+      )
+      const ready = yield* Deferred.make<{ readonly stop: Effect.Effect<void> }>()
+      const carrier = Layer.succeed(
+        Carrier,
+        Carrier.of({
+          placeCall: () => Effect.die("unused"),
+          hangUp: () => Effect.die("unused"),
+          sendSms: () => Effect.die("unused"),
+          transfer: (id, to) =>
+            transfer === undefined || id !== callId || to !== "+12025550188"
+              ? Effect.die("unexpected transfer")
+              : Effect.flatMap(Deferred.await(ready), transfer)
+        })
+      )
+      const [carrierSide, server] = yield* MemoryMedia.pair
+      const session = yield* Effect.forkChild(
+        MediaSession.serve(server).pipe(
+          Effect.provide(Layer.mergeAll(services, agent, transfer === undefined ? Layer.empty : carrier))
+        )
+      )
+      const end = yield* carrierEnd(carrierSide)
+      let stopped = false
+      yield* Deferred.succeed(ready, { stop: Effect.andThen(Effect.sync(() => void (stopped = true)), end.stop) })
+      yield* end.handshake(MediaToken.sign(key, callId, 9e15))
+      yield* end.frame(0, tone(440, 160))
+      // The agent has asked; the carrier stopped the stream (and is still answering), or refused.
+      yield* until(() => stopped || got.length > 0)
+      yield* TestClock.adjust("10 seconds")
+      if (!stopped) yield* end.stop
+      yield* Fiber.join(session)
+      const verdicts = (world.events.get(callId) ?? []).flatMap((e: CallEvent) =>
+        e._tag === "AgentEnded" ? [e.outcome] : []
+      )
+      return { got, verdicts }
+    })
+
+  it.effect("moved: the carrier stops the stream and answers 8 s later; the verdict is transfer all the same", () =>
+    Effect.gen(function*() {
+      const { got, verdicts } = yield* transferring((end) => Effect.andThen(end.stop, Effect.sleep("8 seconds")))
+      assert.deepStrictEqual(got, [{ _tag: "Transferred" }])
+      assert.deepStrictEqual(verdicts, ["transfer"])
+    }))
+
+  it.effect("refused with the carrier's reason (or for want of a carrier): the agent stays on the call", () =>
+    Effect.gen(function*() {
+      const refused = yield* transferring(() =>
+        Effect.fail(new CarrierError({ reason: "rejected", message: "destination unreachable" }))
+      )
+      assert.deepStrictEqual(refused.got, [{ _tag: "Refused", reason: "destination unreachable" }])
+      assert.deepStrictEqual(refused.verdicts, ["completed"])
+      const alone = yield* transferring(undefined)
+      assert.deepStrictEqual(alone.got, [{ _tag: "Refused", reason: "no carrier serves this media session" }])
     }))
 })
 

@@ -21,7 +21,8 @@ const notes: ReadonlyArray<Note> = [
   { _tag: "ActionRequest", id: "8", text: "I'd like to cancel my booking" },
   { _tag: "ChoiceQuery", id: "9", key: "doctor", query: "doctor smith" },
   { _tag: "Escalate" },
-  { _tag: "Dtmf", digit: "5" }
+  { _tag: "Dtmf", digit: "5" },
+  { _tag: "TransferFailed", to: "+12025550171", reason: "destination +12025550171 is unreachable" }
 ]
 
 describe("the call socket's events, as the Python SDK reads them", () => {
@@ -43,6 +44,17 @@ describe("the call socket's events, as the Python SDK reads them", () => {
       event_type: "action-request",
       intent_id: "8",
       intent_summary: "cancel"
+    } as never)
+  })
+
+  it("a refused transfer reaches the SDK as a warning (the protocol has no event for it)", () => {
+    const event = decodeEventDict({
+      ...Wire.noteEvent({ _tag: "TransferFailed", to: "+12025550171", reason: "destination unreachable" }, "")
+    })
+    assert.deepStrictEqual(event && { ...event }, {
+      sequence: null,
+      event_type: "warning",
+      content: "transfer-call to +12025550171 failed: destination unreachable; the call goes on"
     } as never)
   })
 

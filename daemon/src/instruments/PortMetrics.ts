@@ -229,6 +229,11 @@ export const layer = Layer.effectContext(Effect.gen(function*() {
             carrier.hangUp(callId),
             () => Effect.sync(() => Metrics.observeUnsafe(carrierErrors({ operation: "hang_up" }), 1))
           ),
+        transfer: (callId, to) =>
+          Effect.tapError(
+            carrier.transfer(callId, to),
+            () => Effect.sync(() => Metrics.observeUnsafe(carrierErrors({ operation: "transfer" }), 1))
+          ),
         sendSms: (message) =>
           Effect.tapError(
             carrier.sendSms(message),

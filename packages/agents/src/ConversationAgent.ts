@@ -103,6 +103,8 @@ export type Note =
   | { readonly _tag: "ChoiceQuery"; readonly id: string; readonly key: string; readonly query: string }
   | { readonly _tag: "Escalate" }
   | { readonly _tag: "Dtmf"; readonly digit: string }
+  /** The carrier refused the agent's transfer to `to`: the call goes on. */
+  | { readonly _tag: "TransferFailed"; readonly to: string; readonly reason: string }
 
 /**
  * An SDK agent that drives a call's conversation: its commands in, notes out. The runtime

@@ -26,6 +26,7 @@ const callWith = (hungUp: AgentCall["hungUp"]): AgentCall => ({
   say: (audio) => Effect.as(Stream.runDrain(audio), { _tag: "Interrupted" as const, startMs: 0, playedMs: 0 }),
   interrupt: Effect.void,
   sendDtmf: () => Effect.void,
+  transfer: () => Effect.die("no transfer in this test"),
   emitTurn: () => Effect.void,
   emitLatency: () => Effect.void,
   hungUp

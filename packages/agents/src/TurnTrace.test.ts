@@ -19,6 +19,7 @@ const call: AgentCall = {
   say: () => Effect.succeed({ _tag: "Played", startMs: 0, endMs: 0 }),
   interrupt: Effect.void,
   sendDtmf: () => Effect.void,
+  transfer: () => Effect.die("no transfer in this test"),
   emitTurn: () => Effect.void,
   emitLatency: () => Effect.void
 }

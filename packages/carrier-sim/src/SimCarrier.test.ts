@@ -394,3 +394,18 @@ describe("SimCarrier leaving answering machines to the engine", () => {
       assert.deepStrictEqual(yield* answeredBy("inbound"), ["human"])
     }))
 })
+
+describe("SimCarrier transfers, without media", () => {
+  it.effect("a person who never hangs up, transferred: the call ends when the target's conversation does", () =>
+    Effect.gen(function*() {
+      const { carrier, eventsOf, place } = yield* setup
+      yield* place("call-1", "+12025550190")
+      yield* moveTo(2_000)
+      yield* carrier.transfer("call-1", "+12025550100")
+      // The target (+1 202 555 0100) talks 3.7 s (SimOutcome.conversationMs), then hangs up.
+      yield* moveTo(5_699)
+      assert.deepStrictEqual(yield* eventsOf("call-1"), [ringing(0), answered(1_000)])
+      yield* moveTo(5_700)
+      assert.deepStrictEqual(yield* eventsOf("call-1"), [ringing(0), answered(1_000), ended(5_700, "remote-hangup")])
+    }))
+})

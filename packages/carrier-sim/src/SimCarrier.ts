@@ -48,6 +48,12 @@
  * A call's state is dropped when its script ends, and closing the layer interrupts every
  * script in flight (closing their streams, reporting nothing more).
  *
+ * `transfer` moves an answered call (README, `transfer`): its stream stops at once (`stop`,
+ * closed), the person talks with the target for `conversationMs` of the target, then `Ended`
+ * `remote-hangup`; a `hangUp` meanwhile still ends it (`local-hangup`). Refused (`rejected`): a
+ * target not E.164 or in the carrier-failure range, a call not in progress, not answered or
+ * already transferred.
+ *
  * Inbound calls (`InboundSimulator.callIn`, docs/ADMIN.md): the call is
  * answered at once (`Answered` human) and streams like an answered outbound call, the caller on
  * the line by the last four digits of the caller's number: `early-hangup` and `never-hangs-up`
@@ -105,10 +111,15 @@ export interface Options {
 /** The carrier and its inbound callers. */
 type Simulated = { readonly carrier: Carrier["Service"]; readonly simulator: InboundSimulator["Service"] }
 
-/** A call whose script is running: `hungUp` is completed by `hangUp`, `done` when the script ends. */
+/**
+ * A call whose script is running: `hungUp` is completed by `hangUp`, `transferred` (with the
+ * target) by `transfer`, `done` when the script ends; `answered` once it is.
+ */
 interface LiveCall {
   readonly hungUp: Deferred.Deferred<void>
+  readonly transferred: Deferred.Deferred<string>
   readonly done: Deferred.Deferred<void>
+  answered: boolean
 }
 
 /**
@@ -225,16 +236,41 @@ export const makeWith = Effect.fnUntraced(function*(options: Options) {
   const scope = yield* Effect.scope
   const calls = new Map<string, LiveCall>()
 
+  /**
+   * An answered call from its answer to its end: with us (media or not) until someone hangs up
+   * or the call is transferred; a transferred call then goes on between the person and the
+   * target, for `conversationMs` of the target, unless we hang it up.
+   */
+  const answeredCall = (
+    request: PlaceCallRequest,
+    carrierCallId: string,
+    call: LiveCall,
+    outcome: SimPerson.AnsweredOutcome,
+    person: string,
+    manner: SimPerson.Manner
+  ): Effect.Effect<CallEndReason> =>
+    Effect.gen(function*() {
+      call.answered = true
+      const hungUp = Deferred.await(call.hungUp)
+      const leaves = Effect.raceFirst(hungUp, Effect.asVoid(Deferred.await(call.transferred)))
+      const reason = Option.isSome(connector)
+        ? yield* mediaCall(connector.value, request, carrierCallId, outcome, leaves, briefings, manner)
+        : yield* Effect.raceFirst(silentCall(outcome, person), Effect.as(leaves, "local-hangup" as const))
+      if (Deferred.isDoneUnsafe(call.hungUp) || !Deferred.isDoneUnsafe(call.transferred)) return reason
+      const onward = yield* Deferred.await(call.transferred)
+      return yield* Effect.raceFirst(
+        Effect.as(Effect.sleep(Duration.millis(conversationMs(onward))), "remote-hangup" as const),
+        Effect.as(hungUp, "local-hangup" as const)
+      )
+    })
+
   /** An inbound call: answered at once, the caller on the line by their number's outcome. */
   const inboundScript = (request: PlaceCallRequest, carrierCallId: string, call: LiveCall): Effect.Effect<void> =>
     Effect.gen(function*() {
       const publish = (event: CallEvent) => events.publish(request.callId, event)
-      const hungUp = Deferred.await(call.hungUp)
       yield* publish({ _tag: "Answered", at: yield* Clock.currentTimeMillis, answeredBy: "human" })
       const caller = callerOutcome(outcomeFor(request.from))
-      const reason = Option.isSome(connector)
-        ? yield* mediaCall(connector.value, request, carrierCallId, caller, hungUp, briefings, { saysHello: false })
-        : yield* Effect.raceFirst(silentCall(caller, request.from), Effect.as(hungUp, "local-hangup" as const))
+      const reason = yield* answeredCall(request, carrierCallId, call, caller, request.from, { saysHello: false })
       yield* publish({ _tag: "Ended", at: yield* Clock.currentTimeMillis, reason })
     })
 
@@ -249,7 +285,12 @@ export const makeWith = Effect.fnUntraced(function*(options: Options) {
           new CarrierError({ reason: "rejected", message: `call ${request.callId} is already in progress` })
         )
       }
-      const call: LiveCall = { hungUp: Deferred.makeUnsafe(), done: Deferred.makeUnsafe() }
+      const call: LiveCall = {
+        hungUp: Deferred.makeUnsafe(),
+        transferred: Deferred.makeUnsafe(),
+        done: Deferred.makeUnsafe(),
+        answered: false
+      }
       calls.set(request.callId, call)
       const carrierCallId = `CA${hex32()}`
       return run(request, carrierCallId, call).pipe(
@@ -287,9 +328,7 @@ export const makeWith = Effect.fnUntraced(function*(options: Options) {
         answeredBy: engineDetects ? "unknown" : answer
       })
       const answered = outcome as SimPerson.AnsweredOutcome
-      const reason = Option.isSome(connector)
-        ? yield* mediaCall(connector.value, request, carrierCallId, answered, hungUp, briefings, manner)
-        : yield* untilHungUp(silentCall(answered, request.to))
+      const reason = yield* answeredCall(request, carrierCallId, call, answered, request.to, manner)
       yield* publish({ _tag: "Ended", at: yield* Clock.currentTimeMillis, reason })
     })
 
@@ -305,6 +344,17 @@ export const makeWith = Effect.fnUntraced(function*(options: Options) {
         const call = calls.get(callId)
         if (call === undefined) return Effect.void
         return Deferred.succeed(call.hungUp, undefined).pipe(Effect.andThen(Deferred.await(call.done)))
+      }),
+    transfer: (callId, to) =>
+      Effect.suspend(() => {
+        const refuse = (message: string) => Effect.fail(new CarrierError({ reason: "rejected", message }))
+        if (!isE164(to)) return refuse(`${JSON.stringify(to)} is not an E.164 number`)
+        const call = calls.get(callId)
+        if (call === undefined || Deferred.isDoneUnsafe(call.hungUp)) return refuse(`call ${callId} is not in progress`)
+        if (!call.answered) return refuse(`call ${callId} is not answered`)
+        if (Deferred.isDoneUnsafe(call.transferred)) return refuse(`call ${callId} is already transferred`)
+        if (outcomeFor(to) === "carrier-failure") return refuse(`destination ${to} is unreachable`)
+        return Deferred.succeed(call.transferred, to).pipe(Effect.asVoid)
       }),
     sendSms: (message) =>
       outcomeFor(message.to) === "carrier-failure"

@@ -19,6 +19,7 @@ import { Clock, Context, Deferred, Duration, Effect, Exit, Layer, Option, Queue,
 import { TestClock } from "effect/testing"
 import * as SimCarrier from "./SimCarrier.ts"
 import * as SimMediaStream from "./SimMediaStream.ts"
+import * as SimOutcome from "./SimOutcome.ts"
 import * as SimPerson from "./SimPerson.ts"
 import * as SimVoice from "./SimVoice.ts"
 
@@ -488,6 +489,50 @@ describe("SimCarrier with media", () => {
       yield* moveTo(10_000)
       assert.strictEqual(c.received.at(-1)?.message._tag, "Stop")
       assert.strictEqual(eventsOf("call-1").length, 3)
+    }))
+
+  it.effect("transfer: stop and close at once; the call goes on with the target, then ends remote-hangup", () =>
+    Effect.gen(function*() {
+      const { carrier, connection, eventsOf, place } = yield* setup
+      yield* place("call-1", "+12025550190")
+      yield* moveTo(5_000)
+      const c = yield* connection
+      yield* carrier.transfer("call-1", "+12025550105")
+      yield* settle
+      assert.isTrue(yield* Deferred.isDone(c.closed))
+      assert.strictEqual(c.received.at(-1)?.message._tag, "Stop")
+      // The person talks with the target for the target's conversation length: no end before.
+      const talk = SimOutcome.conversationMs("+12025550105")
+      yield* moveTo(5_000 + talk - 1)
+      assert.isUndefined(ended(eventsOf("call-1")))
+      yield* moveTo(5_000 + talk)
+      assert.deepStrictEqual(ended(eventsOf("call-1")), { _tag: "Ended", at: 5_000 + talk, reason: "remote-hangup" })
+    }))
+
+  it.effect("transfer refused: a target not E.164 or unreachable, a call not answered or unknown; the call goes on", () =>
+    Effect.gen(function*() {
+      const { carrier, connection, eventsOf, place } = yield* setup
+      yield* place("call-1", "+12025550190")
+      const refusal = (callId: string, to: string) => Effect.flip(carrier.transfer(callId, to))
+      const ringing = yield* refusal("call-1", "+12025550105")
+      assert.strictEqual(ringing.message, "call call-1 is not answered")
+      yield* moveTo(5_000)
+      const c = yield* connection
+      assert.strictEqual((yield* refusal("call-1", "desk")).message, "\"desk\" is not an E.164 number")
+      const unreachable = yield* refusal("call-1", "+12025550171")
+      assert.strictEqual(unreachable.message, "destination +12025550171 is unreachable")
+      assert.strictEqual(unreachable.reason, "rejected")
+      assert.strictEqual((yield* refusal("call-9", "+12025550105")).message, "call call-9 is not in progress")
+      // Still streaming, still ours.
+      yield* moveTo(6_000)
+      assert.isFalse(yield* Deferred.isDone(c.closed))
+      assert.strictEqual(c.received.at(-1)?.message._tag, "Media")
+      assert.isUndefined(ended(eventsOf("call-1")))
+      // Moved once, it cannot be moved again; our hang-up still ends it (as Twilio's would).
+      yield* carrier.transfer("call-1", "+12025550105")
+      assert.strictEqual((yield* refusal("call-1", "+12025550106")).message, "call call-1 is already transferred")
+      yield* carrier.hangUp("call-1")
+      assert.deepStrictEqual(ended(eventsOf("call-1")), { _tag: "Ended", at: 6_000, reason: "local-hangup" })
     }))
 
   it.effect("a person who never hangs up does after 5 minutes", () =>

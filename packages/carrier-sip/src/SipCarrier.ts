@@ -18,17 +18,19 @@
  *   with the request's media token; re-INVITEs (`Reinvited`: hold, a new codec or address) go
  *   to `rtp.update`. The call ends with its dialog: a BYE from the trunk is `remote-hangup`;
  *   ours (`hangUp`, the media session closing its end when the agent hangs up or the stream is
- *   refused, a session timer expiring) `local-hangup`. After `Ended` the media session has
+ *   refused, a session timer expiring) `local-hangup`. The session runs with this carrier as
+ *   its `Carrier`, so its agent's transfer is a REFER in this dialog. After `Ended` the media session has
  *   `drainMs` to hear `Stop` and report its verdict before the RTP session closes.
  *
  * `hangUp(callId)`: while ringing, the dial is abandoned (CANCEL) and `Ended` is `local-hangup`;
  * once answered, BYE; returns once `Ended` is published. A call not (or no longer) here is no
  * error. Closing the carrier's scope ends every call (their BYEs are `SipCalls`').
  *
- * Transfers: the `Carrier` port has no transfer yet, so `transfer(callId, target)` sits beside
- * it (`SipCarrier.transfer`): REFER to `sip:<target>@<trunk>` (RFC 3515, its NOTIFYs followed),
- * BYE once the target answered; a refused or failed transfer (`TransferFailed`) keeps the call
- * and fails `rejected` with the trunk's status and reason.
+ * Transfers (`Carrier.transfer`, CONTRACT §8; also `SipCarrier.transfer`, which answers the
+ * target's final status): REFER in the call's dialog to `sip:<target>@<trunk>` (RFC 3515, its
+ * NOTIFYs followed), BYE once the target answered (`Ended` `local-hangup`: the call left us);
+ * a refused or failed transfer (`TransferFailed`) keeps the call and fails `rejected` with the
+ * trunk's status and reason.
  *
  * SMS: a SIP trunk carries none; `sendSms` fails `rejected`.
  *
@@ -79,7 +81,7 @@ export interface Options {
 }
 
 /**
- * The carrier, and what the port does not have yet.
+ * The carrier, its transfer with the target's status, and the inbound decision.
  *
  * @category models
  */
@@ -202,6 +204,8 @@ export const make = (
           // a session over without closing its end leaves no one on our side: hang up
           Effect.andThen(dialog.hangup),
           Effect.provideService(SipMedia.MediaSessions, sessions),
+          // the session's agent transfers through this carrier (`AgentCall.transfer`)
+          Effect.provideService(Carrier, carrier),
           Effect.forkIn(scope)
         )
         const ended = yield* dialog.ended
@@ -377,6 +381,7 @@ export const make = (
     const carrier = Carrier.of({
       placeCall,
       hangUp,
+      transfer: (callId, to) => Effect.asVoid(transfer(callId, to)),
       sendSms: (message) =>
         Effect.fail(
           new CarrierError({

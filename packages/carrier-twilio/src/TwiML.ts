@@ -1,6 +1,7 @@
 /**
  * The TwiML documents the daemon answers Twilio's webhooks with (twilio.com/docs/voice/twiml/stream,
- * twilio.com/docs/messaging/guides/webhook-request): a call's media stream, the refusal of an inbound call, and the empty answer to an SMS.
+ * twilio.com/docs/messaging/guides/webhook-request): a call's media stream, the refusal of an inbound call, and the empty answer to an SMS;
+ * and the one a live call is updated to when the agent transfers it (`<Dial>`).
  * Pure: data in, the document's text out.
  *
  * The text is what twilio-node's `VoiceResponse`/`MessagingResponse` print for the same
@@ -66,6 +67,21 @@ export const connectStream = (stream: {
   const element = parameters.length === 0 ? `${open}/>` : `${open}>${parameters.join("")}</Stream>`
   return `${declaration}<Response><Connect>${element}</Connect></Response>`
 }
+
+const textEscapes: Readonly<Record<string, string>> = { "&": "&amp;", "<": "&lt;", ">": "&gt;" }
+
+/**
+ * Dials `number` (E.164) and bridges the call to it (`<Dial>`): what a live call is updated to
+ * when the agent transfers it. With nothing after it, the call ends when the dialed party
+ * hangs up (or does not answer).
+ *
+ * @category encoding
+ */
+export const dial = (number: string): string =>
+  `${declaration}<Response><Dial>${
+    // oxlint-disable-next-line no-control-regex -- the control characters XML 1.0 cannot hold
+    number.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, "").replace(/[&<>]/g, (char) =>
+      textEscapes[char]!)}</Dial></Response>`
 
 /**
  * Refuses an inbound call (one to a number we cannot serve): Twilio does not answer it.

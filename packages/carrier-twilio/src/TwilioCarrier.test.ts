@@ -3,6 +3,7 @@ import { CallEvents } from "@voice-agent/core/ports/CallEvents"
 import type { CallEvent } from "@voice-agent/core/ports/CallEvents"
 import { Carrier } from "@voice-agent/core/ports/Carrier"
 import type { PlaceCallRequest } from "@voice-agent/core/ports/Carrier"
+import { CarrierCalls } from "@voice-agent/core/ports/CarrierCalls"
 import {
   ConfigProvider,
   Deferred,
@@ -10,6 +11,7 @@ import {
   Exit,
   Fiber,
   Layer,
+  Option,
   PubSub,
   Queue,
   Redacted,
@@ -78,6 +80,19 @@ const makeCallEvents = Effect.gen(function*() {
   return { service, eventsOf, released } as const
 })
 
+/** The links of our calls to Twilio's SIDs, as the voice webhooks record them. */
+const makeCarrierCalls = () => {
+  const links = new Map<string, string>()
+  const service = CarrierCalls.of({
+    link: (callId, carrierCallId) => Effect.sync(() => void (links.has(callId) || links.set(callId, carrierCallId))),
+    callIdOf: (carrierCallId) =>
+      Effect.sync(() => Option.fromNullishOr([...links].find(([, sid]) => sid === carrierCallId)?.[0])),
+    carrierCallIdOf: (callId) => Effect.sync(() => Option.fromNullishOr(links.get(callId))),
+    recordDuration: () => Effect.void
+  })
+  return { service, links }
+}
+
 /** A carrier on a fresh server answering with `reply`, built in a scope of its own. */
 const setup = (
   reply: (request: RestServer.Recorded) => RestServer.Reply = twilio,
@@ -86,6 +101,7 @@ const setup = (
   Effect.gen(function*() {
     const server = yield* RestServer.make(reply)
     const callEvents = yield* makeCallEvents
+    const carrierCalls = makeCarrierCalls()
     const scope = yield* Scope.make()
     yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
     const carrier = yield* TwilioCarrier.make({
@@ -97,9 +113,10 @@ const setup = (
     }).pipe(
       Scope.provide(scope),
       Effect.provideService(CallEvents, callEvents.service),
+      Effect.provideService(CarrierCalls, carrierCalls.service),
       Effect.provide(FetchHttpClient.layer)
     )
-    return { server, carrier, callEvents, scope }
+    return { server, carrier, callEvents, carrierCalls, scope }
   })
 
 const form = (body: string | undefined) => [...new URLSearchParams(body)]
@@ -277,6 +294,63 @@ describe("hangUp", () => {
     }))
 })
 
+describe("transfer", () => {
+  const dialed = `<?xml version="1.0" encoding="UTF-8"?><Response><Dial>+12025550188</Dial></Response>`
+
+  it.live("updates the live call to <Dial> the target, and hangs nothing up", () =>
+    Effect.gen(function*() {
+      const { callEvents, carrier, server } = yield* setup()
+      yield* carrier.placeCall(request("call-1"))
+      yield* carrier.transfer("call-1", "+12025550188")
+      const [, update] = server.requests
+      assert.strictEqual(update?.method, "POST")
+      assert.strictEqual(update?.path, `/2010-04-01/Accounts/${ACCOUNT}/Calls/${CALL_SID}.json`)
+      assert.deepStrictEqual(form(update?.body), [["Twiml", dialed]])
+      assert.strictEqual(server.requests.length, 2)
+      // The call is still Twilio's (bridged to the target): no end reported for it.
+      assert.deepStrictEqual(yield* callEvents.eventsOf("call-1"), [])
+    }))
+  it.live("a call this process did not place is found by the SID its voice webhook linked", () =>
+    Effect.gen(function*() {
+      const { carrier, carrierCalls, server } = yield* setup()
+      const inboundSid = "CAfedcba9876543210fedcba9876543210"
+      carrierCalls.links.set("inbound-1", inboundSid)
+      yield* carrier.transfer("inbound-1", "+12025550188")
+      assert.strictEqual(server.requests[0]?.path, `/2010-04-01/Accounts/${ACCOUNT}/Calls/${inboundSid}.json`)
+      assert.deepStrictEqual(form(server.requests[0]?.body), [["Twiml", dialed]])
+    }))
+  it.live("refused, asking Twilio nothing: a target that is not E.164, a call with no SID known", () =>
+    Effect.gen(function*() {
+      const { carrier, server } = yield* setup()
+      yield* carrier.placeCall(request("call-1"))
+      const notANumber = yield* Effect.flip(carrier.transfer("call-1", "sip:desk@pbx"))
+      assert.strictEqual(notANumber.reason, "rejected")
+      assert.include(notANumber.message, "not an E.164 number")
+      const unknown = yield* Effect.flip(carrier.transfer("never-placed", "+12025550188"))
+      assert.strictEqual(unknown.reason, "rejected")
+      assert.include(unknown.message, "no call never-placed")
+      assert.strictEqual(server.requests.length, 1)
+    }))
+  it.live("a call Twilio cannot update (no longer in progress) is refused with Twilio's reason", () =>
+    Effect.gen(function*() {
+      const { carrier } = yield* setup((recorded) =>
+        recorded.path.endsWith(`/Calls/${CALL_SID}.json`)
+          ? {
+            status: 400,
+            json: { code: 21220, message: "Call is not in-progress. Cannot redirect.", more_info: "", status: 400 }
+          }
+          : twilio(recorded)
+      )
+      yield* carrier.placeCall(request("call-1"))
+      const error = yield* Effect.flip(carrier.transfer("call-1", "+12025550188"))
+      assert.strictEqual(error.reason, "rejected")
+      assert.strictEqual(
+        error.message,
+        "Twilio refused updateCall (HTTP 400, code 21220): Call is not in-progress. Cannot redirect."
+      )
+    }))
+})
+
 describe("sendSms", () => {
   it.live("posts the message with our status callback and answers its SID and status", () =>
     Effect.gen(function*() {
@@ -311,6 +385,7 @@ describe("layerConfig", () => {
         Effect.provide(
           TwilioCarrier.layerConfig.pipe(
             Layer.provide(Layer.succeed(CallEvents, callEvents.service)),
+            Layer.provide(Layer.succeed(CarrierCalls, makeCarrierCalls().service)),
             Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord(env)))
           )
         )
@@ -330,6 +405,7 @@ describe("layerConfig", () => {
             CallEvents,
             CallEvents.of({ publish: () => Effect.void, subscribe: () => Effect.succeed(Stream.empty) })
           )),
+          Layer.provide(Layer.succeed(CarrierCalls, makeCarrierCalls().service)),
           Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord({})))
         )
       ).pipe(Effect.flip)

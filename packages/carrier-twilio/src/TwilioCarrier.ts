@@ -33,6 +33,14 @@
  * engine's MediaSession refuses a call that is unknown or has ended), and a refused stream ends
  * it too.
  *
+ * `transfer(callId, to)` updates the live call to `<Dial>` `to` (`Twiml` on the call's
+ * resource, TwiML `dial`): Twilio stops the call's media stream and bridges the person to the
+ * target; the call stays Twilio's until that conversation ends (its `completed` callback comes
+ * then). The call's SID is the one this process placed it under, or else the one its voice
+ * webhook linked to it (`CarrierCalls`: an inbound call, or one another daemon placed). A call
+ * with no SID known, a target that is not E.164, or a call Twilio cannot update (not in
+ * progress) is `rejected`, and the call goes on as it was.
+ *
  * `sendSms` posts the message with `StatusCallback` = `<publicUrl>/carrier/twilio/sms-status`
  * and answers Twilio's message SID and status (`queued`, usually).
  *
@@ -42,16 +50,19 @@
  *
  * @since 0.1.0
  */
+import { isE164 } from "@voice-agent/core/PhoneNumber"
 import { CallEvents } from "@voice-agent/core/ports/CallEvents"
 import { Carrier, CarrierError } from "@voice-agent/core/ports/Carrier"
 import type { PlaceCallRequest } from "@voice-agent/core/ports/Carrier"
-import { Clock, Duration, Effect, Exit, Layer, Scope, Stream } from "effect"
+import { CarrierCalls } from "@voice-agent/core/ports/CarrierCalls"
+import { Clock, Duration, Effect, Exit, Layer, Option, Scope, Stream } from "effect"
 import type { Config } from "effect"
 import { FetchHttpClient } from "effect/http"
 import type { HttpClient } from "effect/http"
 import * as TwilioConfig from "./TwilioConfig.ts"
 import * as TwilioRest from "./TwilioRest.ts"
 import * as TwilioUrls from "./TwilioUrls.ts"
+import * as TwiML from "./TwiML.ts"
 
 /**
  * @category models
@@ -97,9 +108,10 @@ interface PlacedCall {
  */
 export const make = (
   options: Options
-): Effect.Effect<Carrier["Service"], never, CallEvents | HttpClient.HttpClient | Scope.Scope> =>
+): Effect.Effect<Carrier["Service"], never, CallEvents | CarrierCalls | HttpClient.HttpClient | Scope.Scope> =>
   Effect.gen(function*() {
     const events = yield* CallEvents
+    const carrierCalls = yield* CarrierCalls
     const layerScope = yield* Effect.scope
     const rest = yield* TwilioRest.make({
       accountSid: options.accountSid,
@@ -164,6 +176,21 @@ export const make = (
       yield* forget(callId, call)
     })
 
+    const transfer = Effect.fn("TwilioCarrier.transfer")(function*(callId: string, to: string) {
+      if (!isE164(to)) {
+        return yield* new CarrierError({ reason: "rejected", message: `${JSON.stringify(to)} is not an E.164 number` })
+      }
+      const placed = calls.get(callId)?.callSid
+      const callSid = placed ?? Option.getOrUndefined(yield* carrierCalls.carrierCallIdOf(callId))
+      if (callSid === undefined) {
+        return yield* new CarrierError({
+          reason: "rejected",
+          message: `Twilio has no call ${callId} of ours to transfer`
+        })
+      }
+      yield* rest.updateCall(callSid, TwiML.dial(to))
+    })
+
     const sendSms = Effect.fn("TwilioCarrier.sendSms")(function*(message: {
       readonly from: string
       readonly to: string
@@ -178,7 +205,7 @@ export const make = (
       return { messageId: sent.sid, status: sent.status }
     })
 
-    return Carrier.of({ placeCall, hangUp, sendSms })
+    return Carrier.of({ placeCall, hangUp, transfer, sendSms })
   })
 
 /**
@@ -186,7 +213,9 @@ export const make = (
  *
  * @category layers
  */
-export const layerNoDeps = (options: Options): Layer.Layer<Carrier, never, CallEvents | HttpClient.HttpClient> =>
+export const layerNoDeps = (
+  options: Options
+): Layer.Layer<Carrier, never, CallEvents | CarrierCalls | HttpClient.HttpClient> =>
   Layer.effect(Carrier, make(options))
 
 /**
@@ -194,7 +223,7 @@ export const layerNoDeps = (options: Options): Layer.Layer<Carrier, never, CallE
  *
  * @category layers
  */
-export const layer = (options: Options): Layer.Layer<Carrier, never, CallEvents> =>
+export const layer = (options: Options): Layer.Layer<Carrier, never, CallEvents | CarrierCalls> =>
   layerNoDeps(options).pipe(Layer.provide(FetchHttpClient.layer))
 
 /**
@@ -202,7 +231,7 @@ export const layer = (options: Options): Layer.Layer<Carrier, never, CallEvents>
  *
  * @category layers
  */
-export const layerConfig: Layer.Layer<Carrier, Config.ConfigError, CallEvents> = Layer.unwrap(
+export const layerConfig: Layer.Layer<Carrier, Config.ConfigError, CallEvents | CarrierCalls> = Layer.unwrap(
   Effect.gen(function*() {
     return layer(optionsFrom(yield* TwilioConfig.config))
   })

@@ -1,6 +1,7 @@
 /**
- * A client for the three requests of Twilio's REST API (2010-04-01) this engine makes
- * (twilio.com/docs/voice/api/call-resource, twilio.com/docs/messaging/api/message-resource): create a call, hang one up, send a message. It runs on
+ * A client for the requests of Twilio's REST API (2010-04-01) this engine makes
+ * (twilio.com/docs/voice/api/call-resource, twilio.com/docs/messaging/api/message-resource): create a call, update a live call's TwiML
+ * (a transfer), hang one up, send a message. It runs on
  * `effect/http`'s `HttpClient`, against a configurable base URL (`https://api.twilio.com` by
  * default; a Twilio-compatible fake in tests), and fails only with core's `CarrierError`.
  *
@@ -18,6 +19,11 @@
  *   placed all the same: Twilio offers no idempotency key for it.
  * - `rejected` (not retryable): any other 4xx, with Twilio's `code` and `message` in the text
  *   (`Twilio refused createCall (HTTP 400, code 21211): Invalid 'To' Phone Number`).
+ *
+ * `updateCall` (`Twiml=<document>`: Twilio stops what the call runs, its media stream
+ * included, and runs the document instead) succeeds once Twilio accepted it; a call that is not
+ * in progress (400, code 21220) or that Twilio does not have (404, code 20404) is `rejected`:
+ * there is nothing to update.
  *
  * `hangUp` (`Status=completed`, which ends a call that is ringing or in progress) succeeds with
  * `already-ended` for a call Twilio no longer has (404, code 20404) or one no longer in
@@ -105,6 +111,8 @@ export interface TwilioRest {
   /** Answers the new call's SID (`CA…`). */
   readonly createCall: (call: CreateCall) => Effect.Effect<string, CarrierError>
   readonly hangUp: (callSid: string) => Effect.Effect<"hung-up" | "already-ended", CarrierError>
+  /** Replaces what the live call `callSid` runs with the TwiML document `twiml`. */
+  readonly updateCall: (callSid: string, twiml: string) => Effect.Effect<void, CarrierError>
   readonly sendMessage: (
     message: SendMessage
   ) => Effect.Effect<{ readonly sid: string; readonly status: string }, CarrierError>
@@ -235,6 +243,14 @@ export const make = (options: Options): Effect.Effect<TwilioRest, never, HttpCli
       return yield* Effect.fail(refused("hangUp", answer.status, answer.text))
     })
 
+    const updateCall = Effect.fn("TwilioRest.updateCall")(function*(callSid: string, twiml: string) {
+      const url = `${account}/Calls/${encodeURIComponent(callSid)}.json`
+      const answer = yield* post("updateCall", url, [["Twiml", twiml]])
+      if (answer.status < 200 || answer.status > 299) {
+        return yield* Effect.fail(refused("updateCall", answer.status, answer.text))
+      }
+    })
+
     const sendMessage = Effect.fn("TwilioRest.sendMessage")(function*(message: SendMessage) {
       const form: Form = [
         ["To", message.to],
@@ -246,5 +262,5 @@ export const make = (options: Options): Effect.Effect<TwilioRest, never, HttpCli
       return yield* created("sendMessage", answer.status, answer.text)
     })
 
-    return { createCall, hangUp, sendMessage }
+    return { createCall, hangUp, updateCall, sendMessage }
   })

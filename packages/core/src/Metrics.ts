@@ -70,7 +70,7 @@ export const leasesRecovered = Metric.counter("voice_agent_dialer_leases_recover
 })
 
 /**
- * Carrier requests that failed, by `operation` (`place_call`, `hang_up`, `send_sms`).
+ * Carrier requests that failed, by `operation` (`place_call`, `hang_up`, `transfer`, `send_sms`).
  *
  * @category metrics
  */

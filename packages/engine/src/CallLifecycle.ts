@@ -13,7 +13,11 @@
  *   verdict alone ends it, and nothing comes after `maxCallMs`;
  * - no end in time (ring, call and `endReportGraceMs` for the carrier's report after our hang-up):
  *   hung up, and ended by us now;
- * - stopping (the follower's fiber interrupted): hung up, `agent-failure`.
+ * - stopping (the follower's fiber interrupted): hung up, `agent-failure`;
+ * - a transfer (the agent's verdict `transfer`: the carrier moved the call, CallProgress
+ *   `isTransferred`): the verdict ends it at once, `bot-transfer`, and nothing hangs it up
+ *   after (no timer, no time-out, no stopping): the carrier's end comes when the transferred
+ *   conversation does.
  *
  * Traced (core Tracing), the call's events and our hang-ups are events of its `call` span
  * (`call.ringing`, `call.answered`, `call.agent_ended`, `call.ended`, `call.hang_up`), its end
@@ -41,7 +45,7 @@ import * as Tracing from "@voice-agent/core/Tracing"
 import { Clock, Deferred, Effect, Fiber, Option, Ref, Stream } from "effect"
 import type { Scope } from "effect"
 import type { HangUpCause, Progress, StandIn } from "./CallProgress.ts"
-import { ending, isSettled, noProgress, observe, verdictGraceMs } from "./CallProgress.ts"
+import { ending, isSettled, isTransferred, noProgress, observe, verdictGraceMs } from "./CallProgress.ts"
 
 /**
  * The timings every followed call shares; DialerSettings, DirectCallSettings and
@@ -196,12 +200,17 @@ export const make = (callId: string, rules: Rules): Effect.Effect<Follower, neve
     const hangUpCause = yield* Ref.make<HangUpCause | null>(null)
     const settled = Effect.map(Ref.get(progress), (seen) => isSettled(seen, media, endReported))
 
+    // A transferred call is no longer ours: hanging it up would cut the person off the target.
     const hangUp = (cause: HangUpCause) =>
-      Ref.update(hangUpCause, (current) => current ?? cause).pipe(
-        Effect.andThen(Tracing.event("call.hang_up", { "voice_agent.hang_up.cause": cause })),
-        Effect.andThen(carrier.hangUp(callId)),
-        Effect.catch((error) => Effect.logWarning(`Hang-up of call ${callId} failed: ${error.message}`))
-      )
+      Effect.flatMap(Ref.get(progress), (seen) =>
+        media && isTransferred(seen)
+          ? Effect.logDebug(`Call ${callId} was transferred: not hung up (${cause})`)
+          : Ref.update(hangUpCause, (current) => current ?? cause).pipe(
+            Effect.andThen(Effect.logInfo(`Hanging up call ${callId} (${cause})`)),
+            Effect.andThen(Tracing.event("call.hang_up", { "voice_agent.hang_up.cause": cause })),
+            Effect.andThen(carrier.hangUp(callId)),
+            Effect.catch((error) => Effect.logWarning(`Hang-up of call ${callId} failed: ${error.message}`))
+          ))
 
     const ended = (at: number, reason: CallEndReason) =>
       Effect.gen(function*() {
@@ -224,6 +233,8 @@ export const make = (callId: string, rules: Rules): Effect.Effect<Follower, neve
 
     const stop = Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
+      const seen = yield* Ref.get(progress)
+      if (media && isTransferred(seen) && seen.verdict !== null) return yield* ended(seen.verdict.at, "local-hangup")
       yield* hangUp("stopping")
       const { ended: reported } = yield* Ref.get(progress)
       return yield* ended(reported?.at ?? now, reported?.reason ?? "local-hangup")
@@ -284,7 +295,7 @@ export const make = (callId: string, rules: Rules): Effect.Effect<Follower, neve
         )
         const { ended: reported, verdict } = yield* Ref.get(progress)
         if (Option.isSome(completed) && reported !== null) return yield* ended(reported.at, reported.reason)
-        if (Option.isSome(completed) && !endReported && verdict !== null) {
+        if (Option.isSome(completed) && verdict !== null && (!endReported || verdict.outcome === "transfer")) {
           return yield* ended(verdict.at, verdict.endedBy === "agent" ? "local-hangup" : "remote-hangup")
         }
         yield* hangUp("timeout")

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { ending, isSettled, noProgress, observe, standIn } from "./CallProgress.ts"
+import { ending, isSettled, isTransferred, noProgress, observe, standIn } from "./CallProgress.ts"
 
 const answeredAt = 10_000
 const human = { at: answeredAt, by: "human" } as const
@@ -58,6 +58,17 @@ describe("isSettled", () => {
     assert.isTrue(isSettled(observe(answered, ended), false))
     assert.isFalse(isSettled(observe(answered, verdict), true))
     assert.isTrue(isSettled(observe(observe(answered, verdict), ended), true))
+  })
+
+  it("a transferred call is settled by its verdict alone: its carrier end comes when the transfer's call does", () => {
+    const moved = observe(answered, { _tag: "AgentEnded", at: 19_000, outcome: "transfer", endedBy: "agent" })
+    assert.isTrue(isTransferred(moved))
+    assert.isFalse(isTransferred(observe(answered, verdict)))
+    assert.isTrue(isSettled(moved, true))
+    assert.deepStrictEqual(ending(human, "local-hangup", 19_000, null, standIn, moved.verdict), {
+      outcome: "transfer",
+      endedBy: "agent"
+    })
   })
 
   it("when the carrier need not report the end (inbound), the verdict alone settles it", () => {

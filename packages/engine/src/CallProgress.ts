@@ -74,13 +74,25 @@ export const observe = (progress: Progress, event: CallEvent): Progress => {
 /**
  * Whether nothing more is to come: the carrier's end of a call never answered; for an answered
  * one, also the agent's verdict (when `awaitsVerdict`: an agent runs the call's media). When the
- * carrier need not report the end (`endReported` false: an inbound call), the verdict alone.
+ * carrier need not report the end (`endReported` false: an inbound call), the verdict alone;
+ * likewise for a call the agent transferred ({@link isTransferred}).
  *
  * @category predicates
  */
 export const isSettled = (progress: Progress, awaitsVerdict: boolean, endReported = true): boolean =>
   (progress.ended !== null && (progress.answered === null || !awaitsVerdict || progress.verdict !== null)) ||
-  (!endReported && progress.verdict !== null)
+  (!endReported && progress.verdict !== null) ||
+  (awaitsVerdict && isTransferred(progress))
+
+/**
+ * Whether the agent transferred the call: the carrier moved it to the target (the agent's
+ * verdict is `transfer` only once the carrier took it over), so it is no longer ours. Its
+ * carrier end comes when the transferred conversation ends, maybe hours later: nothing waits for
+ * it, and nothing of ours hangs it up (that would cut the person off from the target).
+ *
+ * @category predicates
+ */
+export const isTransferred = (progress: Progress): boolean => progress.verdict?.outcome === "transfer"
 
 /**
  * The stand-in agent's timings, in milliseconds from the answer.

@@ -29,7 +29,11 @@
  *
  * Ending: the person hanging up (`Stop`, or the stream closing) ends the agent's input, and the
  * agent then answers its verdict; the agent returning first ends the call (the session closes
- * the stream, on which the carrier hangs up). Either way the verdict is published to CallEvents
+ * the stream, on which the carrier hangs up). A transfer (`AgentCall.transfer`) asks the
+ * `Carrier` to move the call; once it has, the carrier stops the stream itself (as a hang-up
+ * would), and the agent's verdict is `transfer`. The carrier is the context's when it has one
+ * (the daemon's always does; without one, as in tests of the session alone, every transfer is
+ * refused with that reason). Either way the verdict is published to CallEvents
  * (`AgentEnded`) for the dialer that holds the call, once the transcript is stored (up to
  * `transcriptFlushMs` after the end). An agent that fails, dies or takes longer than
  * `verdictTimeoutMs` after the end is `agent-failure`.
@@ -46,6 +50,7 @@ import * as Metrics from "@voice-agent/core/Metrics"
 import type { AudioFrame, AudioSink, CallInput } from "@voice-agent/core/ports/Agent"
 import { Agent } from "@voice-agent/core/ports/Agent"
 import { CallEvents } from "@voice-agent/core/ports/CallEvents"
+import { Carrier } from "@voice-agent/core/ports/Carrier"
 import { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
 import type { MediaSocket } from "@voice-agent/core/ports/MediaSocket"
 import { RecordingStore } from "@voice-agent/core/ports/RecordingStore"
@@ -132,6 +137,7 @@ export const serve = (
       const settings = options.settings ?? defaults
       const agent = yield* Agent
       const callEvents = yield* CallEvents
+      const carrier = yield* Effect.serviceOption(Carrier)
       const conversations = yield* ConversationRepository
       const recordings = yield* RecordingStore
       const key = MediaToken.keyFrom(yield* (yield* ServerSecrets).cursorKey)
@@ -151,6 +157,7 @@ export const serve = (
       yield* run(socket, codec, { next, connectedAt }, accepted.value, settings, {
         agent,
         callEvents,
+        carrier,
         conversations,
         recordings
       }).pipe(Tracing.forCall("call.media", accepted.value.callId))
@@ -166,6 +173,7 @@ export const serve = (
 interface Services {
   readonly agent: Agent["Service"]
   readonly callEvents: CallEvents["Service"]
+  readonly carrier: Option.Option<Carrier["Service"]>
   readonly conversations: ConversationRepository["Service"]
   readonly recordings: RecordingStore["Service"]
 }
@@ -179,7 +187,7 @@ const run = (
   services: Services
 ) =>
   Effect.gen(function*() {
-    const { agent, callEvents, conversations, recordings } = services
+    const { agent, callEvents, carrier, conversations, recordings } = services
     const { callId, streamId } = accepted
     const clock = yield* Clock.Clock
     const carrierClock = CarrierClock.make(accepted.startedAt)
@@ -238,6 +246,8 @@ const run = (
     const encoding = agent.encodingFor === undefined ? agent.encoding : yield* agent.encodingFor(context)
     const transcript = yield* MediaSessionVerdict.transcript(conversations, accepted.call.conversation.id, callId)
     const over = yield* Deferred.make<void>()
+    // The carrier stops the stream of a call it moved, maybe before it answers the transfer.
+    let transfersInFlight = 0
     const agentRun = yield* MediaSessionVerdict.runAgent(agent, {
       context,
       input: Stream.fromQueue(input),
@@ -245,6 +255,11 @@ const run = (
       say: playout.say,
       interrupt: playout.interrupt,
       sendDtmf: playout.sendDtmf,
+      transfer: (to) =>
+        Effect.suspend(() => {
+          transfersInFlight++
+          return MediaSessionVerdict.transfer(carrier, callId, to)
+        }).pipe(Effect.ensuring(Effect.sync(() => void transfersInFlight--))),
       emitTurn: transcript.emitTurn,
       emitLatency: transcript.emitLatency,
       hungUp: Deferred.await(over),
@@ -355,7 +370,13 @@ const run = (
     yield* Deferred.succeed(over, undefined)
     // Nothing more will play: a `say` in progress ends as interrupted, and later ones at once.
     yield* playout.finish
-    const end = yield* MediaSessionVerdict.awaitVerdict(agentRun.verdict, first, settings.verdictTimeoutMs)
+    // A transfer under way when the stream stopped: the agent answers once the carrier has
+    // (within the carrier's own time limit), however long that takes.
+    const end = yield* MediaSessionVerdict.awaitVerdict(
+      agentRun.verdict,
+      transfersInFlight > 0 ? "agent" : first,
+      settings.verdictTimeoutMs
+    )
     yield* Fiber.interrupt(agentRun.fiber)
     if (first === "agent") yield* socket.close
     yield* Fiber.interrupt(quietClock)

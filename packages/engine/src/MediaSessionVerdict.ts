@@ -1,7 +1,8 @@
 /**
  * The media session's agent side and its ending: the call's context as the agent sees it, the
- * agent's run and its verdict, the transcript written as the agent speaks, and the verdict
- * published.
+ * agent's run and its verdict, the transcript written as the agent speaks, the agent's transfer
+ * through the carrier (a `call.transfer` span; a refusal logged and answered with its reason),
+ * and the verdict published.
  *
  * The agent's turns reach the store in the order the agent emits them, off the agent's path (a
  * fiber of their own): a slow or unreachable database never holds up what the agent says next.
@@ -14,8 +15,10 @@
  */
 import type { ContactData } from "@voice-agent/core/Contact"
 import type { ConversationRecord, TranscriptTurnRecord } from "@voice-agent/core/Conversation"
-import type { Agent, AgentCall, AgentEnd, CallContext } from "@voice-agent/core/ports/Agent"
+import type { Agent, AgentCall, AgentEnd, CallContext, TransferResult } from "@voice-agent/core/ports/Agent"
 import type { AnsweredBy, CallEvents } from "@voice-agent/core/ports/CallEvents"
+import type { Carrier } from "@voice-agent/core/ports/Carrier"
+import { CarrierError } from "@voice-agent/core/ports/Carrier"
 import type { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
 import type { TurnLatencyRecord } from "@voice-agent/core/TurnLatency"
 import { Cause, Clock, Deferred, Duration, Effect, Exit, Fiber, Option, Queue, Stream } from "effect"
@@ -207,3 +210,31 @@ export const publish = (callEvents: CallEvents["Service"], callId: string, end: 
     yield* callEvents.publish(callId, { _tag: "AgentEnded", at, outcome: end.outcome, endedBy: end.endedBy })
     yield* Effect.logInfo(`Media stream of call ${callId} ended: ${end.outcome} (ended by ${end.endedBy})`)
   })
+
+/**
+ * The agent's transfer of the call `callId` to `to`, through the carrier: `Transferred` once
+ * the carrier has taken the call over, `Refused` with the carrier's reason otherwise (logged:
+ * the call goes on with the agent).
+ *
+ * @category constructors
+ */
+export const transfer = (
+  carrier: Option.Option<Carrier["Service"]>,
+  callId: string,
+  to: string
+): Effect.Effect<TransferResult> =>
+  Option.match(carrier, {
+    onNone: () =>
+      Effect.fail(new CarrierError({ reason: "rejected", message: "no carrier serves this media session" })),
+    onSome: (carrier) => carrier.transfer(callId, to)
+  }).pipe(
+    Effect.withSpan("call.transfer", { attributes: { "voice_agent.transfer.to": to } }),
+    Effect.as<TransferResult>({ _tag: "Transferred" }),
+    Effect.tap(() => Effect.logInfo(`Call ${callId}: transferred to ${to}`)),
+    Effect.catch((error) =>
+      Effect.as(
+        Effect.logWarning(`Call ${callId}: the transfer to ${to} was refused: ${error.message}`),
+        { _tag: "Refused", reason: error.message } satisfies TransferResult
+      )
+    )
+  )

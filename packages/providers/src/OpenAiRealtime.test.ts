@@ -130,6 +130,7 @@ const makeCall = (options: { readonly hold?: boolean; readonly playedMs?: number
         changed()
       }),
       sendDtmf: () => Effect.void,
+      transfer: () => Effect.die("no transfer in this test"),
       emitTurn: (turn) =>
         Effect.sync(() => {
           turns.push(turn)
@@ -582,6 +583,48 @@ describe("OpenAiRealtime", () => {
         assert.deepStrictEqual(Buffer.concat(first(harness.said).frames), Buffer.from(first(connection.spoken).audio))
         assert.deepStrictEqual(ofType(connection.received, "conversation.item.create"), [])
         yield* server.waitFor(() => connection.closed || undefined)
+      }))
+
+    it.live("a tool result with afterSpeech (a transfer) runs once the queued audio has played; its result stands", () =>
+      Effect.gen(function*() {
+        const server = yield* fake({
+          script: (turn) => {
+            if (turn.heard === ASK) return { say: "One moment.", calls: [{ name: "transfer", arguments: {} }] }
+            const output = turn.conversation.at(-1)
+            if (turn.trigger === "response.create" && output?.kind === "function_call_output") {
+              return { say: "Sorry, I could not put you through." }
+            }
+            return undefined
+          }
+        })
+        const harness = yield* makeCall()
+        const running = yield* converse(
+          config(server),
+          harness.call,
+          session({
+            onToolCall: () =>
+              Effect.succeed({
+                output: "Transferring.",
+                afterSpeech: Effect.sync(() => {
+                  harness.log.push("transfer")
+                  return { output: "Error: the transfer failed (busy).", refused: true }
+                })
+              })
+          })
+        ).pipe(Effect.forkChild)
+        yield* harness.speak(asking)
+        yield* harness.waitFor(() => harness.said.length === 2 || undefined)
+        // The message played before the transfer was asked for.
+        assert.deepStrictEqual(harness.log.slice(0, 3), ["say", "Played", "transfer"])
+        const connection = first(server.connections)
+        const outputs = ofType(connection.received, "conversation.item.create").map((event) =>
+          (event.item as { output: string }).output
+        )
+        assert.deepStrictEqual(outputs, ["Error: the transfer failed (busy)."])
+        assert.strictEqual(ofType(connection.received, "response.create").length, 1)
+        assert.strictEqual(connection.spoken[1]?.text, "Sorry, I could not put you through.")
+        yield* harness.hangUp
+        assert.deepStrictEqual(yield* Fiber.join(running), { _tag: "HungUp" })
       }))
 
     it.live("the person hanging up ends the session HungUp and closes the socket", () =>

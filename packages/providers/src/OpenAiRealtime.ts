@@ -54,8 +54,9 @@
  *    `response.create` follows the outputs only when a call was `refused` (the model puts it
  *    right at once) or the response had no audio (the model waits for the results to speak).
  *    Once a call is refused, the later calls of its response are not run (their output says
- *    so). A result with `end` stops there: the audio already received plays out, then the
- *    session ends `Ended`. A cancelled response's calls run only when complete, and no
+ *    so). A result with `afterSpeech` (a transfer) waits for the audio already received to play
+ *    out, and its effect's result stands for it. A result with `end` stops there: the audio
+ *    already received plays out, then the session ends `Ended`. A cancelled response's calls run only when complete, and no
  *    `response.create` follows them (the person's new turn brings the next response).
  * 7. The input stream ending (the person hung up) ends the session `HungUp`.
  * 8. Turn latency (`call.emitLatency`, and the turn-latency histogram): one record per reply to
@@ -386,7 +387,12 @@ const run = Effect.fnUntraced(function*(call: AgentCall, session: SpeechSession,
         outputs.push({ callId: toolCall.id, output: NOT_CARRIED_OUT })
         continue
       }
-      const result = yield* session.onToolCall(toolCall)
+      const made = yield* session.onToolCall(toolCall)
+      let result = made
+      if (made.afterSpeech !== undefined) {
+        yield* drained
+        result = yield* made.afterSpeech
+      }
       if (result.end !== undefined) {
         yield* drained
         yield* Deferred.succeed(done, { _tag: "Ended", end: result.end })

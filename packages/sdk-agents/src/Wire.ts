@@ -207,6 +207,9 @@ export const noteEvent = (note: Note, recentDigits: string): Payload => {
       return { event_type: "escalate", requested_by: "human" }
     case "Dtmf":
       return { event_type: "dtmf", digit: note.digit, recent_digits: recentDigits }
+    case "TransferFailed":
+      // The protocol has no event for a refused transfer: its `warning` (logged by the SDK).
+      return warning(`transfer-call to ${note.to} failed: ${note.reason}; the call goes on`)
   }
 }
 

@@ -51,11 +51,16 @@ for (const backend of await TestDatabase.backends()) {
           const call = yield* inboundCall()
           const [first, second] = [sid(), sid()]
           assert.isTrue(Option.isNone(yield* carrierCalls.callIdOf(first)))
+          assert.isTrue(Option.isNone(yield* carrierCalls.carrierCallIdOf(call.callId)))
           yield* carrierCalls.link(call.callId, first)
           yield* carrierCalls.link(call.callId, first)
           yield* carrierCalls.link(call.callId, second)
           assert.deepStrictEqual(yield* carrierCalls.callIdOf(first), Option.some(call.callId))
           assert.isTrue(Option.isNone(yield* carrierCalls.callIdOf(second)))
+          // And back, for a transfer: the carrier's id of our call.
+          assert.deepStrictEqual(yield* carrierCalls.carrierCallIdOf(call.callId), Option.some(first))
+          assert.isTrue(Option.isNone(yield* carrierCalls.carrierCallIdOf("no-such-call")))
+          assert.isTrue(Option.isNone(yield* carrierCalls.carrierCallIdOf("nul\u0000call")))
           // Nothing to link to, or ids no call can have: no change, no error.
           yield* carrierCalls.link("no-such-call", sid())
           yield* carrierCalls.link("nul\u0000call", sid())

@@ -39,6 +39,15 @@ export const make = Effect.gen(function*() {
         ORDER BY started_at DESC LIMIT 1`
   })
 
+  const carrierCallIdOf = SqlSchema.findOneOption({
+    Request: Schema.String,
+    Result: Schema.Struct({ carrierCallId: Schema.String }),
+    execute: (callId) =>
+      sql`
+        SELECT carrier_call_id AS "carrierCallId" FROM conversations
+        WHERE call_id = ${callId} AND carrier_call_id IS NOT NULL`
+  })
+
   const recordDuration = SqlSchema.void({
     Request: Schema.Struct({ callId: Schema.String, durationSec: Schema.Int }),
     execute: ({ callId, durationSec }) =>
@@ -59,6 +68,13 @@ export const make = Effect.gen(function*() {
       (carrierCallId: string) =>
         isStorableText(carrierCallId)
           ? Effect.map(callIdOf(carrierCallId), Option.map((row) => row.callId))
+          : Effect.succeedNone,
+      orDieInfrastructure
+    ),
+    carrierCallIdOf: Effect.fn("CarrierCalls.carrierCallIdOf")(
+      (callId: string) =>
+        isStorableText(callId)
+          ? Effect.map(carrierCallIdOf(callId), Option.map((row) => row.carrierCallId))
           : Effect.succeedNone,
       orDieInfrastructure
     ),

@@ -433,6 +433,35 @@ describe("TwilioFake calls", () => {
       assert.strictEqual(completed.form.get("Duration"), String(Math.ceil(call.duration! / 60)))
     }))
 
+  it.live("a Twiml update of a call in progress: `stop` on the stream, then <Dial>; refused when not in progress", () =>
+    Effect.gen(function*() {
+      const { dial, fake, ours, rest } = yield* setup((form, wsBase) => connect(wsBase, form.get("CallSid")!, "hold"))
+      const sid = (yield* dial("+12025550190")).json.sid as string
+      yield* ours.waitFor(() => ours.streams[0]?.messages.some((m) => m.event === "media") || undefined)
+      const dialing = `<?xml version="1.0" encoding="UTF-8"?><Response><Dial>+12025550103</Dial></Response>`
+      const updated = yield* rest("POST", `/Calls/${sid}.json`, { Twiml: dialing })
+      assert.strictEqual(updated.status, 200)
+      assert.strictEqual(updated.json.status, "in-progress")
+      // Twilio stops the stream (`stop`, then closes it) and bridges the call to the number.
+      yield* ours.waitFor(() => ours.streams[0]?.closed)
+      assert.strictEqual(ours.streams[0]!.closed, "by-twilio")
+      assert.strictEqual(ours.streams[0]!.messages.at(-1)?.event, "stop")
+      const bridged = yield* fake.waitFor(() => fake.call(sid)?.dialed.length === 1 ? fake.call(sid) : undefined)
+      assert.deepStrictEqual(bridged.dialed, ["+12025550103"])
+      assert.strictEqual(bridged.documents.at(-1), dialing)
+      assert.strictEqual(bridged.stream?.endedBy, "redirected")
+      assert.strictEqual(bridged.status, "in-progress")
+      // The dialed person talks, hangs up, and with no verb left the call completes.
+      const call = yield* fake.awaitCallDone(sid).pipe(Effect.timeout(Duration.seconds(15)))
+      assert.strictEqual(call.status, "completed")
+      assert.strictEqual(statusCallbacks(ours, sid).at(-1)?.form.get("CallStatus"), "completed")
+      // Over now: a second update is refused as Twilio refuses it.
+      const late = yield* rest("POST", `/Calls/${sid}.json`, { Twiml: dialing })
+      assert.strictEqual(late.status, 400)
+      assert.strictEqual(late.json.code, 21220)
+      assert.strictEqual(late.json.message, "Call is not in-progress. Cannot redirect.")
+    }))
+
   it.live("held status callbacks wait until released, then go in order", () =>
     Effect.gen(function*() {
       const { dial, fake, ours } = yield* setup(() => "<Response/>")

@@ -8,8 +8,10 @@
  * `{code, message, more_info, status}`):
  *
  * - `Calls.json` POST creates a call (201, `queued`, `outbound-api`), GET lists; `Calls/{Sid}.json`
- *   GET fetches, POST with `Status=completed|canceled` hangs up or cancels (404 `20404` for an
- *   unknown sid).
+ *   GET fetches, POST with `Status=completed|canceled` hangs up or cancels, POST with `Twiml`
+ *   (at most 4,000 characters) replaces what a call in progress runs (400 `21220` "Call is not
+ *   in-progress. Cannot redirect." otherwise; `Url` redirects are not modeled); 404 `20404` for
+ *   an unknown sid.
  * - `Messages.json` POST sends an SMS (201, `queued`; then signed `sent` and `delivered`
  *   callbacks), GET lists; `Messages/{Sid}.json` GET fetches.
  * - `IncomingPhoneNumbers.json` GET lists the account's numbers (`PhoneNumber=` filters);
@@ -30,7 +32,12 @@
  * dropped, as Twilio does) with `x-twilio-signature` computed over that `ws(s)://` URL, and
  * plays the simulated carrier's person over it (`SimMediaStream.run` with `SimPerson.behave`:
  * `connected`, `start` with the `<Parameter>`s as `customParameters`, 20 ms μ-law frames, marks
- * and `clear` answered as Twilio does). The call ends when the person hangs up, when a REST
+ * and `clear` answered as Twilio does). `<Dial>` bridges the call to its number, whose last four
+ * digits say what that leg does (a person talks for `SimOutcome.conversationMs` of it and hangs
+ * up; busy after `ringMs`; no answer after `noAnswerMs`; a failure at once), then the call goes
+ * on with the next verb. A REST update with `Twiml` stops what runs (a stream gets `stop`, then
+ * closes; a `<Dial>` leg is dropped) and runs the new document (`documents`, `dialed` record it).
+ * The call ends when the person hangs up, when a REST
  * hang-up comes (`stop`, then the stream closes), or when the TwiML runs out (our side closing
  * the stream moves on to the next verb); then `completed` with `CallDuration`: the fake's own
  * time from the answer to the hang-up, answering machine detection included, in whole seconds
@@ -68,7 +75,7 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeSocket from "@effect/platform-node/NodeSocket"
 import * as SimMediaStream from "@voice-agent/carrier-sim/SimMediaStream"
 import type { SimOutcome } from "@voice-agent/carrier-sim/SimOutcome"
-import { outcomeFor, timings as simTimings } from "@voice-agent/carrier-sim/SimOutcome"
+import { conversationMs, outcomeFor, timings as simTimings } from "@voice-agent/carrier-sim/SimOutcome"
 import * as SimPerson from "@voice-agent/carrier-sim/SimPerson"
 import * as SocketMedia from "@voice-agent/engine/SocketMedia"
 import { Clock, Deferred, Duration, Effect, Fiber, Result } from "effect"
@@ -232,8 +239,8 @@ export interface StreamView {
   readonly connected: boolean
   /** Why it could not be opened, when it could not. */
   readonly error: string | undefined
-  /** Who ended it: the person hung up, our side closed it, or a REST hang-up. */
-  readonly endedBy: "person" | "server" | "carrier" | undefined
+  /** Who ended it: the person hung up, our side closed it, a REST hang-up, or a REST update's TwiML. */
+  readonly endedBy: "person" | "server" | "carrier" | "redirected" | undefined
 }
 
 /**
@@ -258,6 +265,8 @@ export interface CallView {
   readonly documents: ReadonlyArray<string>
   /** Verbs the fake does not play, skipped. */
   readonly skipped: ReadonlyArray<string>
+  /** The numbers `<Dial>` bridged the call to, in order. */
+  readonly dialed: ReadonlyArray<string>
   readonly stream: StreamView | undefined
   /** Twilio error notifications (`11200` retrieval failure, `12100` parse failure, …). */
   readonly errors: ReadonlyArray<{ readonly code: number; readonly message: string }>
@@ -408,6 +417,10 @@ interface CallState {
   /** A REST hang-up: `canceled` before the answer, `completed` after. */
   readonly hangUp: Deferred.Deferred<void>
   readonly personHangsUp: Deferred.Deferred<void>
+  dialed: Array<string>
+  /** The TwiML of a REST update not yet taken up; `redirected` is completed when it comes. */
+  redirect: string | undefined
+  redirected: Deferred.Deferred<void>
 }
 
 interface MessageState {
@@ -700,7 +713,7 @@ export const make = (options: Options = {}): Effect.Effect<TwilioFake, never, Sc
       call: CallState,
       spec: NonNullable<Extract<Twiml.Verb, { _tag: "Connect" }>["stream"]>,
       base: string | undefined
-    ): Effect.Effect<"person" | "server" | "carrier" | "failed"> =>
+    ): Effect.Effect<"person" | "server" | "carrier" | "redirected" | "failed"> =>
       Effect.scoped(Effect.gen(function*() {
         const customParameters = Object.fromEntries(spec.parameters.map((p) => [p.name, p.value]))
         const streamSid = newSid("MZ")
@@ -769,6 +782,7 @@ export const make = (options: Options = {}): Effect.Effect<TwilioFake, never, Sc
           return "failed"
         }
         view({ connected: true })
+        const redirected = call.redirected
         const ended = yield* SimMediaStream.run({
           socket: opened.success,
           accountSid,
@@ -776,21 +790,51 @@ export const make = (options: Options = {}): Effect.Effect<TwilioFake, never, Sc
           streamSid,
           customParameters,
           person: personOf(call),
-          hangUp: Deferred.await(call.hangUp)
+          // A REST update stops the stream as a hang-up does (`stop`, then closed).
+          hangUp: Effect.raceFirst(Deferred.await(call.hangUp), Deferred.await(redirected))
         })
-        const endedBy = ended === "remote-hangup" ? "person" : Deferred.isDoneUnsafe(call.hangUp) ? "carrier" : "server"
+        const endedBy = ended === "remote-hangup"
+          ? "person"
+          : Deferred.isDoneUnsafe(call.hangUp)
+          ? "carrier"
+          : Deferred.isDoneUnsafe(redirected)
+          ? "redirected"
+          : "server"
         view({ endedBy })
         return endedBy
       }))
 
-    /** Runs the verbs of an answered call until one ends it or none is left. */
+    /** How long a `<Dial>` leg to `number` lasts, by what the number does. */
+    const legMs = (number: string): number => {
+      const outcome = outcomeFor(number)
+      switch (outcome) {
+        case "busy":
+          return timings.ringMs
+        case "no-answer":
+          return timings.noAnswerMs
+        case "carrier-failure":
+          return 0
+        case "conversation":
+        case "voicemail":
+        case "early-hangup":
+        case "never-hangs-up":
+          return timings.ringMs + conversationMs(number)
+      }
+    }
+
+    /**
+     * Runs the verbs of an answered call until one ends it or none is left; `redirected` when a
+     * REST update stopped it (its TwiML runs next).
+     */
     const run = (
       call: CallState,
       twiml: { readonly verbs: ReadonlyArray<Twiml.Verb>; readonly url: string | undefined }
-    ) =>
+    ): Effect.Effect<"redirected" | undefined> =>
       Effect.gen(function*() {
+        const redirected = call.redirected
         for (const verb of twiml.verbs) {
-          if (Deferred.isDoneUnsafe(call.hangUp)) return
+          if (Deferred.isDoneUnsafe(call.hangUp)) return undefined
+          if (Deferred.isDoneUnsafe(redirected)) return "redirected"
           switch (verb._tag) {
             case "Connect": {
               if (verb.stream === undefined) {
@@ -798,18 +842,37 @@ export const make = (options: Options = {}): Effect.Effect<TwilioFake, never, Sc
                 break
               }
               const ended = yield* stream(call, verb.stream, twiml.url)
-              if (ended === "person" || ended === "carrier") return
+              if (ended === "redirected") return "redirected"
+              if (ended === "person" || ended === "carrier") return undefined
+              break
+            }
+            case "Dial": {
+              call.skipped.push(...verb.nouns)
+              const number = verb.numbers[0]
+              if (number === undefined) break
+              call.dialed.push(number)
+              changed()
+              const leg = yield* Effect.raceFirst(
+                Effect.as(Effect.sleep(Duration.millis(legMs(number))), "ended" as const),
+                Effect.raceFirst(
+                  Effect.as(Deferred.await(call.hangUp), "carrier" as const),
+                  Effect.as(Deferred.await(redirected), "redirected" as const)
+                )
+              )
+              if (leg === "carrier") return undefined
+              if (leg === "redirected") return "redirected"
               break
             }
             case "Hangup":
             case "Reject":
-              return
+              return undefined
             case "Other":
               call.skipped.push(verb.name)
               changed()
               break
           }
         }
+        return Deferred.isDoneUnsafe(redirected) ? "redirected" : undefined
       })
 
     /**
@@ -818,8 +881,15 @@ export const make = (options: Options = {}): Effect.Effect<TwilioFake, never, Sc
      */
     const answered = (call: CallState, twiml: Effect.Effect<Parameters<typeof run>[1] | undefined>) =>
       Effect.gen(function*() {
-        const document = yield* Effect.raceFirst(twiml, Effect.as(Deferred.await(call.hangUp), undefined))
-        if (document !== undefined) yield* run(call, document)
+        let running = yield* Effect.raceFirst(twiml, Effect.as(Deferred.await(call.hangUp), undefined))
+        while (running !== undefined) {
+          const ran = yield* run(call, running)
+          const next = call.redirect
+          if (ran !== "redirected" || next === undefined || Deferred.isDoneUnsafe(call.hangUp)) break
+          call.redirect = undefined
+          call.redirected = Deferred.makeUnsafe()
+          running = document(call, next, undefined)
+        }
         yield* finish(call, "completed")
       })
 
@@ -942,7 +1012,10 @@ export const make = (options: Options = {}): Effect.Effect<TwilioFake, never, Sc
         sequence: 0,
         lastCallback: undefined,
         hangUp: Deferred.makeUnsafe(),
-        personHangsUp: Deferred.makeUnsafe()
+        personHangsUp: Deferred.makeUnsafe(),
+        dialed: [],
+        redirect: undefined,
+        redirected: Deferred.makeUnsafe()
       }
       calls.set(call.sid, call)
       changed()
@@ -961,6 +1034,7 @@ export const make = (options: Options = {}): Effect.Effect<TwilioFake, never, Sc
       request: call.request,
       documents: [...call.documents],
       skipped: [...call.skipped],
+      dialed: [...call.dialed],
       stream: call.stream,
       errors: [...call.errors],
       startedAt: call.startedAt,
@@ -1185,7 +1259,19 @@ export const make = (options: Options = {}): Effect.Effect<TwilioFake, never, Sc
     const updateCall = (call: CallState, form: URLSearchParams): Effect.Effect<Answer> =>
       Effect.gen(function*() {
         const status = form.get("Status")
-        if (status === null) return invalid("the fake models only Status updates (no Url or Twiml redirects)")
+        const twiml = form.get("Twiml")
+        if (form.has("Url")) return invalid("the fake models Status and Twiml updates (no Url redirects)")
+        if (twiml !== null && status !== null) return invalid("the fake models Status or Twiml, not both at once")
+        if (twiml !== null) {
+          if (twiml.length > 4_000) return invalid("Twiml must be at most 4000 characters")
+          if (call.status !== "in-progress") return twilioError(400, 21220, "Call is not in-progress. Cannot redirect.")
+          // What runs stops (a stream gets `stop`), and the document runs instead.
+          call.redirect = twiml
+          Deferred.doneUnsafe(call.redirected, Effect.void)
+          changed()
+          return { status: 200, body: callJson(call) }
+        }
+        if (status === null) return invalid("the fake models only Status and Twiml updates")
         if (status !== "completed" && status !== "canceled") {
           return invalid(`Status must be completed or canceled, not ${status}`)
         }

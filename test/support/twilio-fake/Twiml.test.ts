@@ -43,6 +43,17 @@ describe("parse", () => {
     assert.deepStrictEqual(Twiml.parse("<Response/>"), [])
   })
 
+  it("reads <Dial>: the number as its text or as <Number> nouns, other nouns by name", () => {
+    assert.deepStrictEqual(
+      Twiml.parse(`<?xml version="1.0" encoding="UTF-8"?><Response><Dial>+12025550188</Dial></Response>`),
+      [{ _tag: "Dial", numbers: ["+12025550188"], nouns: [] }]
+    )
+    assert.deepStrictEqual(
+      Twiml.parse("<Response><Dial timeout=\"10\"><Number>+12025550188</Number><Sip>sip:a@b</Sip></Dial></Response>"),
+      [{ _tag: "Dial", numbers: ["+12025550188"], nouns: ["Sip"] }]
+    )
+  })
+
   it("answers why a document is not TwiML", () => {
     for (
       const bad of [

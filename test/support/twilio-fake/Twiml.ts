@@ -6,8 +6,11 @@
  *   bidirectional Media Stream; the call waits on it, and goes on with the next verb when the
  *   application closes it.
  * - `<Reject reason="rejected|busy"/>`, `<Hangup/>`.
- * - Any other verb (`<Say>`, `<Pause>`, `<Start>`, `<Dial>`…) is kept by name as `Other`: the
- *   fake does not play it and goes on.
+ * - `<Dial>` a number (twilio.com/docs/voice/twiml/dial): its text (`<Dial>+15558675310</Dial>`),
+ *   or its `<Number>` nouns; the call is bridged to the first one, and goes on with the next verb
+ *   when that leg ends. Other nouns (`<Client>`, `<Sip>`, `<Conference>`…) are kept by name.
+ * - Any other verb (`<Say>`, `<Pause>`, `<Start>`…) is kept by name as `Other`: the fake does
+ *   not play it and goes on.
  *
  * The XML reader is small and strict where Twilio is (one root element, tags closed in order,
  * attributes quoted); it decodes the five named entities and numeric character references,
@@ -56,6 +59,8 @@ export type Verb =
     } | undefined
   }
   | { readonly _tag: "Reject"; readonly reason: "rejected" | "busy" }
+  /** The numbers dialed (the text, else each `<Number>`), and the other nouns by name. */
+  | { readonly _tag: "Dial"; readonly numbers: ReadonlyArray<string>; readonly nouns: ReadonlyArray<string> }
   | { readonly _tag: "Hangup" }
   | { readonly _tag: "Other"; readonly name: string }
 
@@ -183,6 +188,14 @@ export const parse = (twiml: string): ReadonlyArray<Verb> | string => {
         return { _tag: "Reject", reason: verb.attributes.reason === "busy" ? "busy" : "rejected" }
       case "Hangup":
         return { _tag: "Hangup" }
+      case "Dial": {
+        const numbers = verb.children.filter((child) => child.name === "Number").map((child) => child.text)
+        return {
+          _tag: "Dial",
+          numbers: verb.text === "" ? numbers : [verb.text, ...numbers],
+          nouns: verb.children.filter((child) => child.name !== "Number").map((child) => child.name)
+        }
+      }
       default:
         return { _tag: "Other", name: verb.name }
     }

@@ -290,6 +290,17 @@ export const make = (options: Options): Policy => {
       case "ModelToolCall":
         // No model here: nothing asks one.
         return { state, actions: [] }
+      case "TransferRefused": {
+        // An SDK agent's transfer the carrier refused: say so, and take the conversation up again.
+        const target = awaited(state)
+        return {
+          state,
+          actions: [
+            say(lines.transferFailed),
+            ...(target === undefined ? [timer] : [{ _tag: "Ask", key: target.key, text: questionFor(target) } as const])
+          ]
+        }
+      }
       case "Command":
         return command(state, input.command)
     }

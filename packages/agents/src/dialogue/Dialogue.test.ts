@@ -184,7 +184,7 @@ describe("step", () => {
     // The caller repeating a collected value later is redacted in the transcript too.
     const { policy: quiet } = scripted(() => [])
     const again = Dialogue.step(next.state, { _tag: "Utterance", text: "I said 123", offsetMs: 20 }, quiet)
-    assert.isTrue(again.state.ended !== undefined) // the transfer ended it: nothing more happens
+    assert.isTrue(again.state.transferring !== undefined) // the transfer is under way: nothing more happens
     assert.deepStrictEqual(again.actions, [])
   })
 
@@ -209,11 +209,41 @@ describe("step", () => {
     )
     const next = Dialogue.step(Dialogue.make({ task }), started, policy)
     assert.deepStrictEqual(next.actions, [{ _tag: "Transfer", to: "+15550003333", message: "One moment." }])
-    assert.deepStrictEqual(next.state.ended, { outcome: "transfer", endedBy: "agent", transferTo: "+15550003333" })
+    // Under way until the carrier answers: nothing else happens meanwhile.
+    assert.deepStrictEqual(next.state.transferring, { to: "+15550003333", id: undefined })
+    assert.isUndefined(next.state.ended)
     assert.deepStrictEqual(
       Dialogue.step(next.state, { _tag: "Utterance", text: "hello?", offsetMs: 10 }, policy).actions,
       []
     )
+    const moved = Dialogue.step(next.state, { _tag: "Transferred" }, policy)
+    assert.deepStrictEqual(moved.state.ended, { outcome: "transfer", endedBy: "agent", transferTo: "+15550003333" })
+    assert.deepStrictEqual(
+      Dialogue.step(moved.state, { _tag: "Utterance", text: "hello?", offsetMs: 10 }, policy).actions,
+      []
+    )
+  })
+
+  it("a refused transfer goes back to the policy, which takes the call up again", () => {
+    const { policy, seen } = scripted((_, input) =>
+      input._tag === "CallStarted"
+        ? [{ _tag: "Transfer", to: "+15550003333", message: "", id: "call_1" }]
+        : input._tag === "TransferRefused"
+        ? [{ _tag: "Say", text: "Sorry, that did not work.", sensitiveFree: true }]
+        : []
+    )
+    const next = Dialogue.step(Dialogue.make({ task }), started, policy)
+    const refused = Dialogue.step(next.state, { _tag: "TransferRefused", reason: "busy" }, policy)
+    assert.deepStrictEqual(seen.at(-1), { _tag: "TransferRefused", to: "+15550003333", id: "call_1", reason: "busy" })
+    assert.isUndefined(refused.state.transferring)
+    assert.isUndefined(refused.state.ended)
+    assert.deepStrictEqual(texts(refused.actions), ["Sorry, that did not work."])
+    // A report with no transfer under way changes nothing; the caller hanging up during one ends the call.
+    assert.deepStrictEqual(Dialogue.step(refused.state, { _tag: "Transferred" }, policy).state, refused.state)
+    assert.deepStrictEqual(Dialogue.step(next.state, { _tag: "HungUp", offsetMs: 9 }, policy).state.ended, {
+      outcome: "cut-short",
+      endedBy: "remote"
+    })
   })
 
   it("ends by the caller hanging up: completed after the task, else cut-short", () => {

@@ -22,8 +22,12 @@
  * - `StartSilenceTimer`: (re)start the one silence timer; report `SilenceTimeout` with its `id`
  *   (a timeout of a timer the dialogue has since replaced or cleared is dropped, so the
  *   runtime never has to cancel one).
- * - `CompleteTask`, `Transfer`, `EndCall`: the last two end the dialogue after the speech
- *   already queued has played; every later event is ignored.
+ * - `CompleteTask`, `EndCall`: the last ends the dialogue after the speech already queued has
+ *   played; every later event is ignored.
+ * - `Transfer`: once the speech already queued has played, ask the carrier to move the call,
+ *   and report how it went: `Transferred` ends the dialogue (`transfer`); `TransferRefused`
+ *   puts it back where it was, and the policy tells whoever asked (the model, through the
+ *   result of its `transfer` call `id`; the caller). Until then, only `HungUp` counts.
  * - `Generate`: ask the language model for the next reply, with a prompt built from this state
  *   (a generation still streaming is dropped first); its sentences come back as `ModelText`
  *   and its tool calls as `ModelToolCall` events.
@@ -132,6 +136,16 @@ export interface Ended {
 }
 
 /**
+ * A transfer under way: its target, and the model's tool call that asked for it, if one did.
+ *
+ * @category models
+ */
+export interface Transferring {
+  readonly to: string
+  readonly id?: string | undefined
+}
+
+/**
  * The dialogue of one call.
  *
  * @category models
@@ -159,6 +173,8 @@ export interface State {
   readonly nextId: number
   readonly completed: boolean
   readonly ended: Ended | undefined
+  /** A transfer asked for and not yet reported (`Transferred` or `TransferRefused`). */
+  readonly transferring: Transferring | undefined
   /**
    * An SDK agent drives the dialogue (the reference SDK's protocol): the end of the
    * checklist completes the task and waits for the agent's next command instead of closing the
@@ -233,6 +249,10 @@ export type Event =
   | { readonly _tag: "SilenceTimeout"; readonly id: number; readonly offsetMs: number }
   /** The caller hung up. */
   | { readonly _tag: "HungUp"; readonly offsetMs: number }
+  /** The carrier moved the call (after a `Transfer`). */
+  | { readonly _tag: "Transferred" }
+  /** The carrier refused the `Transfer`, for `reason`: the call goes on. */
+  | { readonly _tag: "TransferRefused"; readonly reason: string }
   /** A sentence of the language model's reply (after a `Generate`), as it streams in. */
   | { readonly _tag: "ModelText"; readonly text: string }
   /** A tool call of the language model; answered by a `ToolResult` with its `id`. */
@@ -248,7 +268,17 @@ export type Event =
  * @category models
  */
 export type Input =
-  | Exclude<Event, { readonly _tag: "SpeechPlayed" | "SpeechInterrupted" | "HungUp" | "Command" }>
+  | Exclude<
+    Event,
+    { readonly _tag: "SpeechPlayed" | "SpeechInterrupted" | "HungUp" | "Command" | "Transferred" | "TransferRefused" }
+  >
+  /** The carrier refused the transfer to `to` (asked for by the model's call `id`, if any). */
+  | {
+    readonly _tag: "TransferRefused"
+    readonly to: string
+    readonly id?: string | undefined
+    readonly reason: string
+  }
   /** The commands a policy decides on (the others are `step`'s), after `step` applied them. */
   | {
     readonly _tag: "Command"
@@ -277,7 +307,8 @@ export type Directive =
   | { readonly _tag: "Ask"; readonly key: string; readonly text: string }
   | { readonly _tag: "RecordField"; readonly key: string; readonly value: FieldValue }
   | { readonly _tag: "CompleteTask" }
-  | { readonly _tag: "Transfer"; readonly to: string; readonly message: string }
+  /** `id`: the model's tool call that asked for it (its result waits for the carrier's answer). */
+  | { readonly _tag: "Transfer"; readonly to: string; readonly message: string; readonly id?: string | undefined }
   | { readonly _tag: "EndCall"; readonly outcome: AgentOutcome }
   | { readonly _tag: "StartSilenceTimer"; readonly ms: number }
   | { readonly _tag: "Generate" }
@@ -313,7 +344,7 @@ export type Action =
   | { readonly _tag: "Ask"; readonly id: number; readonly key: string; readonly text: string }
   | { readonly _tag: "RecordField"; readonly key: string; readonly value: FieldValue; readonly sensitive: boolean }
   | { readonly _tag: "CompleteTask"; readonly taskId: string | undefined }
-  | { readonly _tag: "Transfer"; readonly to: string; readonly message: string }
+  | { readonly _tag: "Transfer"; readonly to: string; readonly message: string; readonly id?: string | undefined }
   | { readonly _tag: "EndCall"; readonly outcome: AgentOutcome }
   | { readonly _tag: "StartSilenceTimer"; readonly id: number; readonly ms: number }
   | { readonly _tag: "RecordTurn"; readonly speaker: "HUMAN"; readonly text: string; readonly offsetMs: number }
@@ -399,6 +430,7 @@ export const make = (definition: Definition = {}): State => ({
   nextId: 1,
   completed: false,
   ended: undefined,
+  transferring: undefined,
   controller: definition.controller
 })
 
@@ -536,6 +568,8 @@ const resolve = (state: State, event: Event): { readonly state: State; readonly 
       return { state, input: event }
     case "HungUp":
     case "Command":
+    case "Transferred":
+    case "TransferRefused":
       return undefined
   }
 }
@@ -551,10 +585,16 @@ export const step = (state: State, event: Event, policy: Policy): Step => {
   if (state.ended !== undefined) return { state, actions: [] }
   if (event._tag === "HungUp") {
     return {
-      state: { ...state, ended: { outcome: state.completed ? "completed" : "cut-short", endedBy: "remote" } },
+      state: {
+        ...state,
+        transferring: undefined,
+        ended: { outcome: state.completed ? "completed" : "cut-short", endedBy: "remote" }
+      },
       actions: []
     }
   }
+  if (state.transferring !== undefined) return transferReport(state, state.transferring, event, policy)
+  if (event._tag === "Transferred" || event._tag === "TransferRefused") return { state, actions: [] }
   if (event._tag === "Command") return command(state, event.command, policy)
   if (event._tag === "Utterance" && event.text.trim() === "") return { state, actions: [] }
   const resolved = resolve(state, event)
@@ -568,6 +608,28 @@ export const step = (state: State, event: Event, policy: Policy): Step => {
   }
   const decision = policy.decide(current, resolved.input)
   return apply(decision.state, decision.actions, actions)
+}
+
+/** While a transfer is under way: its report; every other event is ignored. */
+const transferReport = (state: State, transferring: Transferring, event: Event, policy: Policy): Step => {
+  if (event._tag === "Transferred") {
+    return {
+      state: {
+        ...state,
+        transferring: undefined,
+        ended: { outcome: "transfer", endedBy: "agent", transferTo: transferring.to }
+      },
+      actions: []
+    }
+  }
+  if (event._tag !== "TransferRefused") return { state, actions: [] }
+  const decision = policy.decide({ ...state, transferring: undefined }, {
+    _tag: "TransferRefused",
+    to: transferring.to,
+    id: transferring.id,
+    reason: event.reason
+  })
+  return apply(decision.state, decision.actions, [])
 }
 
 /** What a transfer the agent asked for says when its message is guidance for a model. */
@@ -658,7 +720,7 @@ const apply = (state: State, directives: ReadonlyArray<Directive>, before: Reado
   const actions: Array<Action> = [...before]
   let current = state
   for (const directive of directives) {
-    if (current.ended !== undefined) break
+    if (current.ended !== undefined || current.transferring !== undefined) break
     switch (directive._tag) {
       case "Say":
       case "Ask": {
@@ -694,7 +756,7 @@ const apply = (state: State, directives: ReadonlyArray<Directive>, before: Reado
         actions.push({ _tag: "CompleteTask", taskId: current.task?.task_id })
         break
       case "Transfer":
-        current = { ...current, ended: { outcome: "transfer", endedBy: "agent", transferTo: directive.to } }
+        current = { ...current, transferring: { to: directive.to, id: directive.id } }
         actions.push({ ...directive, message: scrub(current, directive.message) })
         break
       case "EndCall":

@@ -25,6 +25,8 @@ export interface Lines {
   readonly silenceGoodbye: string
   /** Before a question asked again after a silence. */
   readonly stillThere: string
+  /** Said when the carrier refused a transfer the agent asked for: the call goes on. */
+  readonly transferFailed: string
   /** A re-ask after a failed answer: the `attempt`th (1-based). */
   readonly reask: (field: FieldItem, question: string, attempt: number) => string
 }
@@ -141,6 +143,7 @@ export const defaultLines: Lines = {
   giveUp: "I'm sorry, I could not get that. Someone will follow up with you. Goodbye.",
   silenceGoodbye: "I have not heard from you, so I will end the call here. Goodbye.",
   stillThere: "Are you still there?",
+  transferFailed: "I'm sorry, I could not transfer your call.",
   reask: (field, question, attempt) => {
     const hint = attempt > 1 ? hintFor(field) : undefined
     return `Sorry, I didn't catch that. ${hint ?? question}`

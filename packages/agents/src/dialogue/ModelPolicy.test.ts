@@ -122,8 +122,26 @@ describe("ModelPolicy", () => {
     const bad = run([started, tool("c1", "transfer", { to: "the manager" })])
     assert.isUndefined(bad.state.ended)
     const { state, actions } = run([started, tool("c1", "transfer", { to: "+12025550188", message: "One moment." })])
-    assert.deepStrictEqual(state.ended, { outcome: "transfer", endedBy: "agent", transferTo: "+12025550188" })
+    assert.deepStrictEqual(state.transferring, { to: "+12025550188", id: "c1" })
     assert.deepStrictEqual(actions.slice(-2).map((action) => action._tag), ["Say", "Transfer"])
+    const moved = run([{ _tag: "Transferred" }], state)
+    assert.deepStrictEqual(moved.state.ended, { outcome: "transfer", endedBy: "agent", transferTo: "+12025550188" })
+  })
+
+  it("a refused transfer is the transfer call's refused result: the model hears why, the call goes on", () => {
+    const { state } = run([started, tool("c1", "transfer", { to: "+12025550188" })])
+    const refused = run([{ _tag: "TransferRefused", reason: "the line is busy" }], state)
+    assert.isUndefined(refused.state.ended)
+    assert.deepStrictEqual(refused.actions, [{
+      _tag: "ToolResult",
+      id: "c1",
+      output: "Error: the transfer to +12025550188 failed (the line is busy). " +
+        "The caller is still on the line: tell them, and carry on.",
+      refused: true
+    }])
+    // The call goes on: the caller's next words ask the model again.
+    const after = run([{ _tag: "Utterance", text: "Hello?", offsetMs: 50 }], refused.state)
+    assert.deepStrictEqual(after.actions.map((action) => action._tag), ["RecordTurn", "Generate"])
   })
 
   it("keeps a sensitive value out of the prompt, the tool results and later speech", () => {

@@ -18,7 +18,9 @@
  *   whoever collected it; a value that cannot be read is refused with a reason for the model.
  *   `complete_task` is refused while a required field is missing. `end_call {outcome?}` ends
  *   the call after what is queued has played: `completed` once the task is complete, else
- *   `cut-short`. `transfer {to, message?}` says the message and transfers. An unknown tool or
+ *   `cut-short`. `transfer {to, message?}` says the message and transfers; its result waits for
+ *   the carrier: a refused transfer is a refused call ("the transfer failed"), so the model
+ *   hears it at once and goes on with the caller. An unknown tool or
  *   arguments that are not the tool's JSON get an error output, and nothing changes.
  * - **One round trip a turn.** The prompt and the tools' descriptions tell the model to say its
  *   next line in the same response as its tool calls (as chat models can: text and tool calls
@@ -205,7 +207,7 @@ export const make = (options: Options): Policy => {
         const message = typeof args["message"] === "string" ? args["message"] : ""
         return {
           state,
-          actions: [...(message.trim() === "" ? [] : [say(message)]), { _tag: "Transfer", to, message }]
+          actions: [...(message.trim() === "" ? [] : [say(message)]), { _tag: "Transfer", to, message, id: input.id }]
         }
       }
       default:
@@ -275,6 +277,14 @@ export const make = (options: Options): Policy => {
         return input.text.trim() === "" ? { state, actions: [] } : { state, actions: [say(input.text.trim())] }
       case "ModelToolCall":
         return toolCall(state, input)
+      case "TransferRefused": {
+        const output = `Error: the transfer to ${input.to} failed (${input.reason}). ` +
+          "The caller is still on the line: tell them, and carry on."
+        // The model's own call hears it as its result; an SDK agent's transfer, as an instruction.
+        return input.id === undefined
+          ? { state: { ...state, instructions: [...state.instructions, output] }, actions: [generate] }
+          : { state, actions: [{ _tag: "ToolResult", id: input.id, output, refused: true }] }
+      }
       case "Command":
         return command(state, input.command)
     }

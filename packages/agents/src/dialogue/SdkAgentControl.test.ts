@@ -88,7 +88,7 @@ describe("a conversation an SDK agent drives", () => {
     assert.deepStrictEqual(hangUp.state.ended, { outcome: "completed", endedBy: "agent" })
   })
 
-  it("a new task replaces the old one; read-script is said verbatim; a transfer ends the call", () => {
+  it("a new task replaces the old one; read-script is said verbatim; a transfer moved ends the call", () => {
     const { state } = run(controlled, [started])
     const next = run(state, [
       command({ _tag: "ReadScript", text: "Please listen carefully." }),
@@ -100,13 +100,37 @@ describe("a conversation an SDK agent drives", () => {
     const spoken = next.actions.flatMap((action) => action._tag === "Say" || action._tag === "Ask" ? [action.text] : [])
     assert.deepStrictEqual(spoken, ["Please listen carefully.", "Could you tell me your zip?"])
     const transferred = run(next.state, [
-      command({ _tag: "Transfer", to: "+15550000009", message: "Transferring you now.", soft: false })
+      command({ _tag: "Transfer", to: "+15550000009", message: "Transferring you now.", soft: false }),
+      { _tag: "Transferred" }
     ])
     assert.deepStrictEqual(transferred.state.ended, {
       outcome: "transfer",
       endedBy: "agent",
       transferTo: "+15550000009"
     })
+  })
+
+  it("a transfer the carrier refused: the caller is told, and the awaited question asked again", () => {
+    const { state } = run(controlled, [started])
+    const asking = run(state, [
+      command({
+        _tag: "SetTask",
+        task: { objective: "", action_items: [{ item_type: "field", key: "zip", field_type: "text" }] }
+      })
+    ])
+    const refused = run(asking.state, [
+      command({ _tag: "Transfer", to: "+15550000009", message: "Transferring you now.", soft: false }),
+      { _tag: "TransferRefused", reason: "busy" }
+    ])
+    assert.isUndefined(refused.state.ended)
+    const spoken = refused.actions.flatMap((action) =>
+      action._tag === "Say" || action._tag === "Ask" ? [action.text] : []
+    )
+    assert.deepStrictEqual(spoken, [
+      "Transferring you now.",
+      "I'm sorry, I could not transfer your call.",
+      "Could you tell me your zip?"
+    ])
   })
 
   it("hands the caller's questions to an agent that answers them, and says its answer", () => {

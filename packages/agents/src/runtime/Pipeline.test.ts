@@ -6,7 +6,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import type { FieldValue, Task } from "@voice-agent/core/AgentTask"
-import type { AgentCall, AgentEnd } from "@voice-agent/core/ports/Agent"
+import type { AgentCall, AgentEnd, TransferResult } from "@voice-agent/core/ports/Agent"
 import { Agent } from "@voice-agent/core/ports/Agent"
 import type { ChatDelta, ChatRequest } from "@voice-agent/core/ports/ChatModel"
 import { Providers } from "@voice-agent/core/ports/Providers"
@@ -44,6 +44,8 @@ const runCall = (options: {
   readonly model?: (request: ChatRequest) => ChecklistModel.Answer
   /** Traced: the call's media session as its span, every span kept here. */
   readonly spans?: Array<Tracer.NativeSpan>
+  /** The carrier's answer to each transfer (default: refused). */
+  readonly transfer?: (to: string) => TransferResult
 }) =>
   Effect.gen(function*() {
     const requests: Array<Request> = []
@@ -53,6 +55,8 @@ const runCall = (options: {
     const turns: Array<{ readonly speaker: string; readonly text: string }> = []
     const logged: Array<string> = []
     const latencies: Array<TurnLatencyRecord> = []
+    /** Each transfer asked for, with what had been said by then. */
+    const transfers: Array<{ readonly to: string; readonly saidBefore: ReadonlyArray<string> }> = []
     const model = options.model ?? ((request: ChatRequest) => ChecklistModel.answer(request.messages, options.style))
     const left = new Map(Object.entries(options.answers).map(([question, said]) => [question, [...said]]))
 
@@ -128,6 +132,11 @@ const runCall = (options: {
         }),
       interrupt: Effect.void,
       sendDtmf: () => Effect.void,
+      transfer: (to) =>
+        Effect.sync(() => {
+          transfers.push({ to, saidBefore: turns.filter((t) => t.speaker === "AGENT").map((t) => t.text) })
+          return options.transfer?.(to) ?? { _tag: "Refused", reason: "no carrier in this test" }
+        }),
       emitTurn: (turn) =>
         Effect.gen(function*() {
           turns.push(turn)
@@ -153,7 +162,16 @@ const runCall = (options: {
           }))
         )
     )
-    return { end, requests: requests.map((r) => r.request), recorded, turns, synthesized, logged, latencies }
+    return {
+      end,
+      requests: requests.map((r) => r.request),
+      recorded,
+      turns,
+      synthesized,
+      logged,
+      latencies,
+      transfers
+    }
   })
 
 const answers = {
@@ -313,5 +331,53 @@ describe("Pipeline under the language-model policy", () => {
         assert.strictEqual(span.attributes.get(Tracing.callIdAttribute), "call-1", span.name)
         assert.strictEqual(span.status._tag, "Ended", span.name)
       }
+    }))
+
+  const transferTo = (to: string, message: string) => ({
+    name: "transfer",
+    arguments: JSON.stringify({ to, message })
+  })
+
+  it.live("transfer: the message is heard first, then the carrier is asked; moved, the call ends transfer", () =>
+    Effect.gen(function*() {
+      const call = yield* runCall({
+        style: "one-response",
+        answers: {},
+        model: () => ({ text: undefined, calls: [transferTo("+12025550188", "Transferring you now.")] }),
+        transfer: () => ({ _tag: "Transferred" })
+      })
+      assert.deepStrictEqual(call.end, { outcome: "transfer", endedBy: "agent", transferTo: "+12025550188" })
+      assert.strictEqual(call.transfers.length, 1)
+      assert.strictEqual(call.transfers[0]?.to, "+12025550188")
+      assert.strictEqual(call.transfers[0]?.saidBefore.at(-1), "Transferring you now.")
+      assert.strictEqual(call.requests.length, 1)
+    }))
+
+  it.live("a transfer the carrier refused: the model hears why as its call's result and goes on", () =>
+    Effect.gen(function*() {
+      const call = yield* runCall({
+        style: "one-response",
+        answers: {},
+        model: (request) =>
+          request.messages.at(-1)?.role === "tool"
+            ? {
+              text: "I'm sorry, I could not put you through. Goodbye.",
+              calls: [{ name: "end_call", arguments: "{}" }]
+            }
+            : { text: undefined, calls: [transferTo("+12025550188", "Transferring you now.")] },
+        transfer: () => ({ _tag: "Refused", reason: "Twilio refused updateCall (HTTP 400, code 21220)" })
+      })
+      assert.strictEqual(call.transfers.length, 1)
+      assert.notStrictEqual(call.end.outcome, "transfer")
+      assert.strictEqual(call.end.endedBy, "agent")
+      const told = call.requests[1]?.messages.at(-1)
+      assert.strictEqual(told?.role, "tool")
+      assert.include(told?.role === "tool" ? told.content : "", "the transfer to +12025550188 failed")
+      const agentSaid = call.turns.filter((turn) => turn.speaker === "AGENT").map((turn) => turn.text)
+      assert.deepStrictEqual(agentSaid.slice(-3), [
+        "Transferring you now.",
+        "I'm sorry, I could not put you through.",
+        "Goodbye."
+      ])
     }))
 })

@@ -8,7 +8,10 @@
  * the caller's turns; the agent's speeches play one at a time, each synthesized as soon as it is
  * queued; barge-in interrupts the agent's audio; an answering machine is waited out first; a
  * SDK agent's commands and keys come in, and notes about the call go out to it. Traced, the
- * greeting and each reply are spans with their steps (`TurnTrace`).
+ * greeting and each reply are spans with their steps (`TurnTrace`). A transfer is the call's
+ * (`AgentCall.transfer`), once its message has played: moved, the call ends `transfer`;
+ * refused, the dialogue hears why (the model as its `transfer` call's result, an SDK agent as a
+ * `TransferFailed` note) and goes on.
  *
  * @since 0.1.0
  */
@@ -31,6 +34,7 @@ import * as Sentences from "../dialogue/Sentences.ts"
 import * as TurnTrace from "../TurnTrace.ts"
 import { agentFailure, callStarted, initialState } from "./CallDialogue.ts"
 import type { PipelinePlan } from "./CallPlan.ts"
+import * as Speeches from "./Speeches.ts"
 
 /** A command that only sets up the conversation, with nothing to say or do before the call starts. */
 const isSetting = (command: Dialogue.Command): boolean =>
@@ -55,25 +59,6 @@ interface ToolOutcome {
 /** The output of a call made after a refused one in the same response. */
 const notCarriedOut = "Error: not carried out, since a call before it in your response was refused."
 
-/** Audio buffered ahead per queued speech: 2 s of 20 ms frames. */
-const SYNTHESIS_AHEAD_FRAMES = 100
-
-type Spoken =
-  | {
-    readonly _tag: "Speech"
-    readonly id: number
-    readonly text: string
-    readonly sensitiveFree: boolean
-    /** Its audio, synthesized from the moment it was queued (see `speak`). */
-    readonly audio: Queue.Dequeue<Int16Array, SpeechError | Cause.Done>
-    readonly synthesis: Fiber.Fiber<void>
-    /** Ms from the request to the speech's first audio, once it came. */
-    readonly timing: { firstByteMs?: number }
-    /** The turn it was said in (TurnTrace). */
-    readonly turn: TurnTrace.Turn | undefined
-  }
-  | { readonly _tag: "Drained"; readonly done: Deferred.Deferred<void> }
-
 /**
  * Runs a call through the pipeline (module header).
  *
@@ -96,7 +81,7 @@ export const run = (
     const events = yield* Queue.bounded<Queued>(1_024)
     const audio = yield* Queue.bounded<PcmFrame, Cause.Done>(500)
     const signals = yield* Queue.sliding<TurnSignal>(8)
-    const speeches = yield* Queue.unbounded<Spoken>()
+    const speeches = yield* Queue.unbounded<Speeches.Spoken>()
     const hungUp = yield* Deferred.make<void>()
     const offer = (event: Dialogue.Event, generation?: number) =>
       Queue.offer(events, { _tag: "Event", event, generation })
@@ -160,7 +145,7 @@ export const run = (
     const voice = definition.persona.voice ?? undefined
     const speak = (id: number, text: string, sensitiveFree: boolean, turn: TurnTrace.Turn | undefined) =>
       Effect.gen(function*() {
-        const audio = yield* Queue.bounded<Int16Array, SpeechError | Cause.Done>(SYNTHESIS_AHEAD_FRAMES)
+        const audio = yield* Queue.bounded<Int16Array, SpeechError | Cause.Done>(Speeches.SYNTHESIS_AHEAD_FRAMES)
         const timing: { firstByteMs?: number } = {}
         const requestedAt = yield* call.elapsedMs
         const stage = yield* trace.stage(turn, "tts")
@@ -413,6 +398,27 @@ export const run = (
         return endOf(state)
       })
 
+    /**
+     * A transfer the dialogue asked for: what is queued (its message) plays first, then the
+     * carrier is asked; its answer goes straight to the dialogue, ahead of what came meanwhile.
+     * Answers the call's end once transferred; nothing when refused (the call goes on) or when
+     * the caller hung up first (their `HungUp`, queued, ends the dialogue).
+     */
+    const transfer = (to: string, turn: TurnTrace.Turn | undefined) =>
+      Effect.gen(function*() {
+        yield* Speeches.drain(speeches, hungUp)
+        if (yield* Deferred.isDone(hungUp)) return undefined
+        const result = yield* call.transfer(to)
+        if (result._tag === "Refused") yield* notify({ _tag: "TransferFailed", to, reason: result.reason })
+        const reported = Dialogue.step(
+          yield* Ref.get(current),
+          result._tag === "Transferred" ? { _tag: "Transferred" } : { _tag: "TransferRefused", reason: result.reason },
+          policy
+        )
+        yield* Ref.set(current, reported.state)
+        return yield* perform(reported.actions, reported.state, turn)
+      })
+
     // An answering machine: its greeting and beep first.
     if (call.context.answeredBy === "machine") {
       const nextSignal = (timeoutMs: number) =>
@@ -462,9 +468,11 @@ export const run = (
       const stepped = Dialogue.step(before, event, policy)
       yield* Ref.set(current, stepped.state)
       if (event._tag === "ModelToolCall") {
-        // A tool call that got no result of its own (one that ends the call) is answered here.
+        // A tool call that got no result of its own (one that ends the call) is answered here;
+        // a transfer's result waits for the carrier's answer.
         const waiting = toolResults.get(event.id)
-        const answered = stepped.actions.some((action) => action._tag === "ToolResult" && action.id === event.id)
+        const answered = stepped.actions.some((action) => action._tag === "ToolResult" && action.id === event.id) ||
+          stepped.state.transferring?.id === event.id
         if (waiting !== undefined && !answered) {
           toolResults.delete(event.id)
           yield* Deferred.succeed(waiting, { output: "Done.", refused: false, turns: stepped.state.turns.length })
@@ -473,12 +481,16 @@ export const run = (
       // A reply's sentences go in the turn it answers; anything else in the current one.
       const turn = queued.generation === undefined ? trace.current() : generatingTurn
       const end = yield* perform(stepped.actions, stepped.state, turn)
+      const transferring = stepped.state.transferring
+      if (end === undefined && transferring !== undefined) {
+        const transferred = yield* transfer(transferring.to, turn)
+        if (transferred !== undefined) return transferred
+        continue
+      }
       if (end === undefined) continue
       if (end.endedBy === "remote") return end
       // The agent ended it: what is queued plays first (unless the caller hangs up meanwhile).
-      const drained = yield* Deferred.make<void>()
-      yield* Queue.offer(speeches, { _tag: "Drained", done: drained })
-      yield* Effect.raceFirst(Deferred.await(drained), Deferred.await(hungUp))
+      yield* Speeches.drain(speeches, hungUp)
       return end
     }
   })

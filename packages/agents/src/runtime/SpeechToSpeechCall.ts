@@ -3,12 +3,15 @@
  * encoding), given the prompt and tools the dialogue's state makes; its tool calls go through
  * `Dialogue.step` under the language-model policy, so fields are recorded and checked as in a
  * pipeline; a refused call is reported `refused`, so the model is asked to put it right at once
- * (otherwise a response that spoke needs no other). The model failing ends the call as the
- * agent's failure.
+ * (otherwise a response that spoke needs no other). A transfer is the call's
+ * (`AgentCall.transfer`), once the speech received has played: moved, the session ends
+ * `transfer`; refused, the model hears it as its call's result and goes on. The model failing
+ * ends the call as the agent's failure.
  *
  * @since 0.1.0
  */
 import type { AgentCall, AgentEnd } from "@voice-agent/core/ports/Agent"
+import type { ToolResult } from "@voice-agent/core/ports/SpeechToSpeech"
 import { Effect, Ref } from "effect"
 import type { Dependencies, Settings } from "../ConversationAgent.ts"
 import type * as DeterministicPolicy from "../dialogue/DeterministicPolicy.ts"
@@ -35,6 +38,25 @@ export const run = (
     const started = Dialogue.step(initialState(plan.definition), yield* callStarted(call.context), policy)
     const current = yield* Ref.make(started.state)
     const opening = started.actions.flatMap((action) => action._tag === "Say" ? [action.text] : [])
+    const resultOf = (stepped: Dialogue.Step, output: string, refused: boolean): ToolResult => {
+      const end = stepped.state.ended
+      return end === undefined
+        ? { output, refused }
+        : { output, end: { outcome: end.outcome, endedBy: end.endedBy, transferTo: end.transferTo } }
+    }
+    /** The transfer, once its message has played: the carrier's answer goes to the dialogue. */
+    const transfer = (to: string) =>
+      Effect.gen(function*() {
+        const result = yield* call.transfer(to)
+        const stepped = Dialogue.step(
+          yield* Ref.get(current),
+          result._tag === "Transferred" ? { _tag: "Transferred" } : { _tag: "TransferRefused", reason: result.reason },
+          policy
+        )
+        yield* Ref.set(current, stepped.state)
+        const told = stepped.actions.find((action) => action._tag === "ToolResult")
+        return resultOf(stepped, told?.output ?? "Transferred.", told?.refused === true)
+      })
     const ended = yield* plan.model.converse(call, {
       instructions: ModelPrompt.systemPrompt(started.state),
       voice: plan.definition.persona.voice ?? undefined,
@@ -56,10 +78,11 @@ export const run = (
               refused = action.refused === true
             }
           }
-          const end = stepped.state.ended
-          return end === undefined
-            ? { output, refused }
-            : { output, end: { outcome: end.outcome, endedBy: end.endedBy, transferTo: end.transferTo } }
+          const transferring = stepped.state.transferring
+          if (transferring !== undefined) {
+            return { output: "Transferring.", afterSpeech: transfer(transferring.to) }
+          }
+          return resultOf(stepped, output, refused)
         })
     }).pipe(
       Effect.catch((error) =>

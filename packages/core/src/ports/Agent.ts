@@ -60,6 +60,17 @@ export interface AgentEnd {
 export type AudioEncoding = "pcm16" | "mulaw"
 
 /**
+ * How an agent's `transfer` went: the carrier moved the call (the agent then ends it with the
+ * outcome `transfer`: the call is no longer ours), or it refused, with its reason, and the call
+ * goes on with the agent.
+ *
+ * @category models
+ */
+export type TransferResult =
+  | { readonly _tag: "Transferred" }
+  | { readonly _tag: "Refused"; readonly reason: string }
+
+/**
  * A frame of 8 kHz mono audio at `timestampMs` (from the answer) in the agent's encoding.
  *
  * @category models
@@ -143,6 +154,13 @@ export interface AgentCall {
   /** Drops every queued audio not yet played (the person hears it stop at once). */
   readonly interrupt: Effect.Effect<void>
   readonly sendDtmf: (digits: string) => Effect.Effect<void>
+  /**
+   * Asks the carrier to move the call to `to` (E.164). Say the transfer message first and wait
+   * for it to play: once the carrier has the call, its media stream stops. `Transferred`: return
+   * `{outcome: "transfer", endedBy: "agent", transferTo: to}` (the engine does not hang the call
+   * up); `Refused`: the call goes on as before.
+   */
+  readonly transfer: (to: string) => Effect.Effect<TransferResult>
   /** Records a transcript turn; `offsetMs` counts from the answer. */
   readonly emitTurn: (
     turn: { readonly speaker: Speaker; readonly text: string; readonly offsetMs: number }

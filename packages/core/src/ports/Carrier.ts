@@ -1,7 +1,7 @@
 /**
- * Port to the telephone network: place and end calls, observe their progress, send SMS.
- * Implemented by carrier-sim (the default; carrier-twilio is planned). Audio does not pass through this
- * port: an answered call's media arrives on the daemon's media WebSocket.
+ * Port to the telephone network: place, transfer and end calls, observe their progress, send SMS.
+ * Implemented by carrier-sim (the default), carrier-twilio and carrier-sip. Audio does not pass
+ * through this port: an answered call's media arrives on the daemon's media WebSocket.
  *
  * @since 0.1.0
  */
@@ -54,6 +54,14 @@ export class Carrier extends Context.Service<Carrier, {
   readonly placeCall: (request: PlaceCallRequest) => Effect.Effect<{ readonly carrierCallId: string }, CarrierError>
   /** Ends a call we placed (by our call id); a call already ended is no error. */
   readonly hangUp: (callId: string) => Effect.Effect<void, CarrierError>
+  /**
+   * Moves the answered call `callId` (placed or taken) to the number `to` (E.164): the carrier
+   * connects the person to it and the call leaves us (its media stream stops), so nothing of
+   * ours may hang it up afterwards (CONTRACT §8, "Transfer"). Succeeds once the carrier has
+   * taken the call over; a carrier that cannot (the call is not in progress, the target refused
+   * or is unreachable) fails, and the call stays with us as it was.
+   */
+  readonly transfer: (callId: string, to: string) => Effect.Effect<void, CarrierError>
   readonly sendSms: (message: {
     readonly from: string
     readonly to: string

@@ -25,6 +25,11 @@ export class CarrierCalls extends Context.Service<CarrierCalls, {
   /** Our call id of the carrier's call `carrierCallId`, when one was linked to it. */
   readonly callIdOf: (carrierCallId: string) => Effect.Effect<Option.Option<string>>
   /**
+   * The carrier's id of our call `callId`, when one was linked to it (a transfer of a call this
+   * process did not place: an inbound one, or one placed by another daemon).
+   */
+  readonly carrierCallIdOf: (callId: string) => Effect.Effect<Option.Option<string>>
+  /**
    * Records the carrier's duration of the call `callId`, in whole seconds (the last report
    * wins). An unknown `callId` changes nothing.
    */

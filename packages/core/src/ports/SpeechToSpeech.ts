@@ -19,7 +19,9 @@ import type { SpeechError } from "./SpeechToText.ts"
 /**
  * What a tool call did: its output for the model, whether it was `refused` (not carried out:
  * the model is asked to put it right at once), and whether the call ends once the speech
- * already queued has played (`end`).
+ * already queued has played (`end`). `afterSpeech`: the call is carried out only once the
+ * speech already received has played (a transfer, its message first), and what it answers
+ * stands for this result.
  *
  * @category models
  */
@@ -27,6 +29,7 @@ export interface ToolResult {
   readonly output: string
   readonly refused?: boolean | undefined
   readonly end?: AgentEnd | undefined
+  readonly afterSpeech?: Effect.Effect<ToolResult> | undefined
 }
 
 /**
