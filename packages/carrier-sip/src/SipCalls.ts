@@ -55,7 +55,10 @@ export interface SipCalls {
   readonly host: string
   readonly port: number
   readonly dial: (options: OutboundCall.DialOptions) => Effect.Effect<Call.Call, OutboundCall.DialFailed>
-  /** `sip:<E.164>@<trunk>`: where a transfer to a number is referred (CONTRACT §8). */
+  /**
+   * `sip:<E.164>@<trunk host>`: where a transfer to a number is referred (CONTRACT §8). The host
+   * alone, not its port: the URI names the number at the trunk, which receives the REFER itself.
+   */
   readonly uriOf: (e164: string) => string
   /** Inbound calls, answered and ACKed. */
   readonly inbound: Queue.Dequeue<Call.Call>
@@ -171,7 +174,7 @@ export const make = (options: Options): Effect.Effect<SipCalls, SipTransport.Sip
       host: endpoint.host,
       port: endpoint.port,
       dial: (dialOptions) => OutboundCall.dial(outboundContext, dialOptions),
-      uriOf: (e164) => `sip:${e164}@${trunkHostPort}`,
+      uriOf: (e164) => `sip:${e164}@${ViaRouting.uriHost(config.trunk.host)}`,
       inbound,
       registration
     } satisfies SipCalls

@@ -125,7 +125,7 @@ describe("SipCarrier", () => {
 
       const transferring = yield* Effect.forkChild(sip.carrier.transfer(request.callId, "+14155550123"))
       const refer = yield* trunk.next("REFER")
-      assert.include(SipMessage.header(refer.request, "Refer-To"), `sip:+14155550123@${host}:${trunk.endpoint.port}`)
+      assert.strictEqual(SipMessage.header(refer.request, "Refer-To"), `<sip:+14155550123@${host}>`)
       yield* refer.respond(SipEndpoint.answer(refer, 202))
       yield* trunk.inDialog(trunk.dialogOf(invite), "NOTIFY", us, notify("SIP/2.0 200 OK"))
       const bye = yield* trunk.next("BYE")
