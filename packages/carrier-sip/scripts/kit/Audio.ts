@@ -1,0 +1,63 @@
+/**
+ * The audio the kit's trunk plays (raw μ-law, 8 kHz, mono: SIPp 3.6.1 plays a WAV header as
+ * audio), in simulated speech (`@voice-agent/media/SimSpeech`, voiced by carrier-sim's
+ * `SimVoice`), which the daemon's default recognizer (simulated speech) transcribes:
+ *
+ * - `person.ulaw`: a person picking up ("Hello?"), then, `answerAtMs` in (after the agent's
+ *   greeting), their answer ("Yes, I have a moment."), then silence to `lengthMs`;
+ * - `machine.ulaw`: an answering machine: carrier-sim's long voicemail greeting, 300 ms of
+ *   silence, a 500 ms beep at 1 kHz, then silence to `lengthMs` (the agent's message).
+ *
+ * @since 0.1.0
+ */
+import * as SimPerson from "@voice-agent/carrier-sim/SimPerson"
+import * as SimVoice from "@voice-agent/carrier-sim/SimVoice"
+import * as MuLaw from "@voice-agent/media/MuLaw"
+import * as fs from "node:fs"
+import * as path from "node:path"
+
+/**
+ * When the person answers and how long each file lasts, in ms.
+ *
+ * @category models
+ */
+export const timings = { answerAtMs: 7_500, personMs: 20_000, machineMs: 20_000 }
+
+const place = (length: number, parts: ReadonlyArray<readonly [atMs: number, samples: Int16Array]>) => {
+  const out = new Int16Array(length * 8)
+  for (const [atMs, samples] of parts) out.set(samples.subarray(0, out.length - atMs * 8), atMs * 8)
+  return MuLaw.encode(out)
+}
+
+/**
+ * The person's audio.
+ *
+ * @category constructors
+ */
+export const person = (): Uint8Array =>
+  place(timings.personMs, [
+    [0, SimVoice.speak(SimPerson.helloLine, "person")],
+    [timings.answerAtMs, SimVoice.speak(SimPerson.yesAnswer, "person")]
+  ])
+
+/**
+ * The answering machine's audio.
+ *
+ * @category constructors
+ */
+export const machine = (): Uint8Array => {
+  const greeting = SimVoice.speak(SimPerson.voicemailGreeting, "person")
+  const beepAtMs = Math.ceil(greeting.length / 8) + SimPerson.timings.beepGapMs
+  return place(timings.machineMs, [[0, greeting], [beepAtMs, SimPerson.beep()]])
+}
+
+/**
+ * Writes `person.ulaw` and `machine.ulaw` into `dir` (the trunk scenario reads them from SIPp's
+ * working directory).
+ *
+ * @category constructors
+ */
+export const write = (dir: string): void => {
+  fs.writeFileSync(path.join(dir, "person.ulaw"), person())
+  fs.writeFileSync(path.join(dir, "machine.ulaw"), machine())
+}
