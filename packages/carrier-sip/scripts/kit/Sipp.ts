@@ -89,6 +89,8 @@ export interface Options {
   readonly args?: ReadonlyArray<string>
   /** SIPp stops (and fails) after this many seconds whatever happens (`-timeout`); default 60. */
   readonly timeoutS?: number
+  /** Text put in the scenario as it is copied (`@USERNAME@` → a name): SIPp expands no variable there. */
+  readonly replace?: Readonly<Record<string, string>>
 }
 
 /**
@@ -112,7 +114,9 @@ export const start = (options: Options) =>
   Effect.gen(function*() {
     const program = yield* binary
     fs.mkdirSync(options.dir, { recursive: true })
-    fs.copyFileSync(path.join(scenarios, options.scenario), path.join(options.dir, options.scenario))
+    let scenario = fs.readFileSync(path.join(scenarios, options.scenario), "latin1")
+    for (const [token, value] of Object.entries(options.replace ?? {})) scenario = scenario.replaceAll(token, value)
+    fs.writeFileSync(path.join(options.dir, options.scenario), scenario, "latin1")
     const args = [
       "-sf",
       options.scenario,
