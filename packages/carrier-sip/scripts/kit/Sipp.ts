@@ -161,12 +161,11 @@ export const start = (options: Options) =>
     return {
       exited: Deferred.await(exit),
       messages: () => trace("_messages.log"),
-      failures: () =>
-        [
-          trace("_errors.log").trim(),
-          output.replaceAll(String.fromCharCode(27), "").trim().split("\n").slice(-15).join("\n")
-        ]
-          .filter((part) => part !== "")
-          .join("\n")
+      failures: () => {
+        const errors = trace("_errors.log").trim()
+        return errors !== ""
+          ? errors
+          : output.replaceAll(String.fromCharCode(27), "").trim().split("\n").slice(-15).join("\n")
+      }
     } satisfies Run
   })
