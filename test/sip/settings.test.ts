@@ -33,9 +33,9 @@ describe("the SIP carrier's settings, at start", () => {
   it.live("a SIP_LISTEN port in use stops serve and says so", () =>
     Effect.gen(function*() {
       const taken = dgram.createSocket("udp4")
-      const port = yield* Effect.callback<number>((resume) =>
+      const port = yield* Effect.callback<number>((resume) => {
         taken.bind(0, "127.0.0.1", () => resume(Effect.succeed(taken.address().port)))
-      )
+      })
       const run = yield* Daemon.cli(["serve", "--port", "0", "--data-dir", ":memory:"], {
         ...sip,
         SIP_LISTEN: `127.0.0.1:${port}`
@@ -45,16 +45,20 @@ describe("the SIP carrier's settings, at start", () => {
       assert.include(run.stderr, "EADDRINUSE")
     }), { timeout: 30_000 })
 
-  it.live("the SIP carrier runs in one process: --workers 2 and voice-agent dial are refused", () =>
-    Effect.gen(function*() {
-      const workers = yield* Daemon.cli(["serve", "--port", "0", "--workers", "2"], {
-        ...sip,
-        DATABASE_URL: "postgres://postgres@127.0.0.1:1/none"
-      })
-      assert.strictEqual(workers.code, 1)
-      assert.include(workers.stderr, "--workers 2 cannot run VOICE_AGENT_CARRIER=sip")
-      const dial = yield* Daemon.cli(["dial", "--data-dir", ":memory:"], sip)
-      assert.strictEqual(dial.code, 1)
-      assert.include(dial.stderr, "VOICE_AGENT_CARRIER=sip runs in voice-agent serve only")
-    }), { timeout: 30_000 })
+  it.live(
+    "the SIP carrier runs in one process: --workers 2 and voice-agent dial are refused",
+    () =>
+      Effect.gen(function*() {
+        const workers = yield* Daemon.cli(["serve", "--port", "0", "--workers", "2"], {
+          ...sip,
+          DATABASE_URL: "postgres://postgres@127.0.0.1:1/none"
+        })
+        assert.strictEqual(workers.code, 1)
+        assert.include(workers.stderr, "--workers 2 cannot run VOICE_AGENT_CARRIER=sip")
+        const dial = yield* Daemon.cli(["dial", "--data-dir", ":memory:"], sip)
+        assert.strictEqual(dial.code, 1)
+        assert.include(dial.stderr, "VOICE_AGENT_CARRIER=sip runs in voice-agent serve only")
+      }),
+    { timeout: 30_000 }
+  )
 })
