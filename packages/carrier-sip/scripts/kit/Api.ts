@@ -63,11 +63,57 @@ const json = (api: Api, path: string, init?: RequestInit) =>
   })
 
 /**
- * A campaign calling `numbers` once each, from `origin`, at any hour: its code.
+ * An agent definition that asks for one digit sequence (`member_id`), which a caller can key
+ * in: its id.
  *
  * @category constructors
  */
-export const campaign = (api: Api, name: string, origin: string, numbers: ReadonlyArray<string>) =>
+export const keypadAgent = (api: Api, name: string) =>
+  Effect.map(
+    json(api, "/v2/agents", {
+      method: "POST",
+      body: JSON.stringify({
+        name,
+        persona: { agent_name: "Sam", organization_name: "the SIP check" },
+        task: {
+          objective: "Collect the member number",
+          completion_criteria: "The member number is collected",
+          action_items: [{
+            item_type: "field",
+            key: "member_id",
+            field_type: "digit_sequence",
+            question: "What is your member number? Key it in, then press pound."
+          }]
+        }
+      })
+    }),
+    (body) => (body as { readonly id: string }).id
+  )
+
+/**
+ * A conversation's collected fields.
+ *
+ * @category constructors
+ */
+export const fields = (api: Api, callId: string) =>
+  Effect.map(
+    json(api, `/v1/conversations/${callId}/fields`),
+    (body) => (body as { readonly fields: Record<string, unknown> }).fields
+  )
+
+/**
+ * A campaign calling `numbers` once each, from `origin`, at any hour (with `agentId`'s agent
+ * when given): its code.
+ *
+ * @category constructors
+ */
+export const campaign = (
+  api: Api,
+  name: string,
+  origin: string,
+  numbers: ReadonlyArray<string>,
+  agentId?: string
+) =>
   Effect.gen(function*() {
     const created = (yield* json(api, "/v2/campaigns", {
       method: "POST",
@@ -81,6 +127,12 @@ export const campaign = (api: Api, name: string, origin: string, numbers: Readon
         max_concurrency: 10
       })
     })) as { readonly campaign_code: string }
+    if (agentId !== undefined) {
+      yield* json(api, `/v2/campaigns/${created.campaign_code}/agent`, {
+        method: "PUT",
+        body: JSON.stringify({ agent_id: agentId })
+      })
+    }
     yield* json(api, `/v2/campaigns/${created.campaign_code}/contacts?accepted_terms_of_service=true`, {
       method: "POST",
       body: JSON.stringify({ contacts: numbers.map((phone_number) => ({ phone_number, data: { name: "Ada" } })) })

@@ -6,7 +6,8 @@
  * - `person.ulaw`: a person picking up ("Hello?"), then, `answerAtMs` in (after the agent's
  *   greeting), their answer ("Yes, I have a moment."), then silence to `lengthMs`;
  * - `machine.ulaw`: an answering machine: carrier-sim's long voicemail greeting, 300 ms of
- *   silence, a 500 ms beep at 1 kHz, then silence to `lengthMs` (the agent's message).
+ *   silence, a 500 ms beep at 1 kHz, then silence to `lengthMs` (the agent's message);
+ * - `keys.pcap`: the key presses `keys` (RFC 4733, Pcap.ts), which SIPp replays.
  *
  * @since 0.1.0
  */
@@ -15,6 +16,7 @@ import * as SimVoice from "@voice-agent/carrier-sim/SimVoice"
 import * as MuLaw from "@voice-agent/media/MuLaw"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import * as Pcap from "./Pcap.ts"
 
 /**
  * When the person answers and how long each file lasts, in ms.
@@ -22,6 +24,13 @@ import * as path from "node:path"
  * @category models
  */
 export const timings = { answerAtMs: 7_500, personMs: 20_000, machineMs: 20_000 }
+
+/**
+ * The keys the `dtmf` check's person presses: a member number, then the pound key.
+ *
+ * @category models
+ */
+export const keys = "12#"
 
 const place = (length: number, parts: ReadonlyArray<readonly [atMs: number, samples: Int16Array]>) => {
   const out = new Int16Array(length * 8)
@@ -52,12 +61,13 @@ export const machine = (): Uint8Array => {
 }
 
 /**
- * Writes `person.ulaw` and `machine.ulaw` into `dir` (the trunk scenario reads them from SIPp's
- * working directory).
+ * Writes `person.ulaw`, `machine.ulaw` and `keys.pcap` into `dir` (the trunk scenario reads them
+ * from SIPp's working directory).
  *
  * @category constructors
  */
 export const write = (dir: string): void => {
   fs.writeFileSync(path.join(dir, "person.ulaw"), person())
   fs.writeFileSync(path.join(dir, "machine.ulaw"), machine())
+  fs.writeFileSync(path.join(dir, "keys.pcap"), Pcap.presses(keys))
 }

@@ -17,6 +17,8 @@
  *   (a long greeting and a beep: the engine's detection): the outcome of CONTRACT §8.
  * - `digest`: a 401 challenge (MD5, `qop=auth`) answered with the right credentials.
  * - `hold`: the trunk's re-INVITE with `a=sendonly` answered `a=recvonly`, the call carrying on.
+ * - `dtmf`: the person keys in "12#" (RFC 4733) when an agent asks for a number (an agent
+ *   definition the kit creates, on a campaign of its own): the field collected is "12".
  * - `inbound`: a call to an owned number reaches its agent, whose audio reaches the caller
  *   (SIPp echoes it back: the call's `remote` recording holds it).
  * - `stranger`: a call to a number nobody owns gets 404.
@@ -74,7 +76,8 @@ const outbound = {
   "no-answer": "+12025550408",
   failure: "+12025550503",
   digest: "+12025550401",
-  hold: "+12025550444"
+  hold: "+12025550444",
+  dtmf: "+12025550555"
 } as const
 
 /**
@@ -142,9 +145,21 @@ export const run = (options: Options) =>
         "@PASSWORD@": options.credentials?.password ?? "sip-check-no-password"
       }
     })
-    const code = dialled.length === 0
-      ? undefined
-      : yield* Api.campaign(api, `sip-check ${new Date().toISOString()}`, options.owned, dialled.map(([, n]) => n))
+    // The calls, through the API: the keypad's on a campaign of its own, with an agent that asks.
+    const stamp = new Date().toISOString()
+    const plain = dialled.filter(([name]) => name !== "dtmf").map(([, number]) => number)
+    const codes = new Map<string, string>()
+    if (plain.length > 0) {
+      const code = yield* Api.campaign(api, `sip-check ${stamp}`, options.owned, plain)
+      for (const number of plain) codes.set(number, code)
+    }
+    if (wanted.has("dtmf")) {
+      const agentId = yield* Api.keypadAgent(api, `sip-check keypad ${stamp}`)
+      codes.set(
+        outbound.dtmf,
+        yield* Api.campaign(api, `sip-check keys ${stamp}`, options.owned, [outbound.dtmf], agentId)
+      )
+    }
 
     // The callers, beside it.
     const caller = (scenario: string, number: string, echo: boolean) =>
@@ -179,22 +194,27 @@ export const run = (options: Options) =>
 
     // Outbound: each call's end, from the API.
     const ended = new Map<string, Api.Conversation>()
-    if (code !== undefined) {
-      const deadline = Date.now() + waitS * 1000
-      while (Date.now() < deadline) {
-        const all = yield* Api.conversations(api)
-        const statuses = yield* Api.statuses(api, code)
-        for (const [, number] of dialled) {
-          const conversation = all.find((c) => c.to_number === number && c.termination_reason !== null)
-          if (conversation !== undefined && statuses.get(number) !== "TRYING") ended.set(number, conversation)
-        }
-        if (ended.size === dialled.length) break
-        yield* Effect.sleep("500 millis")
+    const statusesOf = Effect.gen(function*() {
+      const all = new Map<string, string>()
+      for (const code of new Set(codes.values())) {
+        for (const [number, status] of yield* Api.statuses(api, code)) all.set(number, status)
       }
+      return all
+    })
+    const deadline = Date.now() + waitS * 1000
+    while (codes.size > 0 && Date.now() < deadline) {
+      const all = yield* Api.conversations(api)
+      const statuses = yield* statusesOf
+      for (const [, number] of dialled) {
+        const conversation = all.find((c) => c.to_number === number && c.termination_reason !== null)
+        if (conversation !== undefined && statuses.get(number) !== "TRYING") ended.set(number, conversation)
+      }
+      if (ended.size === dialled.length) break
+      yield* Effect.sleep("500 millis")
     }
     const trunkExit = trunk === undefined ? undefined : yield* Effect.timeoutOption(trunk.exited, "20 seconds")
     const traced = trunk === undefined ? [] : Trace.messages(trunk.messages())
-    const statuses = code === undefined ? new Map<string, string>() : yield* Api.statuses(api, code)
+    const statuses = yield* statusesOf
 
     for (const [name, number] of dialled) {
       const call = Trace.ofNumber(traced, number)
@@ -308,6 +328,23 @@ export const run = (options: Options) =>
           } else if (wrong !== undefined && conversation?.termination_reason !== "user-hangup") {
             results.push(fail(name, checked, wrong))
           } else results.push(pass(name, checked))
+          break
+        }
+        case "dtmf": {
+          const checked = "the person keys in 12# (RFC 4733 telephone-events, payload type 101) when the agent " +
+            "asks for a number: the field collected is 12"
+          const wrong = outcome("bot-hangup", "COMPLETED")
+          const collected = conversation === undefined ? undefined : (yield* Api.fields(api, conversation.call_id))
+          results.push(
+            collected?.["member_id"] === "12"
+              ? pass(name, checked)
+              : fail(
+                name,
+                checked,
+                `the member number collected is ${JSON.stringify(collected?.["member_id"])}, not "12"` +
+                  (wrong === undefined ? "" : `; ${wrong}`)
+              )
+          )
           break
         }
       }
