@@ -103,7 +103,7 @@ export const fields = (api: Api, callId: string) =>
 
 /**
  * A campaign calling `numbers` once each, from `origin`, at any hour (with `agentId`'s agent
- * when given): its code.
+ * when given): its id and code.
  *
  * @category constructors
  */
@@ -126,7 +126,7 @@ export const campaign = (
         max_attempts: 1,
         max_concurrency: 10
       })
-    })) as { readonly campaign_code: string }
+    })) as { readonly id: string; readonly campaign_code: string }
     if (agentId !== undefined) {
       yield* json(api, `/v2/campaigns/${created.campaign_code}/agent`, {
         method: "PUT",
@@ -137,7 +137,7 @@ export const campaign = (
       method: "POST",
       body: JSON.stringify({ contacts: numbers.map((phone_number) => ({ phone_number, data: { name: "Ada" } })) })
     })
-    return created.campaign_code
+    return { id: created.id, code: created.campaign_code }
   })
 
 /**
@@ -157,13 +157,14 @@ export const statuses = (api: Api, code: string) =>
   )
 
 /**
- * The conversations (both directions), newest first.
+ * The conversations of both directions that `filter` selects (`campaign_id`, `from_number`,
+ * `to_number`, `date_from`), newest first.
  *
  * @category constructors
  */
-export const conversations = (api: Api) =>
+export const conversations = (api: Api, filter: Record<string, string> = {}) =>
   Effect.map(
-    json(api, "/v1/conversations?direction=all&limit=100"),
+    json(api, `/v1/conversations?${new URLSearchParams({ direction: "all", limit: "100", ...filter })}`),
     (body) => (body as { conversations: ReadonlyArray<Conversation> }).conversations
   )
 

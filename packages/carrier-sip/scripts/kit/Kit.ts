@@ -118,6 +118,8 @@ const fail = (name: string, checked: string, failure: string): Result => ({ name
 export const run = (options: Options) =>
   Effect.scoped(Effect.gen(function*() {
     const wanted = new Set(options.only ?? checks)
+    // Calls of this run only: an earlier run's are older.
+    const startedAt = new Date(Date.now() - 1000).toISOString()
     const waitS = options.waitS ?? 60
     const dir = (name: string) => {
       const folder = path.join(options.dir, name)
@@ -148,18 +150,20 @@ export const run = (options: Options) =>
     // The calls, through the API: the keypad's on a campaign of its own, with an agent that asks.
     const stamp = new Date().toISOString()
     const plain = dialled.filter(([name]) => name !== "dtmf").map(([, number]) => number)
-    const codes = new Map<string, string>()
+    // Each number's campaign (its id and code): the kit's own, so that earlier runs do not count.
+    const campaigns = new Map<string, { readonly id: string; readonly code: string }>()
     if (plain.length > 0) {
-      const code = yield* Api.campaign(api, `sip-check ${stamp}`, options.owned, plain)
-      for (const number of plain) codes.set(number, code)
+      const campaign = yield* Api.campaign(api, `sip-check ${stamp}`, options.owned, plain)
+      for (const number of plain) campaigns.set(number, campaign)
     }
     if (wanted.has("dtmf")) {
       const agentId = yield* Api.keypadAgent(api, `sip-check keypad ${stamp}`)
-      codes.set(
+      campaigns.set(
         outbound.dtmf,
         yield* Api.campaign(api, `sip-check keys ${stamp}`, options.owned, [outbound.dtmf], agentId)
       )
     }
+    const unique = [...new Map([...campaigns.values()].map((c) => [c.id, c])).values()]
 
     // The callers, beside it.
     const caller = (scenario: string, number: string, echo: boolean) =>
@@ -196,14 +200,14 @@ export const run = (options: Options) =>
     const ended = new Map<string, Api.Conversation>()
     const statusesOf = Effect.gen(function*() {
       const all = new Map<string, string>()
-      for (const code of new Set(codes.values())) {
+      for (const { code } of unique) {
         for (const [number, status] of yield* Api.statuses(api, code)) all.set(number, status)
       }
       return all
     })
     const deadline = Date.now() + waitS * 1000
-    while (codes.size > 0 && Date.now() < deadline) {
-      const all = yield* Api.conversations(api)
+    while (unique.length > 0 && Date.now() < deadline) {
+      const all = (yield* Effect.forEach(unique, ({ id }) => Api.conversations(api, { campaign_id: id }))).flat()
       const statuses = yield* statusesOf
       for (const [, number] of dialled) {
         const conversation = all.find((c) => c.to_number === number && c.termination_reason !== null)
@@ -360,9 +364,11 @@ export const run = (options: Options) =>
         "its audio echoed back by the caller (the call's remote recording), BYE"
       const { exit, run } = yield* Fiber.join(inbound)
       const saw = `the caller saw: ${Trace.summary(Trace.messages(run.messages()))}`
-      const conversation = (yield* Api.conversations(api)).find((c) =>
-        c.from_number === "+12025550999" && c.to_number === options.owned
-      )
+      const conversation = (yield* Api.conversations(api, {
+        from_number: "+12025550999",
+        to_number: options.owned,
+        date_from: startedAt
+      }))[0]
       if (exit !== 0) results.push(fail("inbound", checked, `${saw}\n${run.failures()}`))
       else if (conversation === undefined) {
         results.push(fail("inbound", checked, `no inbound conversation listed; ${saw}`))
