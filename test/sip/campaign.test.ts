@@ -5,13 +5,14 @@
  * test makes (simulated speech, which the daemon's default recognizer transcribes). The
  * contacts: one who answers and talks, an answering machine (a long greeting and a beep, which
  * only the engine can tell: a trunk answers 200 either way), busy (486), no answer (rings until
- * the daemon's CANCEL at `SIP_RING_TIMEOUT_S`), and a trunk failure (503).
+ * the daemon's CANCEL at `SIP_RING_TIMEOUT_S`), and a trunk failure (503). A live listener hears
+ * the talking call from its answer (the SIP call's media session publishes to live listen).
  *
  * SIPp must be installed (Debian's sip-tester): without it the test fails and says so.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { defaultScript } from "@voice-agent/agents/ScriptedAgent"
-import { Effect, Option } from "effect"
+import { Effect, Fiber, Option } from "effect"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -19,6 +20,7 @@ import * as path from "node:path"
 import * as Audio from "../../packages/carrier-sip/scripts/kit/Audio.ts"
 import * as Sipp from "../../packages/carrier-sip/scripts/kit/Sipp.ts"
 import * as Daemon from "../support/Daemon.ts"
+import * as Listener from "../support/Listener.ts"
 
 interface Conversation {
   readonly call_id: string
@@ -84,9 +86,15 @@ describe("a campaign through a SIP trunk (SIPp), on a daemon", () => {
           "sip-trunk",
           Object.values(numbers).map((phone_number) => ({ phone_number, data: { name: "Ada" } }))
         )
+        // A live listener on the talking call from as soon as it is listed (ringing).
+        const listened = yield* Effect.forkChild(Effect.gen(function*() {
+          const call = yield* Listener.firstListed(api.url, key, numbers.talks)
+          return yield* Listener.listen(Listener.listenUrl(api.url, call.call_id, "channel=mixed"), key)
+        }))
         for (const number of Object.values(numbers)) {
           yield* api.waitFor(new RegExp(`to \\${number} ended:`)).pipe(Effect.timeout("60 seconds"))
         }
+        Listener.assertAudioFromAnswer(yield* Fiber.join(listened), "the SIP call, live")
 
         const conversations = ((yield* Daemon.request(`${api.url}/v1/conversations`, Daemon.bearer(key))).body as {
           conversations: ReadonlyArray<Conversation>
