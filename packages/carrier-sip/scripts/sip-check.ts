@@ -5,10 +5,11 @@
  * error.
  *
  *   npm run sip:check -- --url http://127.0.0.1:8080 --key va_... --sip 127.0.0.1:5060 \
- *     [--trunk 127.0.0.1:5080] [--owned +12025550100] [--only busy,no-answer] [--wait 60] [--dir DIR]
+ *     [--trunk 127.0.0.1:5080] [--owned +12025550100] [--only busy,no-answer] [--wait 60] \
+ *     [--transport udp|tcp] [--dir DIR]
  *
  * The engine runs `VOICE_AGENT_CARRIER=sip` with `SIP_TRUNK=sip:<--trunk>` (the kit's SIPp
- * listens there) and, for the digest check, the `SIP_USERNAME` and `SIP_PASSWORD` this script
+ * listens there; with `--transport tcp`, `SIP_TRUNK=sip:<--trunk>;transport=tcp`) and, for the digest check, the `SIP_USERNAME` and `SIP_PASSWORD` this script
  * reads from its own environment (or `--username`, `--password`).
  *
  * @since 0.1.0
@@ -21,7 +22,7 @@ import { parseArgs } from "node:util"
 import * as Kit from "./kit/Kit.ts"
 
 const usage = `usage: npm run sip:check -- --url URL --key KEY --sip HOST:PORT [--trunk HOST:PORT] [--owned E164]
-       [--username NAME --password SECRET] [--only CHECK,...] [--wait SECONDS] [--dir DIR]
+       [--username NAME --password SECRET] [--only CHECK,...] [--wait SECONDS] [--transport udp|tcp] [--dir DIR]
 checks: ${Kit.checks.join(", ")}`
 
 const hostPort = (flag: string, value: string) => {
@@ -47,6 +48,7 @@ const main = async (): Promise<number> => {
         only: { type: "string" },
         wait: { type: "string", default: "60" },
         dir: { type: "string" },
+        transport: { type: "string", default: "udp" },
         help: { type: "boolean", default: false }
       }
     })
@@ -60,6 +62,10 @@ const main = async (): Promise<number> => {
     const unknown = only?.filter((name) => !Kit.checks.includes(name)) ?? []
     if (unknown.length > 0) throw new Error(`no check named ${unknown.join(", ")}`)
     if (!/^\+\d{8,15}$/.test(values.owned)) throw new Error(`--owned must be an E.164 number, not ${values.owned}`)
+    const transport = values.transport.toLowerCase()
+    if (transport !== "udp" && transport !== "tcp") {
+      throw new Error(`--transport must be udp or tcp, not ${values.transport}`)
+    }
     const waitS = Number(values.wait)
     if (!Number.isInteger(waitS) || waitS < 5) throw new Error(`--wait must be 5 seconds or more, not ${values.wait}`)
     options = {
@@ -72,6 +78,7 @@ const main = async (): Promise<number> => {
         : undefined,
       dir: values.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), "sip-check-")),
       waitS,
+      transport,
       ...(only === undefined ? {} : { only })
     } satisfies Kit.Options
   } catch (error) {

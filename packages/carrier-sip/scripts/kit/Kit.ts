@@ -3,7 +3,7 @@
  * callers of a running engine, and each check says what it checked and, when it failed, why.
  *
  * The engine under test runs `VOICE_AGENT_CARRIER=sip` with `SIP_TRUNK` at the kit's trunk
- * (`trunk`, where SIPp listens), its SIP at `sip`, and, for the digest check, `SIP_USERNAME` and
+ * (`trunk`, where SIPp listens; `;transport=tcp` when the kit runs over TCP), its SIP at `sip`, and, for the digest check, `SIP_USERNAME` and
  * `SIP_PASSWORD` equal to `credentials`. The kit places its outbound calls through the API
  * (`api`: one campaign, a contact per check), which is also where it reads the outcomes. Its
  * people speak simulated speech (Audio.ts), which the engine's default recognizer transcribes.
@@ -56,6 +56,8 @@ export interface Options {
   readonly dir: string
   /** How long a call may take to end, in s (the ring timeout and the conversation); default 60. */
   readonly waitS?: number
+  /** SIP over UDP (default) or TCP: the engine's `SIP_TRUNK` says `;transport=tcp` then. */
+  readonly transport?: "udp" | "tcp"
 }
 
 /**
@@ -142,6 +144,7 @@ export const run = (options: Options) =>
       mediaPort: yield* Sipp.freeUdpPort(options.trunk.host, true),
       calls: dialled.length,
       timeoutS: waitS + 30,
+      transport: options.transport ?? "udp",
       replace: {
         "@USERNAME@": options.credentials?.username ?? "sip-check-no-username",
         "@PASSWORD@": options.credentials?.password ?? "sip-check-no-password"
@@ -172,9 +175,10 @@ export const run = (options: Options) =>
           scenario,
           dir: dir(scenario.replace(/\.xml$/, "")),
           host: options.trunk.host,
-          port: yield* Sipp.freeUdpPort(options.trunk.host),
+          port: yield* Sipp.freePort(options.trunk.host),
           mediaPort: yield* Sipp.freeUdpPort(options.trunk.host, true),
           calls: 1,
+          transport: options.transport ?? "udp",
           remote: sipTarget,
           timeoutS: 30,
           args: ["-s", number, ...(echo ? ["-rtp_echo"] : [])]

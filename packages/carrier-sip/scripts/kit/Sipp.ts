@@ -14,6 +14,7 @@ import { Data, Deferred, Effect } from "effect"
 import { spawn, spawnSync } from "node:child_process"
 import * as dgram from "node:dgram"
 import * as fs from "node:fs"
+import * as net from "node:net"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -69,6 +70,19 @@ export const freeUdpPort = (host: string, even = false): Effect.Effect<number> =
   )
 
 /**
+ * A port free on `host` for both UDP and TCP now (SIPp listens on one of them).
+ *
+ * @category constructors
+ */
+export const freePort = (host: string): Effect.Effect<number> =>
+  Effect.flatMap(freeUdpPort(host), (port) =>
+    Effect.callback<boolean>((resume) => {
+      const server = net.createServer()
+      server.once("error", () => resume(Effect.succeed(false)))
+      server.listen({ host, port, exclusive: true }, () => server.close(() => resume(Effect.succeed(true))))
+    }).pipe(Effect.flatMap((free) => free ? Effect.succeed(port) : freePort(host))))
+
+/**
  * @category models
  */
 export interface Options {
@@ -85,6 +99,8 @@ export interface Options {
   readonly calls?: number
   /** Where a UAC sends its calls (`host:port`); none for a UAS. */
   readonly remote?: string
+  /** SIP over UDP (the default) or TCP (`-t t1`: one connection for every call). */
+  readonly transport?: "udp" | "tcp"
   /** More arguments (`-s`, `-set`, `-au`/`-ap`, ...). */
   readonly args?: ReadonlyArray<string>
   /** SIPp stops (and fails) after this many seconds whatever happens (`-timeout`); default 60. */
@@ -134,6 +150,7 @@ export const start = (options: Options) =>
       "-timeout",
       `${options.timeoutS ?? 60}s`,
       "-timeout_error",
+      ...(options.transport === "tcp" ? ["-t", "t1"] : []),
       ...(options.calls === undefined ? [] : ["-m", String(options.calls)]),
       ...(options.args ?? []),
       ...(options.remote === undefined ? [] : [options.remote])
