@@ -164,7 +164,7 @@ export const statuses = (api: Api, code: string) =>
  */
 export const conversations = (api: Api, filter: Record<string, string> = {}) =>
   Effect.map(
-    json(api, `/v1/conversations?${new URLSearchParams({ direction: "all", limit: "100", ...filter })}`),
+    json(api, `/v1/conversations?${new URLSearchParams({ direction: "all", limit: "100", ...filter }).toString()}`),
     (body) => (body as { conversations: ReadonlyArray<Conversation> }).conversations
   )
 

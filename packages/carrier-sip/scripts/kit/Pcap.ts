@@ -6,8 +6,8 @@
  *
  * @since 0.1.0
  */
-import * as Rtp from "../../src/Rtp.ts"
-import * as TelephoneEvent from "../../src/TelephoneEvent.ts"
+import * as Rtp from "@voice-agent/carrier-sip/Rtp"
+import * as TelephoneEvent from "@voice-agent/carrier-sip/TelephoneEvent"
 
 /** The telephone-event payload type the kit's trunk offers (`a=rtpmap:101 telephone-event/8000`). */
 const PAYLOAD_TYPE = 101
