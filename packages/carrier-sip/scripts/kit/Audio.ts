@@ -7,6 +7,8 @@
  *   greeting), their answer ("Yes, I have a moment."), then silence to `lengthMs`;
  * - `machine.ulaw`: an answering machine: carrier-sim's long voicemail greeting, 300 ms of
  *   silence, a 500 ms beep at 1 kHz, then silence to `lengthMs` (the agent's message);
+ * - `hello.ulaw`: a person picking up ("Hello?") and 1 s of silence: the engine knows a person
+ *   at once, and the agent asks its question;
  * - `keys.pcap`: the key presses `keys` (RFC 4733, Pcap.ts), which SIPp replays.
  *
  * @since 0.1.0
@@ -50,6 +52,16 @@ export const person = (): Uint8Array =>
   ])
 
 /**
+ * A person picking up, and nothing more.
+ *
+ * @category constructors
+ */
+export const hello = (): Uint8Array => {
+  const said = SimVoice.speak(SimPerson.helloLine, "person")
+  return place(Math.ceil(said.length / 8) + 1000, [[0, said]])
+}
+
+/**
  * The answering machine's audio.
  *
  * @category constructors
@@ -61,7 +73,7 @@ export const machine = (): Uint8Array => {
 }
 
 /**
- * Writes `person.ulaw`, `machine.ulaw` and `keys.pcap` into `dir` (the trunk scenario reads them
+ * Writes `person.ulaw`, `machine.ulaw`, `hello.ulaw` and `keys.pcap` into `dir` (the trunk scenario reads them
  * from SIPp's working directory).
  *
  * @category constructors
@@ -69,5 +81,6 @@ export const machine = (): Uint8Array => {
 export const write = (dir: string): void => {
   fs.writeFileSync(path.join(dir, "person.ulaw"), person())
   fs.writeFileSync(path.join(dir, "machine.ulaw"), machine())
+  fs.writeFileSync(path.join(dir, "hello.ulaw"), hello())
   fs.writeFileSync(path.join(dir, "keys.pcap"), Pcap.presses(keys))
 }
