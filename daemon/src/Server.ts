@@ -92,37 +92,35 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
     Effect.map(
       Effect.all([Carrier.choice, Instruments.settings, Traces.settings]),
       ([chosen, instruments, traces]) =>
-        Layer.merge(
-          // With SIP, the carrier's calls are served here, in memory: it gets the media sessions
-          // (with live listen's registry, as the media endpoint's) and the inbound calls.
-          chosen._tag === "sip" ? Sip.bind : Layer.empty,
-          Traces.serving(
-            traces,
-            HttpRouter.serve(
-              Instruments.withRoutePatterns(
-                instruments,
-                Layer.mergeAll(
-                  HttpApp.layer,
-                  Console.routes(),
-                  Media.endpoint,
-                  Listen.endpoint,
-                  Relay.endpoint,
-                  SdkAgents.routes,
-                  carrierRoutes(chosen),
-                  Instruments.routes(instruments)
-                )
-              ),
-              {
-                disableLogger: !Logging.logsRequests(log),
-                disableListenLog: true,
-                middleware: Instruments.middleware(instruments)
-              }
-            )
+        Traces.serving(
+          traces,
+          HttpRouter.serve(
+            Instruments.withRoutePatterns(
+              instruments,
+              Layer.mergeAll(
+                HttpApp.layer,
+                Console.routes(),
+                Media.endpoint,
+                Listen.endpoint,
+                Relay.endpoint,
+                SdkAgents.routes,
+                carrierRoutes(chosen),
+                Instruments.routes(instruments)
+              )
+            ),
+            {
+              disableLogger: !Logging.logsRequests(log),
+              disableListenLog: true,
+              middleware: Instruments.middleware(instruments)
+            }
           )
         )
     )
   )
     .pipe(
+      // With SIP, the carrier's calls are served in this process, in memory: it is handed the
+      // media sessions (with live listen's registry, as the media endpoint's) and inbound calls.
+      Layer.merge(Layer.unwrap(Effect.map(Carrier.choice, (chosen) => chosen._tag === "sip" ? Sip.bind : Layer.empty))),
       // Live listen: the media sessions of this process publish into the registry, the listen
       // route subscribes, and relays to and from the other daemons on the database; over the
       // server, whose address the others reach this one at.
