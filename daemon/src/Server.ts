@@ -13,7 +13,7 @@ import { AdminToken } from "@voice-agent/http/handlers/Admin"
 import * as HttpApp from "@voice-agent/http/HttpApp"
 import * as NodeServer from "@voice-agent/http/NodeServer"
 import * as SdkAgentTasks from "@voice-agent/sdk-agents/SdkAgentTasks"
-import { Clock, Effect, identity, Layer, Option } from "effect"
+import { Clock, Config, ConfigProvider, Effect, identity, Layer, Option } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import * as Carrier from "./Carrier.ts"
 import * as Console from "./Console.ts"
@@ -33,6 +33,7 @@ import * as Ready from "./Ready.ts"
 import * as Recordings from "./Recordings.ts"
 import * as Relay from "./Relay.ts"
 import * as SdkAgents from "./SdkAgents.ts"
+import * as Sip from "./Sip.ts"
 import * as Storage from "./Storage.ts"
 import * as TwilioWebhooks from "./TwilioWebhooks.ts"
 import * as Webhooks from "./Webhooks.ts"
@@ -117,6 +118,9 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
     )
   )
     .pipe(
+      // With SIP, the carrier's calls are served in this process, in memory: it is handed the
+      // media sessions (with live listen's registry, as the media endpoint's) and inbound calls.
+      Layer.merge(Layer.unwrap(Effect.map(Carrier.choice, (chosen) => chosen._tag === "sip" ? Sip.bind : Layer.empty))),
       // Live listen: the media sessions of this process publish into the registry, the listen
       // route subscribes, and relays to and from the other daemons on the database; over the
       // server, whose address the others reach this one at.
@@ -171,6 +175,8 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
     Layer.provideMerge(ModelProxy.layer),
     Layer.provideMerge(ProviderConfig.layer),
     Layer.provideMerge(Health.Draining.layer),
+    // What the SIP carrier waits for (Sip.ts), shared by the carrier and `Sip.bind`.
+    Layer.provideMerge(Sip.bindings),
     Layer.provide(AdminToken.layerConfig)
   )
 }
@@ -194,12 +200,24 @@ export const serve = (options: ServeOptions, log: Logging.LogSettings) =>
 
 /**
  * `voice-agent dial`: the dial loop alone (storage, carrier, dialer; no HTTP), until
- * interrupted. Several may run on one PostgreSQL beside `serve --no-dialer` processes.
+ * interrupted. Several may run on one PostgreSQL beside `serve --no-dialer` processes. Not with
+ * the SIP carrier, whose calls' media runs in the process that dials (Sip.ts): it has no agent.
  *
  * @category constructors
  */
 export const dial = (options: { readonly dataDir: string }, log: Logging.LogSettings) => {
   const worker = Dialer.workerId()
+  const noSip = Effect.flatMap(Carrier.choice, (chosen) =>
+    chosen._tag === "sip"
+      ? Effect.fail(
+        new Config.ConfigError(
+          new ConfigProvider.SourceError({
+            message: "VOICE_AGENT_CARRIER=sip runs in voice-agent serve only: a SIP call's media is served " +
+              "by the process that dials it, and voice-agent dial has no agent (docs/SIP.md)"
+          })
+        )
+      )
+      : Effect.void)
   // Without a public URL no carrier can reach a media endpoint: calls go without media.
   const program = Layer.unwrap(Effect.map(Dialer.publicMediaUrl, (url) =>
     Dialer.layer(worker, url).pipe(
@@ -210,7 +228,9 @@ export const dial = (options: { readonly dataDir: string }, log: Logging.LogSett
       Layer.tap(() => Effect.logInfo(`Dialer ${worker} running (no HTTP API in this process)`)),
       Layer.provide(Storage.layer(options.dataDir))
     )
-  return Effect.andThen(Logging.stackTraces(log), Layer.launch(program)).pipe(
+  return Logging.stackTraces(log).pipe(
+    Effect.andThen(noSip),
+    Effect.andThen(Layer.launch(program.pipe(Layer.provide(Sip.bindings)))),
     Effect.onInterrupt(() => Effect.logInfo("Stopped")),
     Traces.around,
     Effect.provide(Logging.layer(log))

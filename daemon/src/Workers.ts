@@ -48,7 +48,10 @@ const configError = (message: string) => new Config.ConfigError(new ConfigProvid
 
 /**
  * How many worker processes: `--workers` (`flag`), else `VOICE_AGENT_WORKERS`, else the number of
- * cores on PostgreSQL (`DATABASE_URL`) and 1 on the embedded database, which refuses more.
+ * cores on PostgreSQL (`DATABASE_URL`) and 1 on the embedded database, which refuses more. The
+ * SIP carrier (`VOICE_AGENT_CARRIER=sip`) runs in one process, so there the default is 1 and more
+ * is refused: its UDP socket, shared by the workers, would hand a dialog's requests and RTP to any
+ * of them, not the one holding the call (Sip.ts).
  *
  * @category constructors
  */
@@ -57,8 +60,18 @@ export const count = (flag: Option.Option<number>): Effect.Effect<number, Config
     const given = Option.isSome(flag) ? flag : yield* Config.option(Config.Int("VOICE_AGENT_WORKERS"))
     const databaseUrl = yield* Config.option(Config.Redacted("DATABASE_URL"))
     const postgres = Option.isSome(Option.filter(databaseUrl, (url) => Redacted.value(url).trim() !== ""))
-    if (Option.isNone(given)) return postgres ? availableParallelism() : 1
+    const carrier = yield* Config.option(Config.String("VOICE_AGENT_CARRIER"))
+    const sip = Option.getOrElse(carrier, () => "").trim().toLowerCase() === "sip"
+    if (Option.isNone(given)) return postgres && !sip ? availableParallelism() : 1
     if (given.value < 1) return yield* Effect.fail(configError(`--workers must be at least 1, not ${given.value}`))
+    if (given.value > 1 && sip) {
+      return yield* Effect.fail(
+        configError(
+          `--workers ${given.value} cannot run VOICE_AGENT_CARRIER=sip: a SIP call's dialog and RTP live in the ` +
+            "one process that holds the SIP socket (use --workers 1, docs/SIP.md)"
+        )
+      )
+    }
     if (given.value > 1 && !postgres) {
       return yield* Effect.fail(
         configError(`--workers ${given.value} needs PostgreSQL (DATABASE_URL): the embedded database is one process`)
