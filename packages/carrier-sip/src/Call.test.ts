@@ -58,7 +58,7 @@ describe("Call", () => {
       const refer = yield* trunk.next("REFER")
       assert.strictEqual(
         SipMessage.header(refer.request, "Refer-To"),
-        `<sip:+14155550123@${host}:${trunk.endpoint.port}>`
+        `<sip:+14155550123@${host}>`
       )
       yield* refer.respond(SipEndpoint.answer(refer, 202))
       const trying = yield* trunk.inDialog(

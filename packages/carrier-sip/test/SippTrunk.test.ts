@@ -67,7 +67,7 @@ describe("the SIP carrier, SIPp as the trunk", () => {
       const call = Trace.messages(trunk.messages()).filter((m) => m.callId === placed.carrierCallId)
       const refer = call.find((m) => m.startLine.startsWith("REFER "))
       assert.isDefined(refer, Trace.summary(call))
-      assert.match(refer.text, new RegExp(`^Refer-To: <?sip:\\+14155550123@127\\.0\\.0\\.1:${port}>?`, "m"))
+      assert.match(refer.text, /^Refer-To: <sip:\+14155550123@127\.0\.0\.1>\r?$/m)
       assert.deepStrictEqual(
         call.map((m) =>
           `${m.direction === "sent" ? ">" : "<"} ${m.startLine.split(" ")[0]} ${m.startLine.split(" ")[1]}`
