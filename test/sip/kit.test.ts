@@ -2,7 +2,8 @@
  * The SIP conformance kit (`npm run sip:check`, docs/SIP.md) run against the engine: the real
  * daemon with `VOICE_AGENT_CARRIER=sip`, its trunk the kit's SIPp, digest credentials set. Every
  * check must pass: outbound answered (audio both ways), voicemail, busy, no answer (CANCEL),
- * failure, a digest challenge, hold, key presses (RFC 4733) collected by an agent, inbound to an
+ * failure, a digest challenge, hold, key presses (RFC 4733) collected by an agent, a transfer
+ * (REFER, its NOTIFYs, BYE: `bot-transfer`) asked by an SDK agent, inbound to an
  * owned number and to a stranger's (404), and RFC 4475's torture messages while calls are up.
  * Over TCP too (`SIP_TRUNK=...;transport=tcp`, SIPp `-t t1`), the checks of the signalling.
  *

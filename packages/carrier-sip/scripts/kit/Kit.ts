@@ -19,6 +19,9 @@
  * - `hold`: the trunk's re-INVITE with `a=sendonly` answered `a=recvonly`, the call carrying on.
  * - `dtmf`: the person keys in "12#" (RFC 4733) when an agent asks for a number (an agent
  *   definition the kit creates, on a campaign of its own): the field collected is "12".
+ * - `transfer`: an agent of the kit's (the SDK's `transfer-call`) transfers an answered call:
+ *   REFER to the target in the call's dialog, its NOTIFYs answered, BYE; `bot-transfer`
+ *   (Transfer.ts).
  * - `inbound`: a call to an owned number reaches its agent, whose audio reaches the caller
  *   (SIPp echoes it back: the call's `remote` recording holds it).
  * - `stranger`: a call to a number nobody owns gets 404.
@@ -36,6 +39,7 @@ import * as Audio from "./Audio.ts"
 import * as Sipp from "./Sipp.ts"
 import * as Torture from "./Torture.ts"
 import * as Trace from "./Trace.ts"
+import * as Transfer from "./Transfer.ts"
 
 /**
  * @category models
@@ -87,14 +91,10 @@ const outbound = {
  *
  * @category constructors
  */
-export const checks: ReadonlyArray<string> = [...Object.keys(outbound), "inbound", "stranger", "torture"]
+export const checks: ReadonlyArray<string> = [...Object.keys(outbound), "transfer", "inbound", "stranger", "torture"]
 
 /** The checks' names and the trunk's own (SIPp's verdict on every outbound call), in report order. */
-const reported = [
-  ...checks.slice(0, Object.keys(outbound).length),
-  "trunk",
-  ...checks.slice(Object.keys(outbound).length)
-]
+const reported = [...Object.keys(outbound), "transfer", "trunk", "inbound", "stranger", "torture"]
 
 /** A stranger's number: no organization owns it. */
 const stranger = "+19995550123"
@@ -136,13 +136,14 @@ export const run = (options: Options) =>
     // The trunk, for every outbound call at once.
     const trunkDir = dir("trunk")
     Audio.write(trunkDir)
-    const trunk = dialled.length === 0 ? undefined : yield* Sipp.start({
+    const transferring = wanted.has("transfer")
+    const trunk = dialled.length === 0 && !transferring ? undefined : yield* Sipp.start({
       scenario: "trunk.xml",
       dir: trunkDir,
       host: options.trunk.host,
       port: options.trunk.port,
       mediaPort: yield* Sipp.freeUdpPort(options.trunk.host, true),
-      calls: dialled.length,
+      calls: dialled.length + (transferring ? 1 : 0),
       timeoutS: waitS + 30,
       transport: options.transport ?? "udp",
       replace: {
@@ -167,6 +168,10 @@ export const run = (options: Options) =>
       )
     }
     const unique = [...new Map([...campaigns.values()].map((c) => [c.id, c])).values()]
+    // The transfer's call, placed by the kit's own agent.
+    const transfer = transferring
+      ? yield* Effect.forkScoped(Effect.timeoutOption(Transfer.place(api, options.owned), `${waitS} seconds`))
+      : undefined
 
     // The callers, beside it.
     const caller = (scenario: string, number: string, echo: boolean) =>
@@ -220,6 +225,8 @@ export const run = (options: Options) =>
       if (ended.size === dialled.length) break
       yield* Effect.sleep("500 millis")
     }
+    // The transfer's call over too, before the trunk is asked how every call went.
+    const transferPlaced = transfer === undefined ? undefined : yield* Effect.result(Fiber.join(transfer))
     const trunkExit = trunk === undefined ? undefined : yield* Effect.timeoutOption(trunk.exited, "20 seconds")
     const traced = trunk === undefined ? [] : Trace.messages(trunk.messages())
     const statuses = yield* statusesOf
@@ -356,6 +363,19 @@ export const run = (options: Options) =>
           break
         }
       }
+    }
+    if (transferPlaced !== undefined) {
+      const conversation = (yield* Api.conversations(api, {
+        from_number: options.owned,
+        to_number: Transfer.number,
+        date_from: startedAt
+      }))[0]
+      const why = transferPlaced._tag === "Failure"
+        ? transferPlaced.failure.message
+        : transferPlaced.success._tag === "None"
+        ? `the kit's call did not end within ${waitS} s`
+        : Transfer.failure(conversation, Trace.ofNumber(traced, Transfer.number), options.trunk.host)
+      results.push(why === undefined ? pass("transfer", Transfer.checked) : fail("transfer", Transfer.checked, why))
     }
     if (trunk !== undefined) {
       const checked = "every outbound call followed the trunk's scenario, as SIPp saw it (its exit code 0)"
