@@ -6,7 +6,7 @@
  * within 30 ms of stt + llm + tts.
  *
  * `node test/bench/agent-latency.ts [--calls N] [--turns T] [--stt-ms 100] [--llm-ms 200]
- * [--tts-ms 150] [--single] [--carrier-here] [--lockstep] [--tool-call-first] [--verbose]`: N
+ * [--tts-ms 150] [--single] [--carrier-here] [--workers W] [--lockstep] [--tool-call-first] [--verbose]`: N
  * simultaneous calls (default 4, their starts spread over 5 s, about one turn's cycle;
  * `--lockstep`: 250 ms apart, so that all calls' turns come together), each collecting T fields
  * (default 6), so T measured turns a call; `--tool-call-first`: the scripted model answers the
@@ -36,7 +36,11 @@
  *   the agent's audio played in real time) with a briefed `SimPerson` (`conversation`: 300 ms
  *   after hearing a question, answers it in simulated speech), over a WebSocket to the engine.
  * `--carrier-here` runs the carrier in this process over in-memory sockets (`MemoryMedia.pair`),
- * as before; `--single` runs the fakes there too (a conservative upper bound).
+ * as before; `--single` runs the fakes there too (a conservative upper bound). `--workers W`
+ * runs the engine in W worker processes instead of this one (`node:cluster`, sharing the media
+ * endpoint's port, as `serve --workers N` does; this file with `--engine-worker`): each builds
+ * the engine for every call, serves the streams that reach it, and reports its calls' port
+ * timestamps, verdicts and fields, its CPU and its event loop at the end.
  *
  * The chat fake's script (test/support/ChecklistModel, as the end-to-end test
  * test/daemon/agents.test.ts) walks the checklist the system prompt shows, as a model following
@@ -164,6 +168,8 @@ import * as FileRecordingStore from "@voice-agent/recordings-fs/FileRecordingSto
 import { Console, Context, Duration, Effect, Fiber, Layer, Option, Redacted, References, Stream } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { fork } from "node:child_process"
+import cluster from "node:cluster"
+import type { Worker } from "node:cluster"
 import * as fs from "node:fs"
 import { createServer } from "node:http"
 import * as os from "node:os"
@@ -458,25 +464,33 @@ const conversationOf = (callId: string, to: string) => ({
   terminationReason: null
 })
 
-const bench = (
-  calls: number,
-  turns: number,
-  latencies: Latencies,
-  options: {
-    readonly single: boolean
-    readonly carrierHere: boolean
-    readonly lockstep: boolean
-    readonly verbose: boolean
-  }
-) =>
-  Effect.gen(function*() {
-    const { lockstep, single, verbose } = options
-    const carrierInProcess = single || options.carrierHere
-    const fakes = single
-      ? yield* Effect.map(makeFakes(latencies), (made) => ({ urls: made.urls, report: Effect.sync(made.report) }))
-      : yield* forkFakes(latencies)
-    const { urls } = fakes
+/**
+ * The calls, each tracked (`tracks`): its start spread over about one turn's cycle (answer,
+ * reply), so that the calls' turns, all alike, do not fall in step (arrivals as a live system
+ * sees them); `--lockstep` starts them 250 ms apart, so that their turns come nearly together
+ * (the worst case). Tokens signed with `key` (the bench's fixed installation key), good an hour.
+ */
+const plansOf = (calls: number, lockstep: boolean, key: Uint8Array): Array<Carrier.CallPlan> =>
+  Array.from({ length: calls }, (_, n) => {
+    const callId = `latency-${n}`
+    const to = `+1303555${String(n).padStart(4, "0")}`
+    tracks.set(callId, { callId, to, carrier: Carrier.emptyTrack(callId), events: [], outcome: undefined, fields: 0 })
+    return {
+      n,
+      callId,
+      token: MediaToken.sign(key, callId, Date.now() + 3_600_000),
+      startAfterMs: lockstep ? 250 * n : Math.floor((n * 5_000) / calls)
+    }
+  })
 
+/**
+ * The engine's side, in this process or in a worker (`--workers`): the real adapters against the
+ * fakes at `urls`, each wrapped to timestamp its port's events, the conversation runtime and the
+ * media session's services in memory (recordings on disk), every call planned (`tracks`), answered
+ * and its conversation known.
+ */
+const engineOf = (urls: FakeUrls, calls: number, turns: number, lockstep: boolean) =>
+  Effect.gen(function*() {
     // The real adapters against the fakes, each wrapped to timestamp its port's events (the
     // HTTP client's dispatcher lives as long as the bench's scope).
     const platform = yield* Layer.build(Layer.merge(NodeHttpClient.layerUndici, NodeWS.layerWebSocketConstructor))
@@ -622,35 +636,171 @@ const bench = (
     ))
     const events = Context.get(context, CallEvents)
     const key = MediaToken.keyFrom(yield* MemoryDialer.serverSecrets.cursorKey)
+    // Each call answered (published first, so the session does not wait for the
+    // answering-machine verdict) and its conversation known.
+    const plans = plansOf(calls, lockstep, key)
+    for (const { callId } of plans) {
+      conversations.set(callId, conversationOf(callId, tracks.get(callId)!.to))
+      yield* events.publish(callId, { _tag: "Answered", at: Date.now(), answeredBy: "human" })
+    }
+
+    /** Each call's verdict and fields, into its track (the calls this process served). */
+    const settle = () => {
+      for (const track of tracks.values()) {
+        const ended = world.events.get(track.callId)?.find((event) => event._tag === "AgentEnded")
+        track.outcome = ended?._tag === "AgentEnded" ? ended.outcome : "no verdict"
+        track.fields = recorded.get(conversations.get(track.callId)!.id)?.size ?? 0
+      }
+    }
+    return { context, plans, settle }
+  })
+
+/** The media endpoint over `context` on a Node HTTP server (the port shared in a cluster worker). */
+const serveMedia = <R>(context: Context.Context<R>) =>
+  Effect.gen(function*() {
+    const server = yield* Layer.build(
+      HttpRouter.serve(MediaRoute.endpoint, { disableLogger: true, disableListenLog: true }).pipe(
+        Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+        Layer.provide(Layer.succeedContext(context))
+      )
+    )
+    const address = Context.get(server, HttpServer.HttpServer).address
+    return "port" in address ? address.port : 0
+  })
+
+/** A call's engine-side record, as a worker reports it. */
+interface Served {
+  readonly callId: string
+  readonly events: Track["events"]
+  readonly outcome: string | undefined
+  readonly fields: number
+}
+
+/** What a worker reports at the end: the calls it served, its CPU and event loop. */
+interface WorkerReport {
+  readonly served: ReadonlyArray<Served>
+  readonly cpuUs: number
+  readonly loopP99Ns: number
+  readonly loopMaxNs: number
+}
+
+/**
+ * One of `--workers`' processes (`--engine-worker <json>`, forked by `node:cluster`): the engine
+ * for every planned call, its media endpoint on the port the workers share, until the primary
+ * asks for its report.
+ */
+const engineWorker = (config: {
+  readonly urls: FakeUrls
+  readonly calls: number
+  readonly turns: number
+  readonly lockstep: boolean
+}) =>
+  Effect.gen(function*() {
+    const engine = yield* engineOf(config.urls, config.calls, config.turns, config.lockstep)
+    yield* serveMedia(engine.context)
+    const loop = monitorEventLoopDelay({ resolution: 10 })
+    loop.enable()
+    const cpu0 = process.cpuUsage()
+    yield* Effect.callback<void>((resume) => {
+      process.on("message", (message: { type: string }) => {
+        if (message.type === "finish") resume(Effect.void)
+      })
+    })
+    const cpu = process.cpuUsage(cpu0)
+    engine.settle()
+    const report: WorkerReport = {
+      served: [...tracks.values()].filter((track) => track.outcome !== "no verdict").map((track) => ({
+        callId: track.callId,
+        events: track.events,
+        outcome: track.outcome,
+        fields: track.fields
+      })),
+      cpuUs: cpu.user + cpu.system,
+      loopP99Ns: loop.percentile(99),
+      loopMaxNs: loop.max
+    }
+    yield* Effect.promise(() => new Promise<void>((resolve) => process.send!(report, () => resolve())))
+  })
+
+/**
+ * `count` engine workers (`node:cluster`, as `serve --workers N`), each an `engineWorker`, on one
+ * port the system picks; their reports once asked.
+ */
+const startWorkers = (count: number, config: Parameters<typeof engineWorker>[0]) =>
+  Effect.acquireRelease(
+    Effect.callback<{ readonly port: number; readonly forked: ReadonlyArray<Worker> }>((resume) => {
+      cluster.setupPrimary({
+        exec: import.meta.filename,
+        args: ["--engine-worker", JSON.stringify(config)],
+        execArgv: process.execArgv.filter((arg) => !arg.startsWith("--cpu-prof"))
+      })
+      const forked: Array<Worker> = []
+      let listening = 0
+      const onListening = (_: Worker, address: { readonly port: number }) => {
+        if (++listening < count) return
+        cluster.off("listening", onListening)
+        resume(Effect.succeed({ port: address.port, forked }))
+      }
+      cluster.on("listening", onListening)
+      for (let i = 0; i < count; i++) {
+        const worker = cluster.fork()
+        worker.on("exit", (code) => {
+          if (code !== 0) resume(Effect.die(new Error(`engine worker exited with ${code}`)))
+        })
+        forked.push(worker)
+      }
+    }),
+    ({ forked }) => Effect.sync(() => forked.forEach((worker) => worker.isDead() || worker.kill()))
+  ).pipe(Effect.map(({ forked, port }) => ({
+    port,
+    finish: Effect.forEach(forked, (worker) =>
+      Effect.callback<WorkerReport>((resume) => {
+        worker.on("message", (message: WorkerReport) => resume(Effect.succeed(message)))
+        worker.send({ type: "finish" })
+      }), { concurrency: "unbounded" })
+  })))
+
+const bench = (
+  calls: number,
+  turns: number,
+  latencies: Latencies,
+  options: {
+    readonly single: boolean
+    readonly carrierHere: boolean
+    readonly lockstep: boolean
+    readonly verbose: boolean
+    /** Engine processes (`--workers`, default 1: this process). */
+    readonly workers: number
+  }
+) =>
+  Effect.gen(function*() {
+    const { lockstep, single, verbose, workers } = options
+    if (workers > 1 && (single || options.carrierHere)) {
+      return yield* Effect.die(
+        new Error("--workers needs the carrier in its own process (not --single or --carrier-here)")
+      )
+    }
+    const carrierInProcess = single || options.carrierHere
+    const fakes = single
+      ? yield* Effect.map(makeFakes(latencies), (made) => ({ urls: made.urls, report: Effect.sync(made.report) }))
+      : yield* forkFakes(latencies)
+    const { urls } = fakes
+
+    // The engine here, or in `workers` processes of its own.
+    const fields = fieldsFor(turns)
     const briefing: SimPerson.Briefing = { fields, answers: {} }
     const timeoutMs = (30 + 12 * turns) * 1000
-
-    // Each call: answered (published first, so the session does not wait for the
-    // answering-machine verdict), its conversation known, its start spread over about one
-    // turn's cycle (answer, reply), so that the calls' turns, all alike, do not fall in step
-    // (arrivals as a live system sees them); `--lockstep` starts them 250 ms apart, so that
-    // their turns come nearly together (the worst case).
-    const plans: Array<Carrier.CallPlan> = []
-    for (let n = 0; n < calls; n++) {
-      const callId = `latency-${n}`
-      const to = `+1303555${String(n).padStart(4, "0")}`
-      tracks.set(callId, { callId, to, carrier: Carrier.emptyTrack(callId), events: [], outcome: undefined, fields: 0 })
-      conversations.set(callId, conversationOf(callId, to))
-      yield* events.publish(callId, { _tag: "Answered", at: Date.now(), answeredBy: "human" })
-      plans.push({
-        n,
-        callId,
-        token: MediaToken.sign(key, callId, Date.now() + 3_600_000),
-        startAfterMs: lockstep ? 250 * n : Math.floor((n * 5_000) / calls)
-      })
-    }
+    const local = workers > 1 ? undefined : yield* engineOf(urls, calls, turns, lockstep)
+    const pool = workers > 1 ? yield* startWorkers(workers, { urls, calls, turns, lockstep }) : undefined
+    const plans = local?.plans ??
+      plansOf(calls, lockstep, MediaToken.keyFrom(yield* MemoryDialer.serverSecrets.cursorKey))
 
     /** The carrier here: each stream over an in-memory socket pair to a session in this process. */
     const carrierHere = Effect.forEach(plans, (plan) =>
       Effect.gen(function*() {
         yield* Effect.sleep(Duration.millis(plan.startAfterMs))
         const [carrierEnd, serverEnd] = yield* MemoryMedia.pair
-        const session = yield* Effect.forkChild(Effect.provideContext(MediaSession.serve(serverEnd), context))
+        const session = yield* Effect.forkChild(Effect.provideContext(MediaSession.serve(serverEnd), local!.context))
         yield* Carrier.runCall(plan, carrierEnd, tracks.get(plan.callId)!.carrier, briefing)
         yield* Fiber.join(session)
       }).pipe(
@@ -662,14 +812,8 @@ const bench = (
 
     /** The carrier in its own process: streams over WebSockets to the media endpoint served here. */
     const carrierAway = Effect.gen(function*() {
-      const server = yield* Layer.build(
-        HttpRouter.serve(MediaRoute.endpoint, { disableLogger: true, disableListenLog: true }).pipe(
-          Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
-          Layer.provide(Layer.succeedContext(context))
-        )
-      )
-      const address = Context.get(server, HttpServer.HttpServer).address
-      const url = `ws://127.0.0.1:${"port" in address ? address.port : 0}${MediaRoute.path}`
+      const port = pool?.port ?? (yield* serveMedia(local!.context))
+      const url = `ws://127.0.0.1:${port}${MediaRoute.path}`
       const carrier = yield* Carrier.forkCarrier
       const done = yield* carrier.run({ url, plans, fields, timeoutMs })
       for (const seen of done.tracks) tracks.get(seen.callId)!.carrier = seen
@@ -683,10 +827,13 @@ const bench = (
     const cpu0 = process.cpuUsage()
     const t0 = now()
     const { carrierCpuMs, failures } = yield* (carrierInProcess ? carrierHere : carrierAway)
-    for (const track of tracks.values()) {
-      const ended = world.events.get(track.callId)?.find((event) => event._tag === "AgentEnded")
-      track.outcome = ended?._tag === "AgentEnded" ? ended.outcome : "no verdict"
-      track.fields = recorded.get(conversations.get(track.callId)!.id)?.size ?? 0
+    local?.settle()
+    const reports = pool === undefined ? [] : yield* pool.finish
+    for (const { callId, events, fields: collected, outcome } of reports.flatMap((r) => r.served)) {
+      const track = tracks.get(callId)!
+      track.events.push(...events)
+      track.outcome = outcome
+      track.fields = collected
     }
     const wallS = (now() - t0) / 1000
     const cpu = process.cpuUsage(cpu0)
@@ -784,10 +931,14 @@ const bench = (
     const providerMs = latencies.sttMs + latencies.llmMs + latencies.ttsMs
     const expectedTurns = calls * turns
     const cpus = os.cpus()
-    const cpuS = (cpu.user + cpu.system) / 1e6
+    const cpuS = pool === undefined ? (cpu.user + cpu.system) / 1e6 : reports.reduce((sum, r) => sum + r.cpuUs, 0) / 1e6
+    const loopP99 = pool === undefined ? loop.percentile(99) : Math.max(...reports.map((r) => r.loopP99Ns))
+    const loopMax = pool === undefined ? loop.max : Math.max(...reports.map((r) => r.loopMaxNs))
     yield* Console.log(
       [
-        `agent turn latency: ${calls} calls x ${turns} turns; MediaSession ${
+        `agent turn latency: ${calls} calls x ${turns} turns; ${
+          workers > 1 ? `the engine in ${workers} worker processes (node:cluster, one port); ` : ""
+        }MediaSession ${
           carrierInProcess ? "over in-memory sockets" : "over WebSockets (the media endpoint)"
         }, ConversationAgent (model policy) on the Deepgram, OpenAI chat and OpenAI speech adapters against local fakes (${
           single ? "in this process" : "in a child process"
@@ -811,9 +962,7 @@ const bench = (
           failures.length === 0 ? "" : `; ${failures.join(", ")}`
         }`,
         `  model requests per turn (the chat fake's records): ${
-          [...roundCounts.entries()].sort(([x], [y]) => x - y).map(([r, k]) =>
-            `${r} in ${k} turns`
-          ).join(", ")
+          [...roundCounts.entries()].sort(([x], [y]) => x - y).map(([r, k]) => `${r} in ${k} turns`).join(", ")
         }; fakes: ${report.chat.length} chat requests, ${report.deepgramResults} Deepgram results, ${report.speeches} speech requests`,
         `turn latency (caller's last speech frame leaves the carrier -> carrier reads the agent's first media)`,
         `  ${dist(latencyValues)}`,
@@ -848,11 +997,11 @@ const bench = (
         } ms, chat first sentence ${(quantile(bare.text, 0.5) - latencies.llmMs).toFixed(1)} ms, speech first byte ${
           (quantile(bare.speech, 0.5) - latencies.ttsMs).toFixed(1)
         } ms`,
-        `event loop delay (beyond the 10 ms sampling interval)  p50 ${ms(beyond(loop.percentile(50)))}  p99 ${
-          ms(beyond(loop.percentile(99)))
-        }  max ${ms(beyond(loop.max))}; CPU ${cpuS.toFixed(1)} s in ${wallS.toFixed(1)} s (${
-          (100 * cpuS / wallS).toFixed(0)
-        }% of one core)${
+        `event loop delay (beyond the 10 ms sampling interval${
+          pool === undefined ? "" : `; the worst of the ${workers} workers'`
+        })  p99 ${ms(beyond(loopP99))}  max ${ms(beyond(loopMax))}; CPU${
+          pool === undefined ? "" : ` (the ${workers} engine workers')`
+        } ${cpuS.toFixed(1)} s in ${wallS.toFixed(1)} s (${(100 * cpuS / wallS).toFixed(0)}% of one core)${
           carrierCpuMs === undefined
             ? ""
             : `; the carrier's process ${(carrierCpuMs / 1000).toFixed(1)} s (${
@@ -874,8 +1023,11 @@ const bench = (
   })
 
 const fakesAt = args.indexOf("--fakes")
+const workerAt = args.indexOf("--engine-worker")
 const program = fakesAt >= 0
   ? Effect.as(fakesChild(JSON.parse(args[fakesAt + 1]!) as Latencies), true)
+  : workerAt >= 0
+  ? Effect.as(Effect.scoped(engineWorker(JSON.parse(args[workerAt + 1]!))), true)
   : bench(
     option("--calls", 4),
     option("--turns", 6),
@@ -889,7 +1041,8 @@ const program = fakesAt >= 0
       single: args.includes("--single"),
       carrierHere: args.includes("--carrier-here"),
       lockstep: args.includes("--lockstep"),
-      verbose: args.includes("--verbose")
+      verbose: args.includes("--verbose"),
+      workers: option("--workers", 1)
     }
   ).pipe(Effect.scoped)
 
