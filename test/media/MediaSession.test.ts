@@ -4,7 +4,6 @@
  * call's timeline, `mixed` as the clipped sum, barge-in and clear, and the verdict.
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as SimMediaStream from "@voice-agent/carrier-sim/SimMediaStream"
 import * as SimPerson from "@voice-agent/carrier-sim/SimPerson"
 import * as SimVoice from "@voice-agent/carrier-sim/SimVoice"
 import type { Agent, AudioFrame, AudioSink, CallInput, Playback, TransferResult } from "@voice-agent/core/ports/Agent"
@@ -24,12 +23,14 @@ import * as SimSpeech from "@voice-agent/media/SimSpeech"
 import * as TwilioMediaStream from "@voice-agent/media/TwilioMediaStream"
 import * as Wav from "@voice-agent/media/Wav"
 import * as FileRecordingStore from "@voice-agent/recordings-fs/FileRecordingStore"
-import { Clock, Deferred, Effect, Fiber, Layer, Logger, Queue, Stream } from "effect"
+import { Clock, Deferred, Effect, Fiber, Layer, Logger, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import {
   agentLayer,
+  answeringPerson,
+  askedAndAnswered,
   callId,
   countedPair,
   firstSound,
@@ -41,7 +42,6 @@ import {
   tone,
   until
 } from "../support/MediaSessionHarness.ts"
-import * as SpeechBoundaries from "../support/SpeechBoundaries.ts"
 
 /** The carrier's end: sends Twilio frames, answers marks at once, collects what the session sent. */
 const carrierEnd = (socket: MediaSocket, readBySession?: () => number) =>
@@ -689,55 +689,18 @@ describe("MediaSession on the carrier's timeline", () => {
         })
       )
       const [carrier, server, readBySession] = yield* countedPair
-      let sent = 0
-      let hungUp = false
-      const counting: MediaSocket = {
-        ...carrier,
-        send: (text) => Effect.tap(carrier.send(text), Effect.sync(() => void sent++))
-      }
       const session = yield* Effect.forkChild(
         MediaSession.serve(server).pipe(
           Effect.provideService(ConversationRepository, slow),
           Effect.provide(Layer.merge(services, agent))
         )
       )
-      // The simulated person answers 300 ms after hearing the question end, as SimPerson does.
-      const stream = yield* Effect.forkChild(SimMediaStream.run({
-        socket: counting,
-        accountSid: "AC00000000000000000000000000000000",
-        callSid: "CA00000000000000000000000000000001",
-        streamSid: "MZ00000000000000000000000000000001",
-        customParameters: { token: MediaToken.sign(key, callId, 9e15) },
-        person: (line) =>
-          Effect.gen(function*() {
-            yield* Queue.take(line.heard)
-            yield* Effect.sleep("300 millis")
-            yield* line.say(tone(700, 1600))
-            yield* Effect.sleep("1 second")
-            hungUp = true
-          }),
-        hangUp: Effect.never
-      }))
-      // The clock moves once the session has handled what the carrier sent (see `countedPair`),
-      // or is waiting on the clock itself (the slow lookup).
-      for (let t = 0; t < 3_000; t += 20) {
-        // (in real time: the session's first read waits for its recordings to open, on disk)
-        for (let i = 0; i < 10_000 && !(looking || hungUp || readBySession() >= sent); i++) {
-          yield* Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 1)))
-        }
-        yield* TestClock.adjust(20)
-      }
-      assert.strictEqual(yield* Fiber.join(stream), "remote-hangup")
+      // The clock moves while the session looks the call up, slowly, on it.
+      const ended = yield* answeringPerson({ carrier, readBySession, waiting: () => looking, ms: 3_000 })
+      assert.strictEqual(ended, "remote-hangup")
       yield* Fiber.join(session)
-      const asked = SpeechBoundaries.stretches(readWav(dir, "agent").samples)
-      const answered = SpeechBoundaries.stretches(readWav(dir, "remote").samples)
-      assert.lengthOf(asked, 1, JSON.stringify(asked))
-      assert.lengthOf(answered, 1, JSON.stringify(answered))
-      assert.closeTo(asked[0]!.endMs - asked[0]!.startMs, question.length / 8, 1, "the whole question")
-      // The answer starts on the first 20 ms frame after the 300 ms: so in the recordings too.
-      const gap = answered[0]!.startMs - asked[0]!.endMs
-      assert.isAtLeast(gap, 300, JSON.stringify({ asked, answered }))
-      assert.isAtMost(gap, 320, JSON.stringify({ asked, answered }))
+      const { asked } = askedAndAnswered(dir)
+      assert.closeTo(asked.endMs - asked.startMs, question.length / 8, 1, "the whole question")
     }))
 
   describe("answering machines the carrier cannot tell (Answered says unknown)", () => {

@@ -4,6 +4,7 @@
  * what the session has read, and the recordings as the session wrote them.
  */
 import { assert } from "@effect/vitest"
+import * as SimMediaStream from "@voice-agent/carrier-sim/SimMediaStream"
 import type { AgentCall, AgentEnd } from "@voice-agent/core/ports/Agent"
 import { Agent } from "@voice-agent/core/ports/Agent"
 import { CallEvents } from "@voice-agent/core/ports/CallEvents"
@@ -16,10 +17,12 @@ import * as MemoryDialer from "@voice-agent/engine/testing/MemoryDialer"
 import * as MemoryMedia from "@voice-agent/engine/testing/MemoryMedia"
 import * as Wav from "@voice-agent/media/Wav"
 import * as FileRecordingStore from "@voice-agent/recordings-fs/FileRecordingStore"
-import { Effect, Layer } from "effect"
+import { Effect, Fiber, Layer, Queue } from "effect"
+import { TestClock } from "effect/testing"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import * as SpeechBoundaries from "./SpeechBoundaries.ts"
 
 export const callId = "call-media-1"
 export const key = MediaToken.keyFrom(new Uint8Array(32).fill(42))
@@ -107,3 +110,65 @@ export const firstSound = (samples: Int16Array) => {
 
 export const agentLayer = (run: (call: AgentCall) => Effect.Effect<AgentEnd>) =>
   Layer.succeed(Agent, Agent.of({ encoding: "pcm16", run }))
+
+/**
+ * The simulated carrier (SimMediaStream) on `carrier`, with a person who answers (a 200 ms tone)
+ * 300 ms after hearing the agent's first utterance end, as SimPerson does, and hangs up a second
+ * later. The test clock moves 20 ms at a time for `ms`, each step once the session has handled
+ * what the carrier sent (`readBySession`, see `countedPair`) or while `waiting()` (the session
+ * waits on the clock itself). Answers how the stream ended.
+ */
+export const answeringPerson = (options: {
+  readonly carrier: MediaSocket
+  readonly readBySession: () => number
+  readonly waiting: () => boolean
+  readonly ms: number
+}) =>
+  Effect.gen(function*() {
+    let sent = 0
+    let hungUp = false
+    const counting: MediaSocket = {
+      ...options.carrier,
+      send: (text) => Effect.tap(options.carrier.send(text), Effect.sync(() => void sent++))
+    }
+    const stream = yield* Effect.forkChild(SimMediaStream.run({
+      socket: counting,
+      accountSid: "AC00000000000000000000000000000000",
+      callSid: "CA00000000000000000000000000000001",
+      streamSid,
+      customParameters: { token: MediaToken.sign(key, callId, 9e15) },
+      person: (line) =>
+        Effect.gen(function*() {
+          yield* Queue.take(line.heard)
+          yield* Effect.sleep("300 millis")
+          yield* line.say(tone(700, 1600))
+          yield* Effect.sleep("1 second")
+          hungUp = true
+        }),
+      hangUp: Effect.never
+    }))
+    for (let t = 0; t < options.ms; t += 20) {
+      // (in real time: the session's first read waits for its recordings to open, on disk)
+      for (let i = 0; i < 10_000 && !(options.waiting() || hungUp || options.readBySession() >= sent); i++) {
+        yield* Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 1)))
+      }
+      yield* TestClock.adjust(20)
+    }
+    return yield* Fiber.join(stream)
+  })
+
+/**
+ * The agent's one utterance and the person's one answer in the recordings in `dir`; the answer
+ * starts 300 to 320 ms after the utterance ends (on the first 20 ms frame after `answeringPerson`'s
+ * 300 ms).
+ */
+export const askedAndAnswered = (dir: string) => {
+  const asked = SpeechBoundaries.stretches(readWav(dir, "agent").samples)
+  const answered = SpeechBoundaries.stretches(readWav(dir, "remote").samples)
+  assert.lengthOf(asked, 1, JSON.stringify(asked))
+  assert.lengthOf(answered, 1, JSON.stringify(answered))
+  const gap = answered[0]!.startMs - asked[0]!.endMs
+  assert.isAtLeast(gap, 300, JSON.stringify({ asked, answered }))
+  assert.isAtMost(gap, 320, JSON.stringify({ asked, answered }))
+  return { asked: asked[0]!, answered: answered[0]! }
+}
