@@ -54,21 +54,13 @@ const watchedAgent = (watch: Watch, drainOnly: boolean) =>
     })
   ).pipe(Layer.provide(Media.scripted))
 
-const conversation = (callId: string) => ({
-  id: `00000000-0000-4000-8000-${callId.replace(/\D/g, "").padStart(12, "0").slice(-12)}`,
-  callId,
-  organizationId: "00000000-0000-4000-8000-000000000002",
-  campaignId: null,
-  contactId: "1",
-  direction: "outbound" as const,
-  fromNumber: "+12025550100",
-  toNumber: "+13035550000",
-  startedAt: new Date(),
-  answeredAt: null,
-  endedAt: null,
-  durationSec: null,
-  terminationReason: null
-})
+/** A conversation of its own for each call (a distinct id, so that its turns are its own). */
+const conversation = (callId: string) =>
+  MemoryConversations.outbound(callId, {
+    id: `00000000-0000-4000-8000-${callId.replace(/\D/g, "").padStart(12, "0").slice(-12)}`,
+    toNumber: "+13035550000",
+    startedAt: new Date()
+  })
 
 /**
  * A media session's services over memory (any call id is a conversation, answered by the calls'

@@ -448,21 +448,12 @@ const quantile = (values: ReadonlyArray<number>, q: number): number => {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN
 }
 
-const conversationOf = (callId: string, to: string) => ({
-  id: `00000000-0000-4000-8000-${callId.replace(/\D/g, "").padStart(12, "0").slice(-12)}`,
-  callId,
-  organizationId: "00000000-0000-4000-8000-000000000002",
-  campaignId: null,
-  contactId: "1",
-  direction: "outbound" as const,
-  fromNumber: "+12025550100",
-  toNumber: to,
-  startedAt: new Date(),
-  answeredAt: null,
-  endedAt: null,
-  durationSec: null,
-  terminationReason: null
-})
+const conversationOf = (callId: string, to: string) =>
+  MemoryConversations.outbound(callId, {
+    id: `00000000-0000-4000-8000-${callId.replace(/\D/g, "").padStart(12, "0").slice(-12)}`,
+    toNumber: to,
+    startedAt: new Date()
+  })
 
 /**
  * The calls, each tracked (`tracks`): its start spread over about one turn's cycle (answer,
