@@ -68,8 +68,13 @@ for (const backend of await TestDatabase.backends()) {
         Effect.gen(function*() {
           const campaigns = yield* CampaignRepository
           const org = yield* Fixtures.organization()
+          // Created a few ms apart: the embedded database's clock can give two quick inserts the
+          // same created_at, and campaigns of the same instant are in no particular order.
+          const apart = Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 5)))
           const a = yield* Fixtures.campaign(org.id)
+          yield* apart
           const b = yield* Fixtures.campaign(org.id)
+          yield* apart
           const c = yield* Fixtures.campaign(org.id)
           assert.deepStrictEqual((yield* campaigns.list(org.id)).map((x) => x.id), [a.id, b.id, c.id])
           yield* campaigns.softDelete(org.id, b.id)
