@@ -9,7 +9,7 @@
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { CallEvents } from "@voice-agent/core/ports/CallEvents"
 import type { CallEvent } from "@voice-agent/core/ports/CallEvents"
-import { Context, Effect, Layer, References } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { HttpRouter } from "effect/http"
 import * as fs from "node:fs"
 import { createServer } from "node:http"
@@ -71,16 +71,4 @@ const program = Effect.gen(function*() {
   )
 })
 
-Effect.runPromise(
-  program.pipe(
-    Effect.scoped,
-    Effect.provideService(References.MinimumLogLevel, "Error"),
-    Effect.provideService(References.TracerEnabled, false)
-  )
-).then(
-  () => process.exit(0),
-  (error: unknown) => {
-    console.error(error)
-    process.exit(1)
-  }
-)
+MediaServer.runMain(program)

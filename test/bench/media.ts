@@ -52,7 +52,7 @@ import * as MediaSession from "@voice-agent/engine/MediaSession"
 import * as MediaToken from "@voice-agent/engine/MediaToken"
 import * as MemoryDialer from "@voice-agent/engine/testing/MemoryDialer"
 import * as MemoryMedia from "@voice-agent/engine/testing/MemoryMedia"
-import { Console, Context, Duration, Effect, Layer, References } from "effect"
+import { Console, Context, Duration, Effect, Layer } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { fork } from "node:child_process"
 import * as fs from "node:fs"
@@ -368,17 +368,4 @@ const program = Effect.gen(function*() {
 })
 
 Error.stackTraceLimit = 0
-Effect.runPromise(
-  program.pipe(
-    Effect.scoped,
-    Effect.provideService(References.MinimumLogLevel, "Error"),
-    // As the daemon runs at its default log level (daemon/src/Logging.ts, Server.ts).
-    Effect.provideService(References.TracerEnabled, false)
-  )
-).then(
-  () => process.exit(0),
-  (error: unknown) => {
-    console.error(error)
-    process.exit(1)
-  }
-)
+MediaServer.runMain(program)
