@@ -89,12 +89,23 @@ describe("a campaign through a SIP trunk (SIPp), on a daemon", () => {
         // A live listener on the talking call from as soon as it is listed (ringing).
         const listened = yield* Effect.forkChild(Effect.gen(function*() {
           const call = yield* Listener.firstListed(api.url, key, numbers.talks)
-          return yield* Listener.listen(Listener.listenUrl(api.url, call.call_id, "channel=mixed"), key)
+          const listenedAt = Date.now()
+          const { code, heard } = yield* Listener.listenWithClose(
+            Listener.listenUrl(api.url, call.call_id, "channel=mixed"),
+            key
+          )
+          return { heard, code, callId: call.call_id, seconds: (Date.now() - listenedAt) / 1000 }
         }))
         for (const number of Object.values(numbers)) {
           yield* api.waitFor(new RegExp(`to \\${number} ended:`)).pipe(Effect.timeout("60 seconds"))
         }
-        Listener.assertAudioFromAnswer(yield* Fiber.join(listened), "the SIP call, live")
+        const live = yield* Fiber.join(listened)
+        Listener.assertAudioFromAnswer(
+          live.heard,
+          `the SIP call, live (closed ${live.code} after ${live.seconds} s; the daemon said: ${
+            api.stdout.filter((line) => line.includes(live.callId)).join(" | ")
+          })`
+        )
 
         const conversations = ((yield* Daemon.request(`${api.url}/v1/conversations`, Daemon.bearer(key))).body as {
           conversations: ReadonlyArray<Conversation>

@@ -110,7 +110,8 @@ export const assertAudio = (heard: Heard, label: string, options: { readonly fro
   assert.strictEqual(heard._tag, "Heard", `${label}: expected an upgrade, got ${JSON.stringify(heard)}`)
   if (heard._tag !== "Heard") return
   const { frames } = heard
-  assert.isAbove(frames.length, 100, `${label}: more than two seconds of frames`)
+  const got = `${frames.length} frames, the first ${JSON.stringify(frames.slice(0, 2)).slice(0, 400)}`
+  assert.isAbove(frames.length, 100, `${label}: more than two seconds of frames (${got})`)
   assert.deepStrictEqual(frames.at(-1), { event: "stop" }, label)
   const media = frames.slice(0, -1)
   if (options.fromAnswer) {
