@@ -95,7 +95,7 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
         Traces.serving(
           traces,
           HttpRouter.serve(
-            Instruments.withRoutePatterns(
+            Instruments.withRequestMetrics(
               instruments,
               Layer.mergeAll(
                 HttpApp.layer,
@@ -110,8 +110,7 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
             ),
             {
               disableLogger: !Logging.logsRequests(log),
-              disableListenLog: true,
-              middleware: Instruments.middleware(instruments)
+              disableListenLog: true
             }
           )
         )

@@ -6,9 +6,12 @@
  * off in both. Rounds of `GET /v2/campaigns/{code}` (16 requests in flight, keep-alive) alternate
  * between them so that a machine's drift hits both alike; the median of each side's rounds and
  * their ratio are printed, with the daemon's CPU time per request (from /proc, user + system;
- * steadier than throughput on a loaded machine).
+ * steadier than throughput on a loaded machine). Each round of one side is paired with the
+ * other's next to it: the median of those paired ratios is printed with a 95% interval
+ * (bootstrap, 2,000 resamples), which says whether a difference of a few percent is the metrics'
+ * or the machine's. `--control` runs both daemons with metrics off (an A/A run: the noise).
  *
- *     node test/bench/http-metrics.ts [rounds=7] [requests per round=3000]
+ *     node test/bench/http-metrics.ts [rounds=7] [requests per round=3000] [--control]
  */
 import { spawn } from "node:child_process"
 import type { ChildProcess } from "node:child_process"
@@ -17,8 +20,10 @@ import http from "node:http"
 import { performance } from "node:perf_hooks"
 import pg from "pg"
 
-const rounds = Number(process.argv[2] ?? 7)
-const perRound = Number(process.argv[3] ?? 3000)
+const args = process.argv.slice(2).filter((a) => !a.startsWith("--"))
+const control = process.argv.includes("--control")
+const rounds = Number(args[0] ?? 7)
+const perRound = Number(args[1] ?? 3000)
 const server = process.env["BENCH_POSTGRES"]
 
 const freshDatabase = async (name: string): Promise<string> => {
@@ -34,10 +39,10 @@ const freshDatabase = async (name: string): Promise<string> => {
 
 const daemons: Array<ChildProcess> = []
 
-const start = async (metrics: "on" | "off") => {
+const start = async (side: string, metrics: "on" | "off") => {
   const storage = server === undefined
     ? { args: ["--data-dir", ":memory:"], env: {} }
-    : { args: [], env: { DATABASE_URL: await freshDatabase(`voice_agent_bench_metrics_${metrics}`) } }
+    : { args: [], env: { DATABASE_URL: await freshDatabase(`voice_agent_bench_metrics_${side}`) } }
   const child = spawn(process.execPath, ["daemon/src/bin.ts", "serve", "--port", "0", ...storage.args], {
     stdio: ["ignore", "pipe", "inherit"],
     env: {
@@ -104,9 +109,22 @@ const cpuSeconds = (pid: number): number => {
 
 const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 
+/** The median of `values` and its 95% bootstrap interval. */
+const medianInterval = (values: ReadonlyArray<number>) => {
+  const medians = Array.from(
+    { length: 2000 },
+    () => median(Array.from(values, () => values[Math.floor(Math.random() * values.length)]!))
+  ).sort((a, b) => a - b)
+  return { median: median(values), low: medians[49]!, high: medians[1949]! }
+}
+
 try {
-  const sides = await Promise.all((["on", "off"] as const).map(async (metrics) => {
-    const { base, key, pid } = await start(metrics)
+  const plan = [
+    { side: "on", metrics: control ? "off" : "on" },
+    { side: "off", metrics: "off" }
+  ] as const
+  const sides = await Promise.all(plan.map(async ({ metrics, side }) => {
+    const { base, key, pid } = await start(side, metrics)
     const created = JSON.parse(
       (await call(
         base,
@@ -123,7 +141,7 @@ try {
     ) as { campaign_code: string }
     const get = () => call(base, key, "GET", `/v2/campaigns/${created.campaign_code}`)
     await round(get) // warm-up
-    return { metrics, get, pid, figures: [] as Array<number>, cpu: [] as Array<number> }
+    return { metrics: side, get, pid, figures: [] as Array<number>, cpu: [] as Array<number> }
   }))
   for (let r = 0; r < rounds; r++) {
     // Alternate which side goes first.
@@ -142,8 +160,15 @@ try {
       }–${Math.max(...side.figures).toFixed(0)}, n=${rounds}); CPU ${median(side.cpu).toFixed(0)} µs/req`
     )
   }
+  const paired = (figures: (side: (typeof sides)[number]) => ReadonlyArray<number>) => {
+    const [a, b] = sides.map(figures) as [ReadonlyArray<number>, ReadonlyArray<number>]
+    const { high, low, median } = medianInterval(a.map((x, i) => x / b[i]!))
+    return `${median.toFixed(3)} (95% ${low.toFixed(3)}–${high.toFixed(3)})`
+  }
   console.log(
-    `metrics on / off: throughput ${(on / off).toFixed(3)}, CPU per request ${(onCpu / offCpu).toFixed(3)} (${
+    `metrics ${control ? "off (A/A control)" : "on"} / off: throughput ${(on / off).toFixed(3)}, CPU per request ${
+      (onCpu / offCpu).toFixed(3)
+    }; paired by round: throughput ${paired((side) => side.figures)}, CPU per request ${paired((side) => side.cpu)} (${
       server === undefined ? "embedded database" : "PostgreSQL"
     })`
   )

@@ -40,6 +40,10 @@ describe("GET /metrics", () => {
       yield* daemon.waitFor(/Call \S+ to \+12025550101 ended/)
       yield* daemon.waitFor(/Call \S+ to \+12025550151 ended/)
       assert.strictEqual((yield* Daemon.request(`${daemon.url}/v2/campaigns/${code}`, Daemon.bearer(key))).status, 200)
+      assert.strictEqual((yield* Daemon.request(`${daemon.url}/v2/campaigns/nope`, Daemon.bearer(key))).status, 404)
+      assert.strictEqual((yield* Daemon.request(`${daemon.url}/no/such/path`, Daemon.bearer(key))).status, 404)
+      const invalid = yield* Daemon.request(`${daemon.url}/v2/campaigns`, Daemon.postJson(key, { name: 7 }))
+      assert.strictEqual(invalid.status, 422)
 
       const refused = yield* Daemon.request(`${daemon.url}/metrics`)
       assert.strictEqual(refused.status, 401)
@@ -84,6 +88,28 @@ describe("GET /metrics", () => {
       assert.strictEqual(
         sample(text, `voice_agent_http_requests_total{method="GET",route="/metrics",status="401"}`),
         2
+      )
+      // A route's refusal under its route, with the status its client got; a path no route has
+      // as `unmatched`.
+      assert.strictEqual(
+        sample(text, `voice_agent_http_requests_total{method="POST",route="/v2/campaigns",status="422"}`),
+        1
+      )
+      assert.strictEqual(
+        sample(text, `voice_agent_http_requests_total{method="GET",route="/v2/campaigns/:campaign_code",status="404"}`),
+        1
+      )
+      assert.strictEqual(
+        sample(text, `voice_agent_http_requests_total{method="GET",route="unmatched",status="404"}`),
+        1,
+        text
+      )
+      assert.isAbove(
+        sample(
+          text,
+          `voice_agent_http_request_duration_seconds_count{method="GET",route="/v2/campaigns/:campaign_code"}`
+        )!,
+        1
       )
 
       // Without promtool (outside CI) the format check is skipped with a notice; in CI it fails.

@@ -1,7 +1,7 @@
 /**
  * The instruments of `serve` (docs/OPERATIONS.md), composed for Server.ts: the health routes
  * always; with metrics on (`VOICE_AGENT_METRICS`, default `on`), `GET /metrics`, the HTTP
- * request metrics around the server and the call metrics around the ports.
+ * request metrics around the router and the call metrics around the ports.
  *
  * @since 0.1.0
  */
@@ -11,7 +11,6 @@ import type { DialerRepository } from "@voice-agent/core/ports/DialerRepository"
 import type { Providers } from "@voice-agent/core/ports/Providers"
 import type { RecordingStore } from "@voice-agent/core/ports/RecordingStore"
 import { Config, ConfigProvider, Effect, Layer } from "effect"
-import type { HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as Health from "./Health.ts"
 import * as HttpMetrics from "./HttpMetrics.ts"
 import * as MetricsEndpoint from "./MetricsEndpoint.ts"
@@ -53,23 +52,13 @@ export const routes = (settings: Settings) =>
   settings.metrics ? Layer.mergeAll(Health.routes, MetricsEndpoint.route) : Health.routes
 
 /**
- * The application's route layers, with each route noting its pattern for the request metrics.
+ * The application's route layers, with every request counted by route and status when metrics
+ * are on (a global middleware of the router: the server itself has none).
  *
  * @category layers
  */
-export const withRoutePatterns = <A, E, R>(settings: Settings, app: Layer.Layer<A, E, R>) =>
-  settings.metrics ? app.pipe(Layer.provide(HttpMetrics.router)) : app
-
-/**
- * The middleware around the whole server (`HttpRouter.serve`'s `middleware`).
- *
- * @category constructors
- */
-export const middleware = (settings: Settings) =>
-<E, R>(
-  httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
-): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
-  settings.metrics ? HttpMetrics.middleware(httpEffect) : httpEffect
+export const withRequestMetrics = <A, E, R>(settings: Settings, app: Layer.Layer<A, E, R>) =>
+  settings.metrics ? HttpMetrics.counting(app) : app
 
 type Ports = Carrier | ConversationRepository | DialerRepository | Providers | RecordingStore
 
