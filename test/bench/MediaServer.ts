@@ -12,8 +12,7 @@ import { ServerSecrets } from "@voice-agent/core/ports/ServerSecrets"
 import * as MemoryConversations from "@voice-agent/engine/testing/MemoryConversations"
 import * as MemoryDialer from "@voice-agent/engine/testing/MemoryDialer"
 import * as FileRecordingStore from "@voice-agent/recordings-fs/FileRecordingStore"
-import { Effect, Layer, References, Stream } from "effect"
-import type { Scope } from "effect"
+import { Effect, Layer, Stream } from "effect"
 import * as Media from "voice-agent/Media"
 
 export interface Watch {
@@ -78,25 +77,4 @@ export const services = (dir: string, watch: Watch, drainOnly: boolean) => {
     watchedAgent(watch, drainOnly)
   )
   return { layer, turns: () => store.turns.length }
-}
-
-/**
- * Runs a bench process's program as the daemon runs (errors only in the logs, traces off) and
- * exits: 0 when it completed, 1 (the error on standard error) when it failed.
- */
-export const runMain = (program: Effect.Effect<void, unknown, Scope.Scope>): void => {
-  Effect.runPromise(
-    program.pipe(
-      Effect.scoped,
-      Effect.provideService(References.MinimumLogLevel, "Error"),
-      // As the daemon runs at its default log level (daemon/src/Logging.ts, Server.ts).
-      Effect.provideService(References.TracerEnabled, false)
-    )
-  ).then(
-    () => process.exit(0),
-    (error: unknown) => {
-      console.error(error)
-      process.exit(1)
-    }
-  )
 }

@@ -141,7 +141,7 @@ try {
     ) as { campaign_code: string }
     const get = () => call(base, key, "GET", `/v2/campaigns/${created.campaign_code}`)
     await round(get) // warm-up
-    return { metrics: side, get, pid, figures: [] as Array<number>, cpu: [] as Array<number> }
+    return { side, get, pid, figures: [] as Array<number>, cpu: [] as Array<number> }
   }))
   for (let r = 0; r < rounds; r++) {
     // Alternate which side goes first.
@@ -155,7 +155,7 @@ try {
   const [onCpu, offCpu] = sides.map((side) => median(side.cpu)) as [number, number]
   for (const side of sides) {
     console.log(
-      `GET /v2/campaigns/{code}, metrics ${side.metrics.padEnd(3)} ${median(side.figures).toFixed(0)} req/s (${
+      `GET /v2/campaigns/{code}, metrics ${side.side.padEnd(3)} ${median(side.figures).toFixed(0)} req/s (${
         Math.min(...side.figures).toFixed(0)
       }–${Math.max(...side.figures).toFixed(0)}, n=${rounds}); CPU ${median(side.cpu).toFixed(0)} µs/req`
     )

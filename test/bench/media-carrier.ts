@@ -13,9 +13,10 @@ import type { Carrier } from "@voice-agent/core/ports/Carrier"
 import { MediaConnector } from "@voice-agent/core/ports/MediaSocket"
 import type { MediaSocket } from "@voice-agent/core/ports/MediaSocket"
 import * as MemoryDialer from "@voice-agent/engine/testing/MemoryDialer"
-import { Context, Effect, Layer, References } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { performance } from "node:perf_hooks"
 import * as Media from "voice-agent/Media"
+import * as BenchMain from "./BenchMain.ts"
 import { callLines } from "./CallLines.ts"
 
 const [nArg, secondsArg, mediaUrl = "", firstLineArg = "0"] = process.argv.slice(2)
@@ -122,17 +123,4 @@ const program = Effect.gen(function*() {
 })
 
 Error.stackTraceLimit = 0
-Effect.runPromise(
-  program.pipe(
-    Effect.scoped,
-    Effect.provideService(References.MinimumLogLevel, "Error"),
-    // As the daemon runs at its default log level (daemon/src/Logging.ts, Server.ts).
-    Effect.provideService(References.TracerEnabled, false)
-  )
-).then(
-  (done) => send(done, () => process.exit(0)),
-  (error: unknown) => {
-    console.error(error)
-    process.exit(1)
-  }
-)
+BenchMain.runMain(program, (done, exit) => send(done, exit))

@@ -17,6 +17,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { performance } from "node:perf_hooks"
 import * as Media from "voice-agent/Media"
+import * as BenchMain from "./BenchMain.ts"
 import * as MediaServer from "./MediaServer.ts"
 
 const now = () => performance.timeOrigin + performance.now()
@@ -71,4 +72,4 @@ const program = Effect.gen(function*() {
   )
 })
 
-MediaServer.runMain(program)
+BenchMain.runMain(program)

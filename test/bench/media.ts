@@ -61,6 +61,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { monitorEventLoopDelay, performance } from "node:perf_hooks"
 import * as Media from "voice-agent/Media"
+import * as BenchMain from "./BenchMain.ts"
 import { callLines } from "./CallLines.ts"
 import * as MediaServer from "./MediaServer.ts"
 import * as MediaWorkers from "./MediaWorkers.ts"
@@ -368,4 +369,4 @@ const program = Effect.gen(function*() {
 })
 
 Error.stackTraceLimit = 0
-MediaServer.runMain(program)
+BenchMain.runMain(program)
