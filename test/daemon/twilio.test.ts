@@ -158,8 +158,13 @@ describe("the daemon on Twilio (the fake)", () => {
             [numbers.earlyHangup]: ["PARTIALLY_COMPLETED", "user-hangup"]
           }
           for (const [number, [status, reason]] of Object.entries(expected)) {
-            assert.strictEqual(statuses.get(number), status, number)
-            assert.strictEqual(byNumber.get(number)?.termination_reason, reason, number)
+            // What the daemon said of the call, for a failure to explain itself.
+            const callId = byNumber.get(number)?.call_id
+            const said = `${number}:\n${
+              daemon.stdout.filter((line) => callId !== undefined && line.includes(callId)).join("\n")
+            }`
+            assert.strictEqual(statuses.get(number), status, said)
+            assert.strictEqual(byNumber.get(number)?.termination_reason, reason, said)
           }
           // Twilio saw what a real account would: calls from our number with our webhooks, and
           // answered calls streamed with their token to the public media URL.
@@ -174,7 +179,11 @@ describe("the daemon on Twilio (the fake)", () => {
             `${daemon.url}/v1/conversations/${talked.call_id}/transcript`,
             Daemon.bearer(key)
           )).body as ReadonlyArray<{ speaker: string; text: string }>
-          assert.include(transcript.map((t) => t.text), "Yes, I have a moment.", JSON.stringify(transcript))
+          assert.include(
+            transcript.map((t) => t.text),
+            "Yes, I have a moment.",
+            `${JSON.stringify(transcript)}\n${daemon.stdout.filter((line) => line.includes(talked.call_id)).join("\n")}`
+          )
           const recording = yield* Effect.promise(() =>
             fetch(`${daemon.url}/v1/conversations/${talked.call_id}/channels/mixed/recording`, Daemon.bearer(key))
           )

@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import type { AgentCall, CallInput } from "@voice-agent/core/ports/Agent"
 import { SpeechToText } from "@voice-agent/core/ports/SpeechToText"
 import { TextToSpeech } from "@voice-agent/core/ports/TextToSpeech"
-import { Effect, Layer, Stream } from "effect"
+import { Deferred, Effect, Layer, Stream } from "effect"
 import * as ScriptedAgent from "./ScriptedAgent.ts"
 import * as CallContexts from "./testing/CallContexts.ts"
 
@@ -81,6 +81,51 @@ describe("ScriptedAgent", () => {
         "AGENT: Thank you for your time. Goodbye."
       ])
     }).pipe(Effect.provide(Layer.merge(inProcessRecognizer, speech))))
+
+  /**
+   * The person says something and is heard; the agent's goodbye then ends `thanksEnd` (the
+   * person hanging up over it, or talking over it and staying).
+   */
+  const goodbyeEndingWith = (thanksEnd: "hang-up" | "talked-over") =>
+    Effect.gen(function*() {
+      const agent = yield* ScriptedAgent.make({ ...ScriptedAgent.defaultScript, hangUpGraceMs: 0 })
+      const over = yield* Deferred.make<void>()
+      const said: Array<string> = []
+      return yield* agent.run({
+        ...callWith(Deferred.await(over)),
+        input: Stream.concat(
+          Stream.make<Array<CallInput>>({ _tag: "SpeechStarted", timestampMs: 0 }, {
+            _tag: "SpeechStopped",
+            timestampMs: 140
+          }),
+          Stream.never
+        ),
+        say: () =>
+          Effect.gen(function*() {
+            said.push("say")
+            if (said.length === 1) return { _tag: "Played" as const, startMs: 0, endMs: 100 }
+            // The session learns of the hang-up before it cuts the audio off (MediaSession).
+            if (thanksEnd === "hang-up") yield* Deferred.succeed(over, undefined)
+            return { _tag: "Interrupted" as const, startMs: 200, playedMs: 300 }
+          }),
+        takeAudio: (sink) =>
+          Effect.sync(() => {
+            for (let t = 0; t <= 140; t += 20) sink({ encoding: "pcm16", samples: new Int16Array(160), timestampMs: t })
+          })
+      }).pipe(Effect.timeout("4 seconds"))
+    }).pipe(Effect.provide(Layer.merge(inProcessRecognizer, speech)))
+
+  it.live("a person who hangs up while the goodbye plays cut the call short: they did not hear it", () =>
+    Effect.map(
+      goodbyeEndingWith("hang-up"),
+      (end) => assert.deepStrictEqual(end, { outcome: "cut-short", endedBy: "remote" })
+    ))
+
+  it.live("a goodbye the person talks over, staying on the line, was reached", () =>
+    Effect.map(
+      goodbyeEndingWith("talked-over"),
+      (end) => assert.deepStrictEqual(end, { outcome: "completed", endedBy: "agent" })
+    ))
 
   it.live("learns of the hang-up from the session, however far behind its recognizer is", () =>
     Effect.gen(function*() {

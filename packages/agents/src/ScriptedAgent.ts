@@ -10,7 +10,9 @@
  *
  * Outcomes (the contact's status follows, docs/DECISIONS.md "Dialing"): the conversation reached
  * its goodbye, `completed` (`user-hangup` if the person hung up after it, `bot-hangup` if the agent
- * did); the person hung up before, `cut-short`; a machine, `voicemail`.
+ * did); the person hung up before it or while it played (so a person who says "bye" and hangs
+ * up as the agent starts its goodbye, however late the hang-up reaches it), `cut-short`; a
+ * machine, `voicemail`. A goodbye the person talked over, staying on the line, was reached.
  *
  * Speech goes through the `TextToSpeech` and `SpeechToText` ports, so the same agent speaks
  * simulated speech with the simulated carrier and real speech with real providers. Traced, its
@@ -241,7 +243,8 @@ const converse = (
       trace.replied(latency)
       yield* call.emitLatency(latency)
     }
-    if (yield* isHungUp) return yield* remoteEnd("completed")
+    // A goodbye the hang-up cut off was not heard: the person left before the end.
+    if (yield* isHungUp) return yield* remoteEnd(thanks._tag === "Played" ? "completed" : "cut-short")
     const left = yield* Deferred.await(hungUp).pipe(Effect.timeoutOption(Duration.millis(script.hangUpGraceMs)))
     return Option.isSome(left)
       ? yield* remoteEnd("completed")
