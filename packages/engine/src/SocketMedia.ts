@@ -17,6 +17,8 @@ import * as Socket from "effect/socket/Socket"
 
 const decoder = new TextDecoder()
 
+const isText = (frame: string | Uint8Array): frame is string => typeof frame === "string"
+
 /**
  * The socket as a media stream end, for the scope.
  *
@@ -26,10 +28,11 @@ export const fromSocket = (socket: Socket.Socket): Effect.Effect<MediaSocket, So
   Effect.gen(function*() {
     const reader = yield* socket.reader
     const writer = yield* socket.writer
-    // Each pull is what the socket received since the last one.
+    // Each pull is what the socket received since the last one; text frames (all of Twilio's)
+    // as they are, without a copy of the batch per read.
     const read = reader.pull.pipe(
       Effect.map((frames): ReadonlyArray<string> =>
-        frames.map((frame) => typeof frame === "string" ? frame : decoder.decode(frame))
+        frames.every(isText) ? frames : frames.map((frame) => isText(frame) ? frame : decoder.decode(frame))
       ),
       Effect.catch(() => Effect.undefined)
     )
