@@ -39,6 +39,9 @@ import path from "node:path"
 import { performance } from "node:perf_hooks"
 import { CONTACTS as DIALED, dialerCallsPerSecond, graphileJobsPerSecond } from "./compare-dialer.ts"
 import { consoleFigures } from "./console.ts"
+import type { MediaRun } from "./MediaRun.ts"
+import { mediaRun } from "./MediaRun.ts"
+import { pairedRatio, showInterval } from "./Paired.ts"
 import { psql } from "./Psql.ts"
 
 const RUNS = Number(process.env["BENCH_RUNS"] ?? 5)
@@ -437,33 +440,6 @@ const dialer = async () => {
 // ---------------------------------------------------------------------------------------------
 // 4. concurrent calls (media.ts: the daemon's media route, carriers in a child process)
 
-interface MediaRun {
-  readonly p99: number
-  readonly cpuMsPerCallSecond: number
-  readonly coreShare: number
-  readonly mbPerCall: number
-}
-
-const mediaRun = (calls: number, seconds: number, server: "ours" | "raw", workers = 1): MediaRun => {
-  const args = ["test/bench/media.ts", String(calls), "--seconds", String(seconds)]
-  if (server === "raw") args.push("--server", "raw")
-  if (workers > 1) args.push("--workers", String(workers))
-  const result = spawnSync(process.execPath, args, { encoding: "utf8", maxBuffer: 16 * 1024 * 1024 })
-  const out = result.stdout
-  const p99 = /frame lag .* p99\s+([\d.]+) ms/.exec(out)?.[1]
-  const cpu = /CPU server process ([\d.]+) s in ([\d.]+) s .* ([\d.]+) ms per second of call audio/.exec(out)
-  const memory = /memory\s+RSS .*\(([\d.]+) MB per call\)\s+heap/.exec(out)
-  if (result.status !== 0 || p99 === undefined || cpu === null || memory === null) {
-    throw new Error(`media.ts ${calls}: exit ${result.status}\n${out}\n${result.stderr}`)
-  }
-  return {
-    p99: Number(p99),
-    cpuMsPerCallSecond: Number(cpu[3]),
-    coreShare: Number(cpu[1]) / Number(cpu[2]),
-    mbPerCall: Number(memory[1])
-  }
-}
-
 const CALL_STEPS = [50, 100, 150, 200, 300, 500]
 
 /**
@@ -534,16 +510,15 @@ const concurrentCalls = () => {
       goal: "≥ 1.5 (2 workers)"
     })
   }
-  // CPU per second of call against the hand-written server's, at each step (issue 25: <= 1.25).
+  // CPU per second of call against the hand-written server's, at each step (issue 25: <= 1.25):
+  // each engine run over the baseline's run beside it (Paired.ts).
   CALL_STEPS.forEach((calls, i) => {
-    const cpu = (results: ReadonlyArray<MediaRun>) => spread(results.map((r) => r.cpuMsPerCallSecond))
-    const a = cpu(ours[i]!)
-    const b = cpu(raw[i]!)
+    const cpus = (results: ReadonlyArray<MediaRun>) => results.map((r) => r.cpuMsPerCallSecond)
     rows.push({
       figure: `CPU per second of call, ${calls} simulated calls`,
-      ours: show(a, "ms", 2),
-      baseline: `hand-written: ${show(b, "ms", 2)}`,
-      ratio: (a.median / b.median).toFixed(2),
+      ours: show(spread(cpus(ours[i]!)), "ms", 2),
+      baseline: `hand-written: ${show(spread(cpus(raw[i]!)), "ms", 2)}`,
+      ratio: showInterval(pairedRatio(cpus(ours[i]!), cpus(raw[i]!)), 2),
       goal: "≤ 1.25"
     })
   })

@@ -19,6 +19,7 @@ import * as fs from "node:fs"
 import http from "node:http"
 import { performance } from "node:perf_hooks"
 import pg from "pg"
+import { median, pairedRatio, showInterval } from "./Paired.ts"
 
 const args = process.argv.slice(2).filter((a) => !a.startsWith("--"))
 const control = process.argv.includes("--control")
@@ -107,17 +108,6 @@ const cpuSeconds = (pid: number): number => {
   return (Number(fields[11]) + Number(fields[12])) / 100
 }
 
-const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
-
-/** The median of `values` and its 95% bootstrap interval. */
-const medianInterval = (values: ReadonlyArray<number>) => {
-  const medians = Array.from(
-    { length: 2000 },
-    () => median(Array.from(values, () => values[Math.floor(Math.random() * values.length)]!))
-  ).sort((a, b) => a - b)
-  return { median: median(values), low: medians[49]!, high: medians[1949]! }
-}
-
 try {
   const plan = [
     { side: "on", metrics: control ? "off" : "on" },
@@ -162,8 +152,7 @@ try {
   }
   const paired = (figures: (side: (typeof sides)[number]) => ReadonlyArray<number>) => {
     const [a, b] = sides.map(figures) as [ReadonlyArray<number>, ReadonlyArray<number>]
-    const { high, low, median } = medianInterval(a.map((x, i) => x / b[i]!))
-    return `${median.toFixed(3)} (95% ${low.toFixed(3)}–${high.toFixed(3)})`
+    return showInterval(pairedRatio(a, b))
   }
   console.log(
     `metrics ${control ? "off (A/A control)" : "on"} / off: throughput ${(on / off).toFixed(3)}, CPU per request ${

@@ -1,0 +1,42 @@
+/**
+ * One run of the media benchmark (`media.ts`) in a child process, and the figures read from what
+ * it prints: p99 frame lag, CPU per second of call, the server's share of a core, memory per call.
+ */
+import { spawnSync } from "node:child_process"
+
+export interface MediaRun {
+  readonly p99: number
+  readonly cpuMsPerCallSecond: number
+  readonly coreShare: number
+  readonly mbPerCall: number
+}
+
+/**
+ * `calls` calls for `seconds` against the engine (`ours`, with `workers` processes) or the
+ * hand-written server (`raw`); `extra` are more arguments for media.ts.
+ */
+export const mediaRun = (
+  calls: number,
+  seconds: number,
+  server: "ours" | "raw",
+  workers = 1,
+  extra: ReadonlyArray<string> = []
+): MediaRun => {
+  const args = ["test/bench/media.ts", String(calls), "--seconds", String(seconds), ...extra]
+  if (server === "raw") args.push("--server", "raw")
+  if (workers > 1) args.push("--workers", String(workers))
+  const result = spawnSync(process.execPath, args, { encoding: "utf8", maxBuffer: 16 * 1024 * 1024 })
+  const out = result.stdout
+  const p99 = /frame lag .* p99\s+([\d.]+) ms/.exec(out)?.[1]
+  const cpu = /CPU server process ([\d.]+) s in ([\d.]+) s .* ([\d.]+) ms per second of call audio/.exec(out)
+  const memory = /memory\s+RSS .*\(([\d.]+) MB per call\)\s+heap/.exec(out)
+  if (result.status !== 0 || p99 === undefined || cpu === null || memory === null) {
+    throw new Error(`media.ts ${calls}: exit ${result.status}\n${out}\n${result.stderr}`)
+  }
+  return {
+    p99: Number(p99),
+    cpuMsPerCallSecond: Number(cpu[3]),
+    coreShare: Number(cpu[1]) / Number(cpu[2]),
+    mbPerCall: Number(memory[1])
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * The engine's CPU per second of call against the hand-written server's, decided on a noisy
+ * machine: rounds of `media.ts` (one engine run and one baseline run each, their order swapped
+ * every round so that a machine's drift hits both alike), each engine run over the baseline run
+ * of its round; the median of those ratios with its 95% bootstrap interval (Paired.ts). Single
+ * runs on the 2-core machines of this project vary by ±20%, more than most changes to the
+ * per-frame path: compare a change by this ratio before and after it, never one run against one.
+ * Arguments after `--` go to the engine's runs only (a variant: `-- --agent drain`).
+ *
+ *     node test/bench/media-paired.ts [calls=100] [rounds=7] [--seconds 10] [-- engine args…]
+ */
+import { mediaRun } from "./MediaRun.ts"
+import type { MediaRun } from "./MediaRun.ts"
+import { median, pairedRatio, showInterval } from "./Paired.ts"
+
+const dashes = process.argv.indexOf("--")
+const own = dashes < 0 ? process.argv.slice(2) : process.argv.slice(2, dashes)
+const engineArgs = dashes < 0 ? [] : process.argv.slice(dashes + 1)
+const secondsAt = own.indexOf("--seconds")
+const seconds = secondsAt < 0 ? 10 : Number(own[secondsAt + 1])
+const [calls = 100, rounds = 7] = own.filter((a, i) => /^\d+$/.test(a) && (secondsAt < 0 || i !== secondsAt + 1)).map(Number)
+
+const engine: Array<MediaRun> = []
+const baseline: Array<MediaRun> = []
+for (let round = 0; round < rounds; round++) {
+  const runs = [
+    () => engine.push(mediaRun(calls, seconds, "ours", 1, engineArgs)),
+    () => baseline.push(mediaRun(calls, seconds, "raw"))
+  ]
+  for (const run of round % 2 === 0 ? runs : runs.reverse()) run()
+  const last = (side: ReadonlyArray<MediaRun>) => side.at(-1)!.cpuMsPerCallSecond.toFixed(2)
+  console.log(`round ${round + 1}/${rounds}: engine ${last(engine)} ms, hand-written ${last(baseline)} ms`)
+}
+const cpu = (side: ReadonlyArray<MediaRun>) => side.map((run) => run.cpuMsPerCallSecond)
+const p99 = (side: ReadonlyArray<MediaRun>) => median(side.map((run) => run.p99)).toFixed(1)
+console.log(
+  `${calls} calls, ${seconds} s, ${rounds} rounds${engineArgs.length > 0 ? `, engine ${engineArgs.join(" ")}` : ""}: ` +
+    `CPU per second of call, engine ${median(cpu(engine)).toFixed(2)} ms (p99 frame lag ${p99(engine)} ms), ` +
+    `hand-written ${median(cpu(baseline)).toFixed(2)} ms (${p99(baseline)} ms); ` +
+    `engine / hand-written, paired by round: ${showInterval(pairedRatio(cpu(engine), cpu(baseline)), 2)}`
+)
