@@ -18,7 +18,9 @@ const own = dashes < 0 ? process.argv.slice(2) : process.argv.slice(2, dashes)
 const engineArgs = dashes < 0 ? [] : process.argv.slice(dashes + 1)
 const secondsAt = own.indexOf("--seconds")
 const seconds = secondsAt < 0 ? 10 : Number(own[secondsAt + 1])
-const [calls = 100, rounds = 7] = own.filter((a, i) => /^\d+$/.test(a) && (secondsAt < 0 || i !== secondsAt + 1)).map(Number)
+const [calls = 100, rounds = 7] = own.filter((a, i) => /^\d+$/.test(a) && (secondsAt < 0 || i !== secondsAt + 1)).map(
+  Number
+)
 
 const engine: Array<MediaRun> = []
 const baseline: Array<MediaRun> = []
