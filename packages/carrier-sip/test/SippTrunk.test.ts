@@ -2,7 +2,9 @@
  * The SIP carrier against SIPp as the trunk (the conformance kit's `sipp/trunk.xml`): a transfer
  * (`SipCarrier.transfer`, beside the `Carrier` port until the port has one) seen by the trunk
  * as a REFER in the call's dialog to `sip:<target>@<trunk>`, followed through its NOTIFYs
- * (100, then 200), then the BYE.
+ * (100, then 200), then the BYE. And the trunk scenario itself, against a caller whose INVITE
+ * goes out again after the 200 and who ACKs each 200 (`sipp/retransmitting-uac.xml`), as the
+ * engine's client transaction does on a busy machine.
  *
  * SIPp must be installed (Debian's sip-tester): without it the test fails and says so.
  */
@@ -23,6 +25,34 @@ import { request, rtpPorts, scriptedSessions, until } from "./carrierHarness.ts"
 const host = "127.0.0.1"
 
 describe("the SIP carrier, SIPp as the trunk", () => {
+  it.live("the trunk takes in an INVITE sent again after its 200, and an ACK for each 200", () =>
+    Effect.gen(function*() {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "va-sipp-retransmit-"))
+      Audio.write(dir)
+      const port = yield* Sipp.freeUdpPort(host)
+      const trunk = yield* Sipp.start({
+        scenario: "trunk.xml",
+        dir,
+        host,
+        port,
+        mediaPort: yield* Sipp.freeUdpPort(host, true),
+        calls: 1,
+        timeoutS: 30
+      })
+      const caller = yield* Sipp.start({
+        scenario: "retransmitting-uac.xml",
+        dir,
+        host,
+        port: yield* Sipp.freeUdpPort(host),
+        mediaPort: yield* Sipp.freeUdpPort(host, true),
+        calls: 1,
+        remote: `${host}:${port}`,
+        timeoutS: 30
+      })
+      assert.strictEqual(yield* caller.exited, 0, caller.failures())
+      assert.strictEqual(yield* trunk.exited, 0, trunk.failures())
+    }))
+
   it.live("a transfer is a REFER to the target, followed to its NOTIFY 200, then BYE", () =>
     Effect.gen(function*() {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), "va-sipp-refer-"))
