@@ -24,21 +24,28 @@ import { request, rtpPorts, scriptedSessions, until } from "./carrierHarness.ts"
 
 const host = "127.0.0.1"
 
+/** SIPp on `trunk.xml` for one call, in a new working directory with its audio files. */
+const sippTrunk = (prefix: string) =>
+  Effect.gen(function*() {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix))
+    Audio.write(dir)
+    const port = yield* Sipp.freeUdpPort(host)
+    const trunk = yield* Sipp.start({
+      scenario: "trunk.xml",
+      dir,
+      host,
+      port,
+      mediaPort: yield* Sipp.freeUdpPort(host, true),
+      calls: 1,
+      timeoutS: 30
+    })
+    return { dir, port, trunk }
+  })
+
 describe("the SIP carrier, SIPp as the trunk", () => {
   it.live("the trunk takes in an INVITE sent again after its 200, and an ACK for each 200", () =>
     Effect.gen(function*() {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "va-sipp-retransmit-"))
-      Audio.write(dir)
-      const port = yield* Sipp.freeUdpPort(host)
-      const trunk = yield* Sipp.start({
-        scenario: "trunk.xml",
-        dir,
-        host,
-        port,
-        mediaPort: yield* Sipp.freeUdpPort(host, true),
-        calls: 1,
-        timeoutS: 30
-      })
+      const { dir, port, trunk } = yield* sippTrunk("va-sipp-retransmit-")
       const caller = yield* Sipp.start({
         scenario: "retransmitting-uac.xml",
         dir,
@@ -51,22 +58,12 @@ describe("the SIP carrier, SIPp as the trunk", () => {
       })
       assert.strictEqual(yield* caller.exited, 0, caller.failures())
       assert.strictEqual(yield* trunk.exited, 0, trunk.failures())
+      fs.rmSync(dir, { recursive: true, force: true })
     }))
 
   it.live("a transfer is a REFER to the target, followed to its NOTIFY 200, then BYE", () =>
     Effect.gen(function*() {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "va-sipp-refer-"))
-      Audio.write(dir)
-      const port = yield* Sipp.freeUdpPort(host)
-      const trunk = yield* Sipp.start({
-        scenario: "trunk.xml",
-        dir,
-        host,
-        port,
-        mediaPort: yield* Sipp.freeUdpPort(host, true),
-        calls: 1,
-        timeoutS: 30
-      })
+      const { dir, port, trunk } = yield* sippTrunk("va-sipp-refer-")
       const world = MemoryDialer.makeWorld()
       const events = yield* MemoryDialer.callEvents(world)
       const sip = yield* SipCarrier.makeWithUserAgent({
