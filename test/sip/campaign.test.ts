@@ -15,7 +15,6 @@ import { defaultScript } from "@voice-agent/agents/ScriptedAgent"
 import { Effect, Fiber, Option } from "effect"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import * as Audio from "../../packages/carrier-sip/scripts/kit/Audio.ts"
 import * as Sipp from "../../packages/carrier-sip/scripts/kit/Sipp.ts"
@@ -52,8 +51,6 @@ describe("a campaign through a SIP trunk (SIPp), on a daemon", () => {
     "each outcome ends with CONTRACT §5's status and reason; the person is heard and recorded",
     () =>
       Effect.gen(function*() {
-        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "va-sip-campaign-"))
-        Audio.write(dir)
         const numbers = {
           talks: "+12025550111",
           machine: "+12025550122",
@@ -61,13 +58,9 @@ describe("a campaign through a SIP trunk (SIPp), on a daemon", () => {
           noAnswer: "+12025550408",
           failure: "+12025550503"
         }
-        const port = yield* Sipp.freeUdpPort(host)
-        const trunk = yield* Sipp.start({
-          scenario: "trunk.xml",
-          dir,
+        const { dir, port, trunk } = yield* Sipp.startTrunk({
           host,
-          port,
-          mediaPort: yield* Sipp.freeUdpPort(host, true),
+          prefix: "va-sip-campaign-",
           calls: Object.keys(numbers).length,
           timeoutS: 90
         })

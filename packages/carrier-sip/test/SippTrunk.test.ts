@@ -15,37 +15,21 @@ import { CallEvents } from "@voice-agent/core/ports/CallEvents"
 import * as MemoryDialer from "@voice-agent/engine/testing/MemoryDialer"
 import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
-import * as Audio from "../scripts/kit/Audio.ts"
 import * as Sipp from "../scripts/kit/Sipp.ts"
 import * as Trace from "../scripts/kit/Trace.ts"
 import { request, rtpPorts, scriptedSessions, until } from "./carrierHarness.ts"
 
 const host = "127.0.0.1"
 
-/** SIPp on `trunk.xml` for one call, in a new working directory with its audio files. */
-const sippTrunk = (prefix: string) =>
-  Effect.gen(function*() {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix))
-    Audio.write(dir)
-    const port = yield* Sipp.freeUdpPort(host)
-    const trunk = yield* Sipp.start({
-      scenario: "trunk.xml",
-      dir,
-      host,
-      port,
-      mediaPort: yield* Sipp.freeUdpPort(host, true),
-      calls: 1,
-      timeoutS: 30
-    })
-    return { dir, port, trunk }
-  })
-
 describe("the SIP carrier, SIPp as the trunk", () => {
   it.live("the trunk takes in an INVITE sent again after its 200, and an ACK for each 200", () =>
     Effect.gen(function*() {
-      const { dir, port, trunk } = yield* sippTrunk("va-sipp-retransmit-")
+      const { dir, port, trunk } = yield* Sipp.startTrunk({
+        host,
+        prefix: "va-sipp-retransmit-",
+        calls: 1,
+        timeoutS: 30
+      })
       const caller = yield* Sipp.start({
         scenario: "retransmitting-uac.xml",
         dir,
@@ -63,7 +47,7 @@ describe("the SIP carrier, SIPp as the trunk", () => {
 
   it.live("a transfer is a REFER to the target, followed to its NOTIFY 200, then BYE", () =>
     Effect.gen(function*() {
-      const { dir, port, trunk } = yield* sippTrunk("va-sipp-refer-")
+      const { dir, port, trunk } = yield* Sipp.startTrunk({ host, prefix: "va-sipp-refer-", calls: 1, timeoutS: 30 })
       const world = MemoryDialer.makeWorld()
       const events = yield* MemoryDialer.callEvents(world)
       const sip = yield* SipCarrier.makeWithUserAgent({

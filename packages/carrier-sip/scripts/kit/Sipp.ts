@@ -15,8 +15,10 @@ import { spawn, spawnSync } from "node:child_process"
 import * as dgram from "node:dgram"
 import * as fs from "node:fs"
 import * as net from "node:net"
+import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import * as Audio from "./Audio.ts"
 
 /**
  * The folder of the kit's scenarios.
@@ -185,4 +187,32 @@ export const start = (options: Options) =>
           : output.replaceAll(String.fromCharCode(27), "").trim().split("\n").slice(-15).join("\n")
       }
     } satisfies Run
+  })
+
+/**
+ * SIPp as the trunk (`trunk.xml`) on `host`, for `calls` calls, in a new working directory
+ * (named from `prefix`) holding the audio files it plays; the directory is the caller's to remove.
+ *
+ * @category constructors
+ */
+export const startTrunk = (options: {
+  readonly host: string
+  readonly prefix: string
+  readonly calls: number
+  readonly timeoutS: number
+}) =>
+  Effect.gen(function*() {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), options.prefix))
+    Audio.write(dir)
+    const port = yield* freeUdpPort(options.host)
+    const trunk = yield* start({
+      scenario: "trunk.xml",
+      dir,
+      host: options.host,
+      port,
+      mediaPort: yield* freeUdpPort(options.host, true),
+      calls: options.calls,
+      timeoutS: options.timeoutS
+    })
+    return { dir, port, trunk }
   })
