@@ -3,6 +3,7 @@ import type { Playback } from "@voice-agent/core/ports/Agent"
 import * as CallTimeline from "@voice-agent/media/CallTimeline"
 import type { OutboundEvent } from "@voice-agent/media/MediaCodec"
 import { Effect, Fiber, Stream } from "effect"
+import { TestClock } from "effect/testing"
 import * as MediaSessionPlayout from "./MediaSessionPlayout.ts"
 
 const SAMPLES_PER_MS = CallTimeline.SAMPLES_PER_MS
@@ -111,6 +112,21 @@ describe("MediaSessionPlayout", () => {
       assert.deepStrictEqual(yield* Fiber.join(say), { _tag: "Interrupted", startMs: 1_000, playedMs: 40 })
       assert.deepStrictEqual(yield* playout.say(speech(100)), { _tag: "Interrupted", startMs: 1_040, playedMs: 0 })
       assert.deepStrictEqual(agentChannel(), { soundFromMs: 1_000, soundToMs: 1_040 })
+    }))
+
+  it.effect("paces by where the carrier plays: one playing late is sent no more than a second ahead of it", () =>
+    Effect.gen(function*() {
+      const { clock, marks, playout } = setup()
+      yield* Effect.forkChild(playout.say(speech(3_000)))
+      yield* Effect.yieldNow
+      // a second ahead of the present (1000 ms) in chunks of 100 ms, then a wait
+      assert.strictEqual(marks().length, 11)
+      // the carrier started 400 ms late: m1's chunk ended at 1500 ms, the other ten queue to 2500
+      clock.ms = 1_500
+      playout.markedUnsafe("m1", clock.ms * SAMPLES_PER_MS)
+      yield* TestClock.adjust(100)
+      // one chunk more (to 2600), not the five a pacing by the clock alone would send
+      assert.strictEqual(marks().length, 12)
     }))
 
   it.effect("a say with no audio is played at once", () =>

@@ -13,7 +13,9 @@
  * the speech it answers ends.
  *
  * A say ends when the mark after its last chunk comes back (`Played`), or early when it is
- * interrupted (`Interrupted`, with how much was heard). `interrupt` sends `Clear`; the chunks
+ * interrupted (`Interrupted`, with how much was heard). The pacing follows the marks too: the
+ * audio still unplayed when a mark comes back plays after where that chunk ended, so a carrier
+ * that plays later than foreseen is sent no more than `aheadMs` ahead of what it plays. `interrupt` sends `Clear`; the chunks
  * whose marks had not come back are placed as far as the carrier can have played them (from
  * where the last placed chunk ended, until now), the rest dropped, so the `agent` recording
  * keeps only what the person could hear; `finish` (the call is over) does the same. `sendDtmf`
@@ -129,9 +131,13 @@ export const make = (options: {
       let pendingSamples = 0
       const sendChunk = (pcm: Int16Array) =>
         Effect.gen(function*() {
-          // Pace: at most `aheadMs` ahead of what the person hears now.
-          const ahead = playoutEnd - present() - options.aheadMs * SAMPLES_PER_MS
-          if (ahead > 0) yield* Effect.sleep(Duration.millis(ahead / SAMPLES_PER_MS))
+          // Pace: at most `aheadMs` ahead of what the person hears now (again after each wait:
+          // an echo meanwhile may have said the carrier plays later than foreseen).
+          for (
+            let ahead = playoutEnd - present() - options.aheadMs * SAMPLES_PER_MS;
+            ahead > 0 && generation === myGeneration;
+            ahead = playoutEnd - present() - options.aheadMs * SAMPLES_PER_MS
+          ) yield* Effect.sleep(Duration.millis(ahead / SAMPLES_PER_MS))
           if (generation !== myGeneration) return
           const sentAt = present()
           playoutEnd = Math.max(playoutEnd, sentAt) + pcm.length
@@ -203,6 +209,12 @@ export const make = (options: {
         start = placedEnd
         Deferred.doneUnsafe(entry.played, Exit.void)
       }
+      // What is still unplayed follows where this ended: a carrier playing later than foreseen
+      // (its buffer ran dry while the session was slow) moves the pacing with it, so it is never
+      // sent more than `aheadMs` ahead of what it plays.
+      let queued = 0
+      for (const entry of unplayed) queued += entry.pcm.length
+      playoutEnd = Math.max(playoutEnd, placedEnd + queued)
     },
     playingAfter: (position) => playoutEnd > position,
     finish: Effect.andThen(stop, Effect.sync(() => void (finished = true)))
