@@ -141,11 +141,16 @@ export const realPause = Effect.promise(() => new Promise<void>((resolve) => set
 /**
  * Moves the test clock by `stepMs` until `inbox` holds something: the user agent reads the
  * last answer over a real socket, so the wait it then starts may begin after a first move.
+ * After each move, what it set off travels over a real socket too: the clock stands until that
+ * has arrived or a real second has passed, for a second move while a request is on its way
+ * could fire that request's own timers (a transaction's 32 s timeout) on a loaded machine.
  */
 export const advanceUntil = <A>(inbox: Queue.Queue<A>, stepMs: number) =>
   Effect.gen(function*() {
-    for (let tries = 0; tries < 50 && (yield* Queue.size(inbox)) === 0; tries++) {
+    const empty = Effect.map(Queue.size(inbox), (size) => size === 0)
+    for (let moves = 0; moves < 20 && (yield* empty); moves++) {
       yield* realPause
       yield* TestClock.adjust(stepMs)
+      for (let waits = 0; waits < 200 && (yield* empty); waits++) yield* realPause
     }
   })
