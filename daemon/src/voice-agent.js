@@ -13,6 +13,10 @@ if (major < required[0] || (major === required[0] && minor < required[1])) {
   )
   process.exitCode = 1
 } else {
+  // V8's code for the modules is kept between runs (in NODE_COMPILE_CACHE, else a directory of
+  // the system's temporary one; NODE_DISABLE_COMPILE_CACHE=1 turns it off): a command starts in
+  // about half the CPU time (0.45 s against 0.8 s for `--help`).
+  process.getBuiltinModule?.("node:module")?.enableCompileCache?.()
   // Its failures are bin.ts's to report (Effect's runMain); a load error still exits 1.
   void import("./bin.ts")
 }

@@ -7,7 +7,7 @@
  *
  * What the test does in the reader's place, each block marked so in the page with
  * `<!-- not run by test/daemon/readme.test.ts: <why> -->` on the line before it:
- * - `npm install` and `npm start`: the test starts each daemon itself (`node daemon/src/bin.ts
+ * - `npm install` and `npm start`: the test starts each daemon itself (`node daemon/src/voice-agent.js
  *   serve`) on a free port and a temporary data directory, instead of port 8080 and
  *   `./.voice-agent`; `http://127.0.0.1:8080` in the commands is replaced by the daemon's address.
  * - `KEY=va_…`: the test sets KEY to the key its daemon printed on its first start.

@@ -1,6 +1,6 @@
 /**
  * The kill fault run (issue 12, faults): `daemons` real `voice-agent serve` processes (API and
- * dialer each, `node daemon/src/bin.ts`) on one PostgreSQL database of their own and one shared
+ * dialer each, `node daemon/src/voice-agent.js`) on one PostgreSQL database of their own and one shared
  * data directory (so any of them serves any recording), dialing simulated contacts of every
  * outcome of the simulated carrier (packages/carrier-sim/README.md; the number's last two digits run through 00..99, so 40 % talk, 10 %
  * each voicemail, busy, no answer, carrier failure, early hang-up, never hangs up) while faults

@@ -1,6 +1,6 @@
 /**
- * Black-box helpers: run the real `voice-agent` executable (`node daemon/src/bin.ts`) as a
- * child process, the way a user does.
+ * Black-box helpers: run the real `voice-agent` executable (`node daemon/src/voice-agent.js`,
+ * what npm links) as a child process, the way a user does.
  *
  * Synchronization is on output, never on time: `serve` resolves when its ready line appears
  * (or fails at once if the process exits first, with everything it printed), and `stop`
@@ -19,7 +19,7 @@ import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
-const bin = path.join(repoRoot, "daemon/src/bin.ts")
+const bin = path.join(repoRoot, "daemon/src/voice-agent.js")
 
 /**
  * The environment of a child: this one without storage, admin and log settings, plus `env`.
