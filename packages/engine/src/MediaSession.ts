@@ -271,10 +271,13 @@ const run = (
     // the session is slow to read are never cut off as late by the clock.
     // An advance is not interrupted halfway (its recording writes would be lost), and the
     // clock stops before the tap finishes.
+    // While frames come it wakes once per `quietFramesMs` (when the last one could be that old).
     let lastFrameAt = accepted.startedAt
     const quietClock = yield* Effect.forkScoped(Effect.forever(
       Effect.andThen(
-        Effect.sleep(Duration.millis(200)),
+        Effect.suspend(() =>
+          Effect.sleep(Duration.millis(Math.max(200, lastFrameAt + quietFramesMs - clock.currentTimeMillisUnsafe())))
+        ),
         Effect.uninterruptible(Effect.suspend(() => {
           const now = clock.currentTimeMillisUnsafe()
           return now - lastFrameAt < quietFramesMs
