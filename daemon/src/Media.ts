@@ -1,5 +1,6 @@
 /**
- * The media side of the daemon, composed: the engine's media endpoint (engine/MediaRoute), the
+ * The media side of the daemon, composed: the engine's media endpoint (engine/MediaRoute, its
+ * WebSockets taken over from the server by MediaUpgrade), the
  * agent of each call (agents/AgentChoice: an SDK agent's call, a definition's, else the scripted
  * reference agent), and the connector the simulated carrier streams through. Speech defaults to
  * the providers configuration's defaults, else simulated speech (the simulated carrier's
@@ -13,12 +14,24 @@ import * as ScriptedAgent from "@voice-agent/agents/ScriptedAgent"
 import * as SimSpeechToText from "@voice-agent/carrier-sim/SimSpeechToText"
 import * as SimTextToSpeech from "@voice-agent/carrier-sim/SimTextToSpeech"
 import type { Agent } from "@voice-agent/core/ports/Agent"
+import * as MediaRoute from "@voice-agent/engine/MediaRoute"
 import * as SocketMedia from "@voice-agent/engine/SocketMedia"
 import * as ProviderRegistry from "@voice-agent/providers/ProviderRegistry"
 import { CallSessions } from "@voice-agent/sdk-agents/CallSessions"
 import { Effect, Layer } from "effect"
+import type { Server } from "node:http"
+import * as MediaUpgrade from "./MediaUpgrade.ts"
 
 export { endpoint, path } from "@voice-agent/engine/MediaRoute"
+
+/**
+ * The media endpoint of `server`: its WebSockets served on their own callbacks (MediaUpgrade),
+ * and the route that answers a request of the path without an upgrade (426).
+ *
+ * @category layers
+ */
+export const routes = (server: Server, options: MediaUpgrade.Options) =>
+  Layer.merge(MediaRoute.endpoint, MediaUpgrade.layer(server, options))
 
 const simSpeech = Layer.mergeAll(SimSpeechToText.layer, SimTextToSpeech.layer)
 

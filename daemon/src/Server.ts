@@ -100,7 +100,7 @@ export const layer = (options: ServeOptions, log: Logging.LogSettings) => {
               Layer.mergeAll(
                 HttpApp.layer,
                 Console.routes(),
-                Media.endpoint,
+                Media.routes(nodeServer, { drainMs: shutdownTimeoutSeconds * 1000 }),
                 Listen.endpoint,
                 Relay.endpoint,
                 SdkAgents.routes,

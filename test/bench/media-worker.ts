@@ -39,9 +39,10 @@ const program = Effect.gen(function*() {
   }, drainOnly)
   const context = yield* Layer.build(server.layer)
   const events = Context.get(context, CallEvents)
+  const nodeServer = createServer()
   yield* Layer.build(
-    HttpRouter.serve(Media.endpoint, { disableLogger: true, disableListenLog: true }).pipe(
-      Layer.provideMerge(NodeHttpServer.layer(createServer, { port, host: "127.0.0.1" })),
+    HttpRouter.serve(Media.routes(nodeServer, { drainMs: 0 }), { disableLogger: true, disableListenLog: true }).pipe(
+      Layer.provideMerge(NodeHttpServer.layer(() => nodeServer, { port, host: "127.0.0.1" })),
       Layer.provide(Layer.succeedContext(context))
     )
   )

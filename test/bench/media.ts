@@ -181,9 +181,10 @@ const program = Effect.gen(function*() {
     )
     inner = Context.get(built, MediaConnector)
   } else {
+    const nodeServer = createServer()
     const server = yield* Layer.build(
-      HttpRouter.serve(Media.endpoint, { disableLogger: true, disableListenLog: true }).pipe(
-        Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+      HttpRouter.serve(Media.routes(nodeServer, { drainMs: 0 }), { disableLogger: true, disableListenLog: true }).pipe(
+        Layer.provideMerge(NodeHttpServer.layer(() => nodeServer, { port: 0, host: "127.0.0.1" })),
         Layer.provide(Layer.succeedContext(context))
       )
     )

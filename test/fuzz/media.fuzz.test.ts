@@ -253,8 +253,12 @@ const stream = (url: string, frames: ReadonlyArray<Frame>, end: "close" | "wait"
 
 // `ws`'s own frame limit (100 MiB) here, not the daemon's 1 MiB: frames of a few megabytes reach
 // the session, which must cope with them too.
-const server = HttpRouter.serve(Media.endpoint, { disableLogger: true, disableListenLog: true }).pipe(
-  Layer.provideMerge(NodeHttpServer.layer(NodeServer.createServer, { port: 0, host: "127.0.0.1" })),
+const nodeServer = NodeServer.createServer()
+const server = HttpRouter.serve(Media.routes(nodeServer, { drainMs: 0, maxPayload: 100 * 1024 * 1024 }), {
+  disableLogger: true,
+  disableListenLog: true
+}).pipe(
+  Layer.provideMerge(NodeHttpServer.layer(() => nodeServer, { port: 0, host: "127.0.0.1" })),
   Layer.provideMerge(Layer.merge(Media.scripted, SqlRecordingStore.layer())),
   Layer.provideMerge(SqlStorage.layer.pipe(Layer.provideMerge(TestDatabase.pglite))),
   // A refused stream is logged as a warning: thousands of them are noise; errors still show.

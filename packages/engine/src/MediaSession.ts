@@ -62,7 +62,7 @@ import type { MediaCodec } from "@voice-agent/media/MediaCodec"
 import * as MuLaw from "@voice-agent/media/MuLaw"
 import * as TwilioMediaCodec from "@voice-agent/media/TwilioMediaCodec"
 import * as Vad from "@voice-agent/media/Vad"
-import { Cause, Clock, Deferred, Duration, Effect, Fiber, Option, Queue, Stream } from "effect"
+import { Cause, Clock, Deferred, Duration, Effect, Exit, Fiber, Latch, Option, Queue, Stream } from "effect"
 import type { Accepted, NextBatch } from "./MediaSessionHandshake.ts"
 import * as MediaSessionHandshake from "./MediaSessionHandshake.ts"
 import * as MediaSessionMachineDetection from "./MediaSessionMachineDetection.ts"
@@ -345,30 +345,58 @@ const run = (
       return false
     }
 
-    // Until `Stop` or the stream closes; or until the agent ends the call.
-    const personSide = Effect.gen(function*() {
-      let batch: ReadonlyArray<string> | undefined = accepted.rest
-      while (batch !== undefined) {
-        if (batch.length > 0) {
-          const stopped = receive(batch, clock.currentTimeMillisUnsafe())
-          if (sinkFailure !== undefined) {
-            yield* Effect.logWarning(
+    // Each batch is handled as it is received: on the socket's own callback when it has one
+    // (`listen`, no fiber step per frame), else by a fiber reading it. What settled is handed
+    // out by a fiber of its own, woken once 200 ms has (or the agent's sink failed), not per frame.
+    const personEnded = yield* Deferred.make<void>()
+    let personDone = false
+    const endPerson = () => {
+      personDone = true
+      Deferred.doneUnsafe(personEnded, Exit.void)
+    }
+    const settle = Latch.makeUnsafe(false)
+    const onBatch = (batch: ReadonlyArray<string>) => {
+      if (personDone || batch.length === 0) return
+      const stopped = receive(batch, clock.currentTimeMillisUnsafe())
+      if (sinkFailure !== undefined || tap.settledEnough()) settle.openUnsafe()
+      if (stopped) endPerson()
+    }
+    // An advance is not interrupted halfway (its recording writes would be lost).
+    const settler = yield* Effect.forkScoped(Effect.forever(
+      Effect.andThen(
+        Effect.andThen(settle.await, settle.close),
+        Effect.uninterruptible(Effect.suspend(() => {
+          const failure = sinkFailure
+          sinkFailure = undefined
+          return Effect.andThen(
+            failure === undefined ? Effect.void : Effect.logWarning(
               `Call ${callId}: the agent's audio sink failed; its audio comes as input again`,
-              sinkFailure
-            )
-            sinkFailure = undefined
-          }
-          // What settled goes out 200 ms at a time (live listeners; the recordings gather it).
-          yield* tap.advanceSettled
-          if (stopped) return
+              failure
+            ),
+            tap.advanceSettled
+          )
+        }))
+      )
+    ))
+    onBatch(accepted.rest)
+    if (socket.listen !== undefined) {
+      socket.listen({ onBatch, onEnd: endPerson })
+    } else {
+      yield* Effect.forkScoped(Effect.gen(function*() {
+        while (!personDone) {
+          const batch = yield* frames.next
+          if (batch === undefined) return endPerson()
+          onBatch(batch)
         }
-        batch = yield* frames.next
-      }
-    })
+      }))
+    }
+    // Until `Stop` or the stream closes; or until the agent ends the call.
     const first = yield* Effect.raceFirst(
-      Effect.as(personSide, "person" as const),
+      Effect.as(Deferred.await(personEnded), "person" as const),
       Effect.as(Deferred.await(agentRun.verdict), "agent" as const)
     )
+    // Nothing more is read (frames after the end are not the call's).
+    personDone = true
     yield* Queue.end(input)
     yield* Deferred.succeed(over, undefined)
     // Nothing more will play: a `say` in progress ends as interrupted, and later ones at once.
@@ -383,6 +411,7 @@ const run = (
     yield* Fiber.interrupt(agentRun.fiber)
     if (first === "agent") yield* socket.close
     yield* Fiber.interrupt(quietClock)
+    yield* Fiber.interrupt(settler)
     yield* tap.finish
     // The whole transcript is stored before the verdict says the call is over.
     yield* transcript.flush

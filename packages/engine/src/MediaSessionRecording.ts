@@ -43,6 +43,8 @@ export interface RecordingTap {
   readonly advanceTo: (position: number) => Effect.Effect<void>
   /** Hands out what settled, once 200 ms or more has (after a batch of the person's frames). */
   readonly advanceSettled: Effect.Effect<void>
+  /** Whether 200 ms or more has settled: `advanceSettled` has something to hand out. */
+  readonly settledEnough: () => boolean
   /** Hands out the rest of the timeline and writes all of it to the recordings. */
   readonly finish: Effect.Effect<void>
 }
@@ -121,9 +123,14 @@ export const make = (
         )
       }
     })
-    /** Hands segments to live listeners at once, and to the recordings a second at a time (all at the end). */
-    const write = (segments: Iterable<CallTimeline.Segment>, final = false) =>
+    /**
+     * Hands segments to live listeners at once, and to the recordings a second at a time (all at
+     * the end). They are taken off the timeline before anything waits: frames placed meanwhile
+     * (the person's side runs on the socket's callbacks) are not the advance's.
+     */
+    const write = (advance: Iterable<CallTimeline.Segment>, final = false) =>
       Effect.gen(function*() {
+        const segments = Array.from(advance)
         for (const segment of segments) {
           if (live !== undefined) yield* live.publish(segment)
           unrecorded.push(segment)
@@ -139,6 +146,7 @@ export const make = (
         const settled = CallTimeline.settled(timeline)
         return settled - timeline.cursor >= batchSamples ? write(CallTimeline.advance(timeline, settled)) : Effect.void
       }),
+      settledEnough: () => CallTimeline.settled(timeline) - timeline.cursor >= batchSamples,
       finish: Effect.suspend(() => write(CallTimeline.finish(timeline), true))
     }
   })

@@ -28,6 +28,23 @@ export interface MediaSocket {
   readonly send: (text: string) => Effect.Effect<void>
   /** Closes the stream (a carrier hangs up a call whose media stream its server closed). */
   readonly close: Effect.Effect<void>
+  /**
+   * Optional, for a socket whose frames come on callbacks: from now on, hands each batch of
+   * frames to `onBatch` as it is received, synchronously and in order (what arrived before and
+   * was not read first), and calls `onEnd` once either end closed, instead of `read`. A media
+   * session then handles a frame with no fiber step of its own (docs/PERFORMANCE.md).
+   */
+  readonly listen?: ((handlers: MediaListener) => void) | undefined
+}
+
+/**
+ * What a socket's `listen` calls.
+ *
+ * @category models
+ */
+export interface MediaListener {
+  readonly onBatch: (frames: ReadonlyArray<string>) => void
+  readonly onEnd: () => void
 }
 
 /**
