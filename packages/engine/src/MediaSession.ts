@@ -12,7 +12,9 @@
  *   closes the stream with no byte of audio accepted;
  * - the person's side (here): per frame of the person's audio (μ-law, any length), decoded to
  *   PCM, placed on the timeline at its media timestamp, fed to voice activity detection, and
- *   handed to the agent in the encoding it asked for; marks and DTMF as they come;
+ *   handed to the agent in the encoding it asked for; marks and DTMF as they come. Frames are
+ *   handled on the socket's own callback when it has one (`MediaSocket.listen`: the daemon's
+ *   WebSockets), else as a fiber reads them;
  * - playout (`MediaSessionPlayout`): the agent's audio in chunks, each followed by a mark,
  *   placed at its playout time; `interrupt` clears; DTMF as tones;
  * - the recording tap (`MediaSessionRecording`): the timeline's aligned audio as it settles (the
