@@ -286,10 +286,11 @@ describe.skipIf(Browser.unavailable !== undefined)("the web console in Chromium"
     )
     await page.click("nav[aria-label='Contact pages'] button:has-text('Next')")
     await page.waitForSelector("nav[aria-label='Contact pages'] span:has-text('Page 2')")
-    await page.waitForFunction(
-      (first) => document.querySelector("table.contacts-table tbody tr td")?.textContent !== first,
-      firstPage[0]
-    )
+    // The next page drawn: its rows, not the first page's nor an empty table while it loads.
+    await page.waitForFunction((first) => {
+      const cells = [...document.querySelectorAll("table.contacts-table tbody tr td:first-child")]
+      return cells.length === 100 && cells[0]?.textContent !== first
+    }, firstPage[0])
     const secondPage = await page.$$eval(
       "table.contacts-table tbody tr td:first-child",
       (c) => c.map((x) => x.textContent)
