@@ -1,10 +1,10 @@
 /**
  * The media side of the daemon, composed: the engine's media endpoint (engine/MediaRoute, its
- * WebSockets taken over from the server by MediaUpgrade), the
- * agent of each call (agents/AgentChoice: an SDK agent's call, a definition's, else the scripted
- * reference agent), and the connector the simulated carrier streams through. Speech defaults to
- * the providers configuration's defaults, else simulated speech (the simulated carrier's
- * speech-to-text and text-to-speech).
+ * WebSockets taken over from the server by MediaUpgrade), the agent of each call
+ * (agents/AgentChoice: an SDK agent's call, a definition's, else the scripted reference agent),
+ * and the connector the simulated carrier streams through. Speech defaults to the providers
+ * configuration's defaults, else simulated speech (the simulated carrier's speech-to-text and
+ * text-to-speech).
  *
  * @since 0.1.0
  */

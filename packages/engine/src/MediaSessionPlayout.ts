@@ -15,11 +15,12 @@
  * A say ends when the mark after its last chunk comes back (`Played`), or early when it is
  * interrupted (`Interrupted`, with how much was heard). The pacing follows the marks too: the
  * audio still unplayed when a mark comes back plays after where that chunk ended, so a carrier
- * that plays later than foreseen is sent no more than `aheadMs` ahead of what it plays. `interrupt` sends `Clear`; the chunks
- * whose marks had not come back are placed as far as the carrier can have played them (from
- * where the last placed chunk ended, until now), the rest dropped, so the `agent` recording
- * keeps only what the person could hear; `finish` (the call is over) does the same. `sendDtmf`
- * plays the digits as tones (`DtmfTones`): a wire with DTMF events is not assumed.
+ * that plays later than foreseen is sent no more than `aheadMs` ahead of what it plays.
+ * `interrupt` sends `Clear`; the chunks whose marks had not come back are placed as far as the
+ * carrier can have played them (from where the last placed chunk ended, until now), the rest
+ * dropped, so the `agent` recording keeps only what the person could hear; `finish` (the call is
+ * over) does the same. `sendDtmf` plays the digits as tones (`DtmfTones`): a wire with DTMF events
+ * is not assumed.
  *
  * @since 0.1.0
  */

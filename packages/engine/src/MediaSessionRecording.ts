@@ -138,15 +138,15 @@ export const make = (
         }
         if (final || unrecordedSamples >= recordSamples) yield* record
       })
+    const settledEnough = () => CallTimeline.settled(timeline) - timeline.cursor >= batchSamples
     return {
       timeline,
       advanceTo: (position) =>
         Effect.suspend(() => write(CallTimeline.advance(timeline, Math.max(timeline.cursor, position)))),
-      advanceSettled: Effect.suspend(() => {
-        const settled = CallTimeline.settled(timeline)
-        return settled - timeline.cursor >= batchSamples ? write(CallTimeline.advance(timeline, settled)) : Effect.void
-      }),
-      settledEnough: () => CallTimeline.settled(timeline) - timeline.cursor >= batchSamples,
+      advanceSettled: Effect.suspend(() =>
+        settledEnough() ? write(CallTimeline.advance(timeline, CallTimeline.settled(timeline))) : Effect.void
+      ),
+      settledEnough,
       finish: Effect.suspend(() => write(CallTimeline.finish(timeline), true))
     }
   })
