@@ -23,10 +23,10 @@ const heard = (options: { readonly before: number; readonly total: number; reado
     const subscribed = yield* Deferred.make<void>()
     const session = yield* Effect.forkChild(Effect.scoped(Effect.gen(function*() {
       const call = yield* calls.register("CA1")
-      for (let i = 0; i < options.before; i++) yield* call.publish(segment(i))
+      for (let i = 0; i < options.before; i++) call.publishUnsafe(segment(i))
       yield* Deferred.succeed(published, undefined)
       yield* Deferred.await(subscribed)
-      for (let i = options.before; i < options.total; i++) yield* call.publish(segment(i))
+      for (let i = options.before; i < options.total; i++) call.publishUnsafe(segment(i))
     })))
     const segments = yield* Effect.scoped(Effect.gen(function*() {
       yield* Deferred.await(published)
@@ -74,6 +74,26 @@ describe("LiveCalls", () => {
       assert.deepStrictEqual(
         yield* heard({ before: opening, total: opening + 2, fromAnswer: true }),
         Array.from({ length: opening + 2 }, (_, i) => i)
+      )
+    }))
+
+  it.live("a listener slower than the call loses the oldest segments, never the latest nor the end", () =>
+    Effect.gen(function*() {
+      const calls = yield* LiveCalls.make
+      const total = LiveCalls.capacity + 44
+      const segments = yield* Effect.scoped(Effect.gen(function*() {
+        const stream = yield* calls.listen("CA1", Effect.never)
+        // The session publishes the whole call before the listener reads anything.
+        yield* Effect.scoped(Effect.gen(function*() {
+          const call = yield* calls.register("CA1")
+          for (let i = 0; i < total; i++) call.publishUnsafe(segment(i))
+        }))
+        return yield* Stream.runCollect(stream)
+      }))
+      // The queue held `capacity` items: the last segments, then the end marker that ended the stream.
+      assert.deepStrictEqual(
+        indexes(segments),
+        Array.from({ length: LiveCalls.capacity - 1 }, (_, i) => total - LiveCalls.capacity + 1 + i)
       )
     }))
 })

@@ -43,8 +43,8 @@ type Item =
  * @category models
  */
 export interface LiveCall {
-  /** Hands a written segment to the call's listeners (never waits, never fails). */
-  readonly publish: (segment: CallTimeline.Segment) => Effect.Effect<void>
+  /** Hands a segment to the call's listeners, synchronously (never waits, never fails). */
+  readonly publishUnsafe: (segment: CallTimeline.Segment) => void
 }
 
 /**
@@ -162,14 +162,16 @@ export const make: Effect.Effect<LiveCalls["Service"]> = Effect.sync(() => {
         })
     ).pipe(
       Effect.map((entry): LiveCall => ({
-        publish: (segment) =>
-          Effect.suspend(() => {
-            if (entry.opening !== undefined) {
-              if (segment.start < openingSamples) entry.opening.push(segment)
-              else entry.opening = undefined
-            }
-            return PubSub.publish(entry.pubsub, { _tag: "Segment", segment }).pipe(Effect.asVoid)
-          })
+        publishUnsafe: (segment) => {
+          if (entry.opening !== undefined) {
+            if (segment.start < openingSamples) entry.opening.push(segment)
+            else entry.opening = undefined
+          }
+          const item: Item = { _tag: "Segment", segment }
+          // Full (a listener reads slower than the call plays): the sliding PubSub drops its
+          // oldest segment, which only its effectful publish does.
+          if (!PubSub.publishUnsafe(entry.pubsub, item)) Effect.runSync(PubSub.publish(entry.pubsub, item))
+        }
       }))
     )
 

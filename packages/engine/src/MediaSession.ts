@@ -18,7 +18,8 @@
  * - playout (`MediaSessionPlayout`): the agent's audio in chunks, each followed by a mark,
  *   placed at its playout time; `interrupt` clears; DTMF as tones;
  * - the recording tap (`MediaSessionRecording`): the timeline's aligned audio as it settles (the
- *   person's frames, or the clock when none come) to both recordings and live listeners;
+ *   person's frames, or the clock when none come) to live listeners at once, and to both
+ *   recordings a second at a time by a fiber of the session's;
  * - the agent, its transcript and its verdict (`MediaSessionVerdict`); when the carrier cannot
  *   tell a person from an answering machine, the agent starts once the engine has heard which
  *   (`MediaSessionMachineDetection`), the person's frames held back from it until then.
@@ -268,11 +269,30 @@ const run = (
       takeAudio
     }, detection.answeredBy)
 
+    // What was handed out is written to the recordings by a fiber of the session's, woken once
+    // a second of it waits (or the agent's sink failed), never per frame. A write is not
+    // interrupted halfway (it would be lost).
+    const recordingDue = Latch.makeUnsafe(false)
+    const recorder = yield* Effect.forkScoped(Effect.forever(
+      Effect.andThen(
+        Effect.andThen(recordingDue.await, recordingDue.close),
+        Effect.uninterruptible(Effect.suspend(() => {
+          const failure = sinkFailure
+          sinkFailure = undefined
+          return Effect.andThen(
+            failure === undefined ? Effect.void : Effect.logWarning(
+              `Call ${callId}: the agent's audio sink failed; its audio comes as input again`,
+              failure
+            ),
+            tap.record
+          )
+        }))
+      )
+    ))
+
     // The clock stands in for the person's frames when none come (Twilio may send no silent
     // frames), and only then: while frames come, their timestamps move the timeline, so frames
     // the session is slow to read are never cut off as late by the clock.
-    // An advance is not interrupted halfway (its recording writes would be lost), and the
-    // clock stops before the tap finishes.
     // While frames come it wakes once per `quietFramesMs` (when the last one could be that old).
     let lastFrameAt = accepted.startedAt
     const quietClock = yield* Effect.forkScoped(Effect.forever(
@@ -280,12 +300,13 @@ const run = (
         Effect.suspend(() =>
           Effect.sleep(Duration.millis(Math.max(200, lastFrameAt + quietFramesMs - clock.currentTimeMillisUnsafe())))
         ),
-        Effect.uninterruptible(Effect.suspend(() => {
+        Effect.sync(() => {
           const now = clock.currentTimeMillisUnsafe()
-          return now - lastFrameAt < quietFramesMs
-            ? Effect.void
-            : tap.advanceTo(CarrierClock.nowMs(carrierClock, now) * SAMPLES_PER_MS - timeline.reorderWindow)
-        }))
+          if (
+            now - lastFrameAt >= quietFramesMs &&
+            tap.handOutTo(CarrierClock.nowMs(carrierClock, now) * SAMPLES_PER_MS - timeline.reorderWindow)
+          ) recordingDue.openUnsafe()
+        })
       )
     ))
 
@@ -348,38 +369,20 @@ const run = (
     }
 
     // Each batch is handled as it is received: on the socket's own callback when it has one
-    // (`listen`, no fiber step per frame), else by a fiber reading it. What settled is handed
-    // out by a fiber of its own, woken once 200 ms has (or the agent's sink failed), not per frame.
+    // (`listen`, no fiber step per frame), else by a fiber reading it; what settled is handed out
+    // there too.
     const personEnded = yield* Deferred.make<void>()
     let personDone = false
     const endPerson = () => {
       personDone = true
       Deferred.doneUnsafe(personEnded, Exit.void)
     }
-    const settle = Latch.makeUnsafe(false)
     const onBatch = (batch: ReadonlyArray<string>) => {
       if (personDone || batch.length === 0) return
       const stopped = receive(batch, clock.currentTimeMillisUnsafe())
-      if (sinkFailure !== undefined || tap.settledEnough()) settle.openUnsafe()
+      if (tap.handOutSettled() || sinkFailure !== undefined) recordingDue.openUnsafe()
       if (stopped) endPerson()
     }
-    // An advance is not interrupted halfway (its recording writes would be lost).
-    const settler = yield* Effect.forkScoped(Effect.forever(
-      Effect.andThen(
-        Effect.andThen(settle.await, settle.close),
-        Effect.uninterruptible(Effect.suspend(() => {
-          const failure = sinkFailure
-          sinkFailure = undefined
-          return Effect.andThen(
-            failure === undefined ? Effect.void : Effect.logWarning(
-              `Call ${callId}: the agent's audio sink failed; its audio comes as input again`,
-              failure
-            ),
-            tap.advanceSettled
-          )
-        }))
-      )
-    ))
     onBatch(accepted.rest)
     if (socket.listen !== undefined) {
       socket.listen({ onBatch, onEnd: endPerson })
@@ -413,7 +416,7 @@ const run = (
     yield* Fiber.interrupt(agentRun.fiber)
     if (first === "agent") yield* socket.close
     yield* Fiber.interrupt(quietClock)
-    yield* Fiber.interrupt(settler)
+    yield* Fiber.interrupt(recorder)
     yield* tap.finish
     // The whole transcript is stored before the verdict says the call is over.
     yield* transcript.flush

@@ -3,7 +3,8 @@
  * aligned audio of both channels, going to the call's two recordings (`agent`, `remote`) and
  * to its live listeners (LiveCalls, when the process has the registry).
  *
- * Live listeners get each segment at once. The recordings get them a second at a time (one
+ * Live listeners get each segment as it is handed out (synchronously, from the person's side
+ * or the session's clock). The recordings get them a second at a time (one
  * write per channel per second: writes are the costliest step of a frame's path under load,
  * each a system call on a worker thread whose wake-up competes for the cores; a daemon killed
  * mid-call loses at most this much), and everything at the end. A recording that cannot start,
@@ -39,12 +40,15 @@ const recordSamples = 1000 * CallTimeline.SAMPLES_PER_MS
 export interface RecordingTap {
   /** The call's timeline: the person's side places frames on it, playout the agent's audio. */
   readonly timeline: CallTimeline.CallTimeline
-  /** Hands out the timeline up to `position` (samples), at least to its cursor. */
-  readonly advanceTo: (position: number) => Effect.Effect<void>
-  /** Hands out what settled, once 200 ms or more has (after a batch of the person's frames). */
-  readonly advanceSettled: Effect.Effect<void>
-  /** Whether 200 ms or more has settled: `advanceSettled` has something to hand out. */
-  readonly settledEnough: () => boolean
+  /**
+   * Hands out what settled, once 200 ms or more has, synchronously; answers whether a second or
+   * more awaits its write to the recordings (`record`).
+   */
+  readonly handOutSettled: () => boolean
+  /** Hands out the timeline up to `position` (samples), at least to its cursor; answers as `handOutSettled`. */
+  readonly handOutTo: (position: number) => boolean
+  /** Writes what was handed out to the recordings, once a second or more of it waits. */
+  readonly record: Effect.Effect<void>
   /** Hands out the rest of the timeline and writes all of it to the recordings. */
   readonly finish: Effect.Effect<void>
 }
@@ -97,7 +101,8 @@ export const make = (
     // What was handed out and not yet appended to the recordings (at most about `recordSamples`).
     let unrecorded: Array<CallTimeline.Segment> = []
     let unrecordedSamples = 0
-    const record = Effect.gen(function*() {
+    const writeUnrecorded = Effect.gen(function*() {
+      // Taken before anything waits: segments handed out meanwhile are the next write's.
       const segments = unrecorded
       unrecorded = []
       unrecordedSamples = 0
@@ -124,29 +129,32 @@ export const make = (
       }
     })
     /**
-     * Hands segments to live listeners at once, and to the recordings a second at a time (all at
-     * the end). They are taken off the timeline before anything waits: frames placed meanwhile
-     * (the person's side runs on the socket's callbacks) are not the advance's.
+     * Hands segments to live listeners at once, and keeps them for the recordings, which get
+     * them a second at a time (all at the end); answers whether a second is due. Synchronous:
+     * the person's side hands out on the socket's callbacks.
      */
-    const write = (advance: Iterable<CallTimeline.Segment>, final = false) =>
-      Effect.gen(function*() {
-        const segments = Array.from(advance)
-        for (const segment of segments) {
-          if (live !== undefined) yield* live.publish(segment)
-          unrecorded.push(segment)
-          unrecordedSamples += segment.remote.length
-        }
-        if (final || unrecordedSamples >= recordSamples) yield* record
-      })
-    const settledEnough = () => CallTimeline.settled(timeline) - timeline.cursor >= batchSamples
+    const handOut = (advance: Iterable<CallTimeline.Segment>) => {
+      for (const segment of advance) {
+        live?.publishUnsafe(segment)
+        unrecorded.push(segment)
+        unrecordedSamples += segment.remote.length
+      }
+      return unrecordedSamples >= recordSamples
+    }
+    const handOutSettled = () => {
+      const settled = CallTimeline.settled(timeline)
+      return settled - timeline.cursor >= batchSamples
+        ? handOut(CallTimeline.advance(timeline, settled))
+        : unrecordedSamples >= recordSamples
+    }
     return {
       timeline,
-      advanceTo: (position) =>
-        Effect.suspend(() => write(CallTimeline.advance(timeline, Math.max(timeline.cursor, position)))),
-      advanceSettled: Effect.suspend(() =>
-        settledEnough() ? write(CallTimeline.advance(timeline, CallTimeline.settled(timeline))) : Effect.void
-      ),
-      settledEnough,
-      finish: Effect.suspend(() => write(CallTimeline.finish(timeline), true))
+      handOutSettled,
+      handOutTo: (position) => handOut(CallTimeline.advance(timeline, Math.max(timeline.cursor, position))),
+      record: Effect.suspend(() => unrecordedSamples >= recordSamples ? writeUnrecorded : Effect.void),
+      finish: Effect.suspend(() => {
+        handOut(CallTimeline.finish(timeline))
+        return writeUnrecorded
+      })
     }
   })
