@@ -90,6 +90,9 @@ export const fromWebSocket = (ws: WebSocket): MediaSocket => {
     }
   })
   ws.on("error", () => {})
+  const sendUnsafe = (text: string) => {
+    if (ws.readyState === 1) ws.send(text)
+  }
   const read = Effect.callback<ReadonlyArray<string> | undefined>((resume) => {
     if (unread.length > 0) return resume(Effect.succeed(takeUnread()))
     if (ended) return resume(Effect.undefined)
@@ -101,10 +104,8 @@ export const fromWebSocket = (ws: WebSocket): MediaSocket => {
   return {
     read,
     incoming: incomingOf(read),
-    send: (text) =>
-      Effect.sync(() => {
-        if (ws.readyState === 1) ws.send(text)
-      }),
+    send: (text) => Effect.sync(() => sendUnsafe(text)),
+    sendUnsafe,
     close: Effect.sync(() => closeWebSocket(ws)),
     listen: (handlers) => {
       listener = handlers

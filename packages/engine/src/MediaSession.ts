@@ -237,8 +237,27 @@ const run = (
         }
       })
 
+    // The playout sends synchronously: on the socket itself when it can (`sendUnsafe`), else
+    // through a fiber of the session's that sends, in order, what was queued (at most what the
+    // playout paces: about `aheadMs` of audio and its marks).
+    const outgoing: Array<string> = []
+    const sendDue = Latch.makeUnsafe(false)
+    const sendOutgoing = Effect.uninterruptible(Effect.whileLoop({
+      while: () => outgoing.length > 0,
+      body: () => socket.send(outgoing.shift()!),
+      step: () => {}
+    }))
+    const sendUnsafe = socket.sendUnsafe ?? ((text: string) => {
+      outgoing.push(text)
+      sendDue.openUnsafe()
+    })
+    const sender = socket.sendUnsafe === undefined
+      ? yield* Effect.forkScoped(
+        Effect.forever(Effect.andThen(Effect.andThen(sendDue.await, sendDue.close), sendOutgoing))
+      )
+      : undefined
     const playout = MediaSessionPlayout.make({
-      send: (event) => socket.send(codec.encode(streamId, event)),
+      send: (event) => sendUnsafe(codec.encode(streamId, event)),
       timeline,
       present: () => presentMs() * SAMPLES_PER_MS,
       chunkMs: settings.chunkMs,
@@ -302,6 +321,7 @@ const run = (
         ),
         Effect.sync(() => {
           const now = clock.currentTimeMillisUnsafe()
+          playout.pumpUnsafe()
           if (
             now - lastFrameAt >= quietFramesMs &&
             tap.handOutTo(CarrierClock.nowMs(carrierClock, now) * SAMPLES_PER_MS - timeline.reorderWindow)
@@ -380,6 +400,7 @@ const run = (
     const onBatch = (batch: ReadonlyArray<string>) => {
       if (personDone || batch.length === 0) return
       const stopped = receive(batch, clock.currentTimeMillisUnsafe())
+      playout.pumpUnsafe()
       if (tap.handOutSettled() || sinkFailure !== undefined) recordingDue.openUnsafe()
       if (stopped) endPerson()
     }
@@ -414,6 +435,7 @@ const run = (
       settings.verdictTimeoutMs
     )
     yield* Fiber.interrupt(agentRun.fiber)
+    if (sender !== undefined) yield* Effect.andThen(Fiber.interrupt(sender), sendOutgoing)
     if (first === "agent") yield* socket.close
     yield* Fiber.interrupt(quietClock)
     yield* Fiber.interrupt(recorder)

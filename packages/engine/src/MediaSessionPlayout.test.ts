@@ -3,7 +3,6 @@ import type { Playback } from "@voice-agent/core/ports/Agent"
 import * as CallTimeline from "@voice-agent/media/CallTimeline"
 import type { OutboundEvent } from "@voice-agent/media/MediaCodec"
 import { Effect, Fiber, Stream } from "effect"
-import { TestClock } from "effect/testing"
 import * as MediaSessionPlayout from "./MediaSessionPlayout.ts"
 
 const SAMPLES_PER_MS = CallTimeline.SAMPLES_PER_MS
@@ -14,7 +13,7 @@ const setup = () => {
   const sent: Array<OutboundEvent> = []
   const timeline = CallTimeline.make()
   const playout = MediaSessionPlayout.make({
-    send: (event) => Effect.sync(() => void sent.push(event)),
+    send: (event) => void sent.push(event),
     timeline,
     present: () => clock.ms * SAMPLES_PER_MS,
     chunkMs: 100,
@@ -124,9 +123,49 @@ describe("MediaSessionPlayout", () => {
       // the carrier started 400 ms late: m1's chunk ended at 1500 ms, the other ten queue to 2500
       clock.ms = 1_500
       playout.markedUnsafe("m1", clock.ms * SAMPLES_PER_MS)
-      yield* TestClock.adjust(100)
-      // one chunk more (to 2600), not the five a pacing by the clock alone would send
+      // the echo made room for one chunk more (to 2600), not the five a pacing by the clock
+      // alone would send
       assert.strictEqual(marks().length, 12)
+      // as the carrier's clock moves, one more chunk per 100 ms of it
+      clock.ms = 1_600
+      playout.pumpUnsafe()
+      assert.strictEqual(marks().length, 13)
+      clock.ms = 1_650
+      playout.pumpUnsafe()
+      assert.strictEqual(marks().length, 13)
+    }))
+
+  it.effect("a long say is queued a second at a time, the rest once half of that has gone", () =>
+    Effect.gen(function*() {
+      const { clock, marks, playout } = setup()
+      const pulled: Array<number> = []
+      // 5 s of audio in frames of 100 ms, each noted as the say pulls it from the agent
+      const frames = Stream.range(0, 49).pipe(
+        Stream.rechunk(1),
+        Stream.map((i) => {
+          pulled.push(i)
+          return { encoding: "pcm16" as const, samples: new Int16Array(800).fill(1000), timestampMs: 0 }
+        })
+      )
+      const say = yield* Effect.forkChild(playout.say(frames))
+      for (let turn = 0; turn < 10; turn++) yield* Effect.yieldNow
+      // sent: a second ahead; queued: a second more; the agent's stream is not read further
+      assert.strictEqual(marks().length, 11)
+      assert.strictEqual(pulled.length, 21)
+      // the carrier plays: each echo sends one chunk more, and past half a second gone the say
+      // queues again
+      for (let m = 1; m <= 6; m++) {
+        clock.ms += 100
+        playout.markedUnsafe(`m${m}`, clock.ms * SAMPLES_PER_MS)
+      }
+      for (let turn = 0; turn < 10; turn++) yield* Effect.yieldNow
+      assert.strictEqual(marks().length, 17)
+      // queued again, never more than a second (10 chunks) ahead of what was sent
+      assert.isAbove(pulled.length, 21)
+      assert.isAtMost(pulled.length - marks().length, 10)
+      assert.isAtLeast(pulled.length - marks().length, 5)
+      yield* playout.interrupt
+      assert.deepStrictEqual((yield* Fiber.join(say))._tag, "Interrupted")
     }))
 
   it.effect("a say with no audio is played at once", () =>

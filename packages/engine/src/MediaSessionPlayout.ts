@@ -4,7 +4,11 @@
  *
  * The agent's audio goes out in chunks of at most `chunkMs` (a say's first audio at once, so the
  * person hears the reply start as soon as it exists), each followed by a mark, paced to at most
- * `aheadMs` ahead of playout. A chunk is placed on the call's timeline where the carrier played
+ * `aheadMs` ahead of playout. The pacing is a pump, run synchronously whenever the carrier's
+ * clock moves: each mark's echo (which frees its chunk's length), each batch of the person's
+ * frames and the session's quiet clock (`pumpUnsafe`), so a chunk goes out on the callback that
+ * made room for it, with no timer of its own; a say's fiber only queues chunks, up to `aheadMs`
+ * more, and waits to queue the rest once half of those are gone. A chunk is placed on the call's timeline where the carrier played
  * it, known from its mark: the carrier echoes a mark once the audio before it has played, so a
  * chunk ends where its mark came back on the carrier's clock (`markedUnsafe`'s position) and
  * starts its length before, or where the chunk before it ended if the carrier was still
@@ -18,7 +22,7 @@
  * that plays later than foreseen is sent no more than `aheadMs` ahead of what it plays.
  * `interrupt` sends `Clear`; the chunks whose marks had not come back are placed as far as the
  * carrier can have played them (from where the last placed chunk ended, until now), the rest
- * dropped, so the `agent` recording keeps only what the person could hear; `finish` (the call is
+ * and the chunks not sent yet dropped, so the `agent` recording keeps only what the person could hear; `finish` (the call is
  * over) does the same. `sendDtmf` plays the digits as tones (`DtmfTones`): a wire with DTMF events
  * is not assumed.
  *
@@ -29,7 +33,7 @@ import * as CallTimeline from "@voice-agent/media/CallTimeline"
 import * as DtmfTones from "@voice-agent/media/DtmfTones"
 import type { OutboundEvent } from "@voice-agent/media/MediaCodec"
 import * as MuLaw from "@voice-agent/media/MuLaw"
-import { Deferred, Duration, Effect, Exit, Stream } from "effect"
+import { Deferred, Effect, Exit, Latch, Stream } from "effect"
 import { concat } from "./internal/pcm.ts"
 
 const SAMPLES_PER_MS = CallTimeline.SAMPLES_PER_MS
@@ -51,6 +55,8 @@ export interface Playout {
    * the audio before it played, ending there. Synchronous, for the person's side.
    */
   readonly markedUnsafe: (name: string, position: number) => void
+  /** The carrier's clock moved: sends what may go now. Synchronous, for the person's side. */
+  readonly pumpUnsafe: () => void
   /** Whether the agent's audio sent so far plays past `position` (timeline samples). */
   readonly playingAfter: (position: number) => boolean
   /** Nothing more plays: a `say` in progress ends as interrupted, and later ones at once. */
@@ -63,24 +69,28 @@ interface Placed {
   end: number
 }
 
-/** A chunk sent whose mark has not come back. */
-interface Unplayed {
-  readonly name: string
+/** A chunk of a say, queued to be sent. */
+interface Queued {
   readonly pcm: Int16Array
-  /** The carrier's present when it was sent: it cannot have started playing before. */
-  readonly sentAt: number
   readonly placed: Placed
   readonly played: Deferred.Deferred<void>
 }
 
+/** A chunk sent whose mark has not come back. */
+interface Unplayed extends Queued {
+  readonly name: string
+  /** The carrier's present when it was sent: it cannot have started playing before. */
+  readonly sentAt: number
+}
+
 /**
- * A playout sending with `send`, placing on `timeline`, `present` being the carrier's present
- * (timeline samples).
+ * A playout sending with `send` (synchronously, in order), placing on `timeline`, `present`
+ * being the carrier's present (timeline samples).
  *
  * @category constructors
  */
 export const make = (options: {
-  readonly send: (event: OutboundEvent) => Effect.Effect<void>
+  readonly send: (event: OutboundEvent) => void
   readonly timeline: CallTimeline.CallTimeline
   readonly present: () => number
   readonly chunkMs: number
@@ -88,6 +98,7 @@ export const make = (options: {
 }): Playout => {
   const { present, send, timeline } = options
   const chunk = options.chunkMs * SAMPLES_PER_MS
+  const ahead = options.aheadMs * SAMPLES_PER_MS
   // `playoutEnd`: where the carrier will finish what it was sent, as foreseen when sending (for
   // pacing and barge-in); `placedEnd`: where the audio placed from the marks ends.
   let playoutEnd = 0
@@ -96,6 +107,11 @@ export const make = (options: {
   let generation = 0
   let finished = false
   const unplayed: Array<Unplayed> = []
+  // The chunks not sent yet (of one say at a time: says do not overlap), and their length.
+  const queue: Array<Queued> = []
+  let queuedSamples = 0
+  // Open while the say may queue more: closed at `aheadMs` queued, opened again at half.
+  const room = Latch.makeUnsafe(true)
 
   const placeAt = (entry: Unplayed, start: number, samples: Int16Array) => {
     CallTimeline.place(timeline, "agent", start, samples)
@@ -117,6 +133,23 @@ export const make = (options: {
     unplayed.length = 0
   }
 
+  /** Sends the queued chunks that may go now: at most `aheadMs` ahead of what the person hears. */
+  const pumpUnsafe = () => {
+    while (queue.length > 0) {
+      const next = queue[0]!
+      const sentAt = present()
+      if (playoutEnd - sentAt > ahead) break
+      queue.shift()
+      queuedSamples -= next.pcm.length
+      playoutEnd = Math.max(playoutEnd, sentAt) + next.pcm.length
+      const name = `m${++markSeq}`
+      unplayed.push({ ...next, name, sentAt })
+      send({ _tag: "Media", audio: MuLaw.encode(next.pcm) })
+      send({ _tag: "Mark", name })
+    }
+    if (queuedSamples * 2 <= ahead) room.openUnsafe()
+  }
+
   const say = (audio: Stream.Stream<AudioFrame>): Effect.Effect<Playback> =>
     Effect.gen(function*() {
       const myGeneration = generation
@@ -130,48 +163,35 @@ export const make = (options: {
       let last: Deferred.Deferred<void> | undefined
       let pending: Array<Int16Array> = []
       let pendingSamples = 0
-      const sendChunk = (pcm: Int16Array) =>
-        Effect.gen(function*() {
-          // Pace: at most `aheadMs` ahead of what the person hears now (again after each wait:
-          // an echo meanwhile may have said the carrier plays later than foreseen).
-          for (
-            let ahead = playoutEnd - present() - options.aheadMs * SAMPLES_PER_MS;
-            ahead > 0 && generation === myGeneration;
-            ahead = playoutEnd - present() - options.aheadMs * SAMPLES_PER_MS
-          ) yield* Effect.sleep(Duration.millis(ahead / SAMPLES_PER_MS))
-          if (generation !== myGeneration) return
-          const sentAt = present()
-          playoutEnd = Math.max(playoutEnd, sentAt) + pcm.length
-          const name = `m${++markSeq}`
-          const played = yield* Deferred.make<void>()
-          unplayed.push({ name, pcm, sentAt, placed, played })
-          last = played
-          yield* send({ _tag: "Media", audio: MuLaw.encode(pcm) })
-          yield* send({ _tag: "Mark", name })
-        })
-      const flush = Effect.gen(function*() {
-        if (pendingSamples === 0) return
+      /** Queues what is pending in chunks of at most `chunkMs` (a mark places its chunk, so none is long). */
+      const flush = () => {
+        if (pendingSamples === 0 || generation !== myGeneration) return
         const pcm = concat(pending)
         pending = []
         pendingSamples = 0
-        // Chunks of at most `chunkMs`, each marked: a mark places its chunk, so none is long.
-        for (let at = 0; at < pcm.length && generation === myGeneration; at += chunk) {
-          yield* sendChunk(pcm.subarray(at, at + chunk))
+        for (let at = 0; at < pcm.length; at += chunk) {
+          const played = Deferred.makeUnsafe<void>()
+          queue.push({ pcm: pcm.subarray(at, at + chunk), placed, played })
+          queuedSamples += Math.min(chunk, pcm.length - at)
+          last = played
         }
-      })
+        pumpUnsafe()
+        if (queuedSamples >= ahead) room.closeUnsafe()
+      }
       yield* Stream.runForEachArray(audio, (frames) =>
-        Effect.gen(function*() {
+        Effect.suspend(() => {
           for (const frame of frames) {
-            if (generation !== myGeneration) return
+            if (generation !== myGeneration) return Effect.void
             const pcm = frame.encoding === "pcm16" ? frame.samples : MuLaw.decode(frame.bytes)
             pending.push(pcm)
             pendingSamples += pcm.length
             // The first audio of a say goes out at once: the person hears the reply start
             // as soon as it exists; the rest goes in chunks.
-            if (pendingSamples >= chunk || last === undefined) yield* flush
+            if (pendingSamples >= chunk || last === undefined) flush()
           }
+          return room.await
         }))
-      yield* flush
+      flush()
       if (last === undefined && generation === myGeneration) {
         const nowMs = msOf(present()) // nothing to play: played at once
         return { _tag: "Played", startMs: nowMs, endMs: nowMs } as const
@@ -185,12 +205,16 @@ export const make = (options: {
     generation++
     const now = present()
     settleUnplayed(now)
+    for (const entry of queue) Deferred.doneUnsafe(entry.played, Exit.void)
+    queue.length = 0
+    queuedSamples = 0
+    room.openUnsafe()
     playoutEnd = Math.min(playoutEnd, now)
   })
 
   return {
     say,
-    interrupt: Effect.andThen(stop, send({ _tag: "Clear" })),
+    interrupt: Effect.andThen(stop, Effect.sync(() => send({ _tag: "Clear" }))),
     sendDtmf: (digits) =>
       say(
         Stream.fromIterable(
@@ -213,10 +237,12 @@ export const make = (options: {
       // What is still unplayed follows where this ended: a carrier playing later than foreseen
       // (its buffer ran dry while the session was slow) moves the pacing with it, so it is never
       // sent more than `aheadMs` ahead of what it plays.
-      let queued = 0
-      for (const entry of unplayed) queued += entry.pcm.length
-      playoutEnd = Math.max(playoutEnd, placedEnd + queued)
+      let unplayedSamples = 0
+      for (const entry of unplayed) unplayedSamples += entry.pcm.length
+      playoutEnd = Math.max(playoutEnd, placedEnd + unplayedSamples)
+      pumpUnsafe()
     },
+    pumpUnsafe,
     playingAfter: (position) => playoutEnd > position,
     finish: Effect.andThen(stop, Effect.sync(() => void (finished = true)))
   }

@@ -26,6 +26,12 @@ export interface MediaSocket {
   readonly incoming: Stream.Stream<string>
   /** Sends a text frame; waits while the transport's buffer is full (bounded). */
   readonly send: (text: string) => Effect.Effect<void>
+  /**
+   * Optional, for a socket whose sends never wait (its transport buffers them, as a WebSocket
+   * does): sends a text frame synchronously, in order with `send`. A media session's playout
+   * then sends on the callback that made room for the audio (docs/PERFORMANCE.md).
+   */
+  readonly sendUnsafe?: ((text: string) => void) | undefined
   /** Closes the stream (a carrier hangs up a call whose media stream its server closed). */
   readonly close: Effect.Effect<void>
   /**
