@@ -9,7 +9,8 @@
  * grid is driven by one 2 ms timer for every call, each frame sent when its slot is due). What
  * the server sends is "played" in real time: audio is queued after what is still playing, each
  * `mark` is echoed when the audio before it has played, `clear` echoes every pending mark at
- * once. The person: silence until the agent's audio has stopped playing for 300 ms, then one
+ * once. The person: silence until the agent's audio has stopped playing for 300 ms (plus
+ * `MEDIA_BENCH_PAUSE_MS` from the environment, 0 by default: longer calls), then one
  * reply in simulated speech (SimSpeech, so the agent's recognizer hears a real utterance), then
  * silence. The call ends when the server closes the stream (the scripted agent ends it after
  * its thanks), or at the window's end (`stop`, then close); each line then places its next call.
@@ -34,6 +35,8 @@ const report = (message: unknown, done?: () => void) => process.send?.(message, 
 
 const key = MediaToken.keyFrom(Effect.runSync(MemoryDialer.serverSecrets.cursorKey))
 const deadline = now() + 1_000 + Number(secondsArg) * 1_000
+/** How much longer than 300 ms the person waits before replying (module header). */
+const replyPauseMs = Number(process.env["MEDIA_BENCH_PAUSE_MS"] ?? 0)
 
 /** The person's reply as base64 μ-law frames of 20 ms; silence is one shared frame. */
 const silence = Buffer.alloc(160, 0xff).toString("base64")
@@ -163,7 +166,7 @@ const tick = () => {
     }
     while (call.start + call.frame * 20 <= at) {
       // The reply: 300 ms after the agent's first say has played.
-      if (call.replyAt === undefined && call.playoutEnd > 0 && at - call.playoutEnd >= 300) {
+      if (call.replyAt === undefined && call.playoutEnd > 0 && at - call.playoutEnd >= 300 + replyPauseMs) {
         call.replyAt = call.frame
       }
       const r = call.replyAt === undefined ? -1 : call.frame - call.replyAt
