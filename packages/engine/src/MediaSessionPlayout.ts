@@ -8,23 +8,24 @@
  * clock moves: each mark's echo (which frees its chunk's length), each batch of the person's
  * frames and the session's quiet clock (`pumpUnsafe`), so a chunk goes out on the callback that
  * made room for it, with no timer of its own; a say's fiber only queues chunks, up to `aheadMs`
- * more, and waits to queue the rest once half of those are gone. A chunk is placed on the call's timeline where the carrier played
- * it, known from its mark: the carrier echoes a mark once the audio before it has played, so a
- * chunk ends where its mark came back on the carrier's clock (`markedUnsafe`'s position) and
- * starts its length before, or where the chunk before it ended if the carrier was still
- * playing that one. The recordings, the transcript's offsets and the turns' latency are then
- * on the carrier's timeline, the person's side's too, and a reply never seems to start before
- * the speech it answers ends.
+ * more, and waits to queue the rest once half of those are gone.
+ *
+ * A chunk is placed on the call's timeline where the carrier played it, known from its mark: the
+ * carrier echoes a mark once the audio before it has played, so a chunk ends where its mark came
+ * back on the carrier's clock (`markedUnsafe`'s position) and starts its length before, or where
+ * the chunk before it ended if the carrier was still playing that one. The recordings, the
+ * transcript's offsets and the turns' latency are then on the carrier's timeline, the person's
+ * side's too, and a reply never seems to start before the speech it answers ends.
  *
  * A say ends when the mark after its last chunk comes back (`Played`), or early when it is
  * interrupted (`Interrupted`, with how much was heard). The pacing follows the marks too: the
  * audio still unplayed when a mark comes back plays after where that chunk ended, so a carrier
  * that plays later than foreseen is sent no more than `aheadMs` ahead of what it plays.
  * `interrupt` sends `Clear`; the chunks whose marks had not come back are placed as far as the
- * carrier can have played them (from where the last placed chunk ended, until now), the rest
- * and the chunks not sent yet dropped, so the `agent` recording keeps only what the person could hear; `finish` (the call is
- * over) does the same. `sendDtmf` plays the digits as tones (`DtmfTones`): a wire with DTMF events
- * is not assumed.
+ * carrier can have played them (from where the last placed chunk ended, until now), the rest and
+ * the chunks not sent yet dropped, so the `agent` recording keeps only what the person could
+ * hear; `finish` (the call is over) does the same. `sendDtmf` plays the digits as tones
+ * (`DtmfTones`): a wire with DTMF events is not assumed.
  *
  * @since 0.1.0
  */
@@ -107,7 +108,8 @@ export const make = (options: {
   let generation = 0
   let finished = false
   const unplayed: Array<Unplayed> = []
-  // The chunks not sent yet (of one say at a time: says do not overlap), and their length.
+  // The chunks not sent yet, in order (says that overlap queue one after the other), and their
+  // length.
   const queue: Array<Queued> = []
   let queuedSamples = 0
   // Open while the say may queue more: closed at `aheadMs` queued, opened again at half.
@@ -163,7 +165,7 @@ export const make = (options: {
       let last: Deferred.Deferred<void> | undefined
       let pending: Array<Int16Array> = []
       let pendingSamples = 0
-      /** Queues what is pending in chunks of at most `chunkMs` (a mark places its chunk, so none is long). */
+      /** Queues what is pending in chunks of at most `chunkMs` (a mark places its chunk: none is long). */
       const flush = () => {
         if (pendingSamples === 0 || generation !== myGeneration) return
         const pcm = concat(pending)

@@ -4,10 +4,10 @@
  * to its live listeners (LiveCalls, when the process has the registry).
  *
  * Live listeners get each segment as it is handed out (synchronously, from the person's side
- * or the session's clock). The recordings get them a second at a time (one
- * write per channel per second: writes are the costliest step of a frame's path under load,
- * each a system call on a worker thread whose wake-up competes for the cores; a daemon killed
- * mid-call loses at most this much), and everything at the end. A recording that cannot start,
+ * or the session's clock). The recordings get them a second at a time (one write per channel
+ * per second: writes are the costliest step of a frame's path under load, each a system call on
+ * a worker thread whose wake-up competes for the cores; a daemon killed mid-call loses at most
+ * this much), and everything at the end. A recording that cannot start,
  * or whose write fails, is logged and dropped; the call goes on.
  *
  * Traced (core Tracing), the recordings are the call's span `call.recording`, from their opening
@@ -45,7 +45,7 @@ export interface RecordingTap {
    * more awaits its write to the recordings (`record`).
    */
   readonly handOutSettled: () => boolean
-  /** Hands out the timeline up to `position` (samples), at least to its cursor; answers as `handOutSettled`. */
+  /** Hands out up to `position` (samples), at least to the cursor; answers as `handOutSettled`. */
   readonly handOutTo: (position: number) => boolean
   /** Writes what was handed out to the recordings, once a second or more of it waits. */
   readonly record: Effect.Effect<void>
