@@ -240,20 +240,13 @@ const run = (
     // The playout sends synchronously: on the socket itself when it can (`sendUnsafe`), else
     // through a fiber of the session's that sends, in order, what was queued (at most what the
     // playout paces: about `aheadMs` of audio and its marks).
-    const outgoing: Array<string> = []
-    const sendDue = Latch.makeUnsafe(false)
-    const sendOutgoing = Effect.uninterruptible(Effect.whileLoop({
-      while: () => outgoing.length > 0,
-      body: () => socket.send(outgoing.shift()!),
-      step: () => {}
-    }))
-    const sendUnsafe = socket.sendUnsafe ?? ((text: string) => {
-      outgoing.push(text)
-      sendDue.openUnsafe()
-    })
+    const outgoing = yield* Queue.unbounded<string>()
+    const sendAll = (texts: ReadonlyArray<string>) =>
+      Effect.forEach(texts, (text) => socket.send(text), { discard: true })
+    const sendUnsafe = socket.sendUnsafe ?? ((text: string) => void Queue.offerUnsafe(outgoing, text))
     const sender = socket.sendUnsafe === undefined
       ? yield* Effect.forkScoped(
-        Effect.forever(Effect.andThen(Effect.andThen(sendDue.await, sendDue.close), sendOutgoing))
+        Effect.forever(Effect.flatMap(Queue.takeAll(outgoing), (texts) => Effect.uninterruptible(sendAll(texts))))
       )
       : undefined
     const playout = MediaSessionPlayout.make({
@@ -435,8 +428,12 @@ const run = (
       settings.verdictTimeoutMs
     )
     yield* Fiber.interrupt(agentRun.fiber)
-    if (sender !== undefined) yield* Effect.andThen(Fiber.interrupt(sender), sendOutgoing)
-    if (first === "agent") yield* socket.close
+    if (sender !== undefined) {
+      yield* Effect.andThen(Fiber.interrupt(sender), Effect.flatMap(Queue.clear(outgoing), sendAll))
+    }
+    if (first === "agent") {
+      yield* socket.close
+    }
     yield* Fiber.interrupt(quietClock)
     yield* Fiber.interrupt(recorder)
     yield* tap.finish

@@ -101,6 +101,7 @@ export const make = (
     // What was handed out and not yet appended to the recordings (at most about `recordSamples`).
     let unrecorded: Array<CallTimeline.Segment> = []
     let unrecordedSamples = 0
+    const recordingDue = () => unrecordedSamples >= recordSamples
     const writeUnrecorded = Effect.gen(function*() {
       // Taken before anything waits: segments handed out meanwhile are the next write's.
       const segments = unrecorded
@@ -139,19 +140,19 @@ export const make = (
         unrecorded.push(segment)
         unrecordedSamples += segment.remote.length
       }
-      return unrecordedSamples >= recordSamples
+      return recordingDue()
     }
     const handOutSettled = () => {
       const settled = CallTimeline.settled(timeline)
       return settled - timeline.cursor >= batchSamples
         ? handOut(CallTimeline.advance(timeline, settled))
-        : unrecordedSamples >= recordSamples
+        : recordingDue()
     }
     return {
       timeline,
       handOutSettled,
       handOutTo: (position) => handOut(CallTimeline.advance(timeline, Math.max(timeline.cursor, position))),
-      record: Effect.suspend(() => unrecordedSamples >= recordSamples ? writeUnrecorded : Effect.void),
+      record: Effect.suspend(() => recordingDue() ? writeUnrecorded : Effect.void),
       finish: Effect.suspend(() => {
         handOut(CallTimeline.finish(timeline))
         return writeUnrecorded
