@@ -200,7 +200,9 @@ describe.skipIf(skip !== undefined)("media stream tokens, on a daemon over Postg
           Effect.orDie
         )
         assert.deepStrictEqual(recorded.map((r) => r.call_id), [x], "only X is recorded")
-        assert.strictEqual(d.daemon.stdout.filter((line) => /Media stream of call/.test(line)).length, 1)
+        // One stream started, X's; whether its end is logged yet depends on when the client closed.
+        const started = d.daemon.stdout.filter((line) => /Media stream of call \S+ started/.test(line))
+        assert.strictEqual(started.length, 1, started.join("\n"))
         assert.isFalse(d.daemon.stdout.some((line) => /Media session failed/.test(line)), "no session failed")
       }),
     { timeout: 60_000 }
