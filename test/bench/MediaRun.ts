@@ -6,7 +6,9 @@ import { spawnSync } from "node:child_process"
 
 export interface MediaRun {
   readonly p99: number
+  /** After the warm-up; and in it. */
   readonly cpuMsPerCallSecond: number
+  readonly warmupCpuMsPerCallSecond: number
   readonly coreShare: number
   readonly mbPerCall: number
 }
@@ -28,14 +30,18 @@ export const mediaRun = (
   const result = spawnSync(process.execPath, args, { encoding: "utf8", maxBuffer: 16 * 1024 * 1024 })
   const out = result.stdout
   const p99 = /frame lag .* p99\s+([\d.]+) ms/.exec(out)?.[1]
-  const cpu = /CPU server process ([\d.]+) s in ([\d.]+) s .* ([\d.]+) ms per second of call audio/.exec(out)
+  const cpu = /CPU server process ([\d.]+) s in the ([\d.]+) s measured .* ([\d.]+) ms per second of call audio/.exec(
+    out
+  )
+  const warmup = /CPU server process in the warm-up [\d.]+ s, ([\d.]+) ms per second of call audio/.exec(out)
   const memory = /memory\s+RSS .*\(([\d.]+) MB per call\)\s+heap/.exec(out)
-  if (result.status !== 0 || p99 === undefined || cpu === null || memory === null) {
+  if (result.status !== 0 || p99 === undefined || cpu === null || warmup === null || memory === null) {
     throw new Error(`media.ts ${calls}: exit ${result.status}\n${out}\n${result.stderr}`)
   }
   return {
     p99: Number(p99),
     cpuMsPerCallSecond: Number(cpu[3]),
+    warmupCpuMsPerCallSecond: Number(warmup[1]),
     coreShare: Number(cpu[1]) / Number(cpu[2]),
     mbPerCall: Number(memory[1])
   }

@@ -16,7 +16,9 @@ export interface Report {
   readonly reads: ReadonlyArray<string | number>
   readonly inputs: number
   readonly turns: number
+  /** CPU from the warm-up's end, and in the warm-up. */
   readonly cpuUs: number
+  readonly warmupCpuUs: number
   readonly rss0: number
   readonly rssPeak: number
 }
@@ -25,6 +27,8 @@ export interface Workers {
   readonly port: number
   /** Tells every worker that the call was answered (the one serving it is waiting). */
   readonly answered: (callId: string, event: CallEvent) => void
+  /** The warm-up is over: each worker counts its CPU from now. */
+  readonly warm: () => void
   /** Asks every worker for its report; they exit after sending it. */
   readonly finish: Effect.Effect<ReadonlyArray<Report>>
 }
@@ -62,6 +66,7 @@ export const start = (count: number, options: { readonly drainOnly: boolean }) =
   ).pipe(Effect.map(({ forked, port }): Workers => ({
     port,
     answered: (callId, event) => forked.forEach((worker) => worker.send({ type: "answered", callId, event })),
+    warm: () => forked.forEach((worker) => worker.send({ type: "warm" })),
     finish: Effect.forEach(forked, (worker) =>
       Effect.callback<Report>((resume) => {
         worker.on("message", (message: { type: string } & Report) => {

@@ -7,6 +7,9 @@
  * per-frame path: compare a change by this ratio before and after it, never one run against one.
  * Arguments after `--` go to the engine's runs only (a variant: `-- --agent drain`).
  *
+ * Each run is measured after media.ts's warm-up (10 s: V8 compiles the hot paths, the engine's far
+ * more than the baseline's); what the warm-up cost is printed after, paired the same way.
+ *
  *     node test/bench/media-paired.ts [calls=100] [rounds=7] [--seconds 10] [-- engine args…]
  */
 import { mediaRun } from "./MediaRun.ts"
@@ -34,10 +37,16 @@ for (let round = 0; round < rounds; round++) {
   console.log(`round ${round + 1}/${rounds}: engine ${last(engine)} ms, hand-written ${last(baseline)} ms`)
 }
 const cpu = (side: ReadonlyArray<MediaRun>) => side.map((run) => run.cpuMsPerCallSecond)
+const warmupCpu = (side: ReadonlyArray<MediaRun>) => side.map((run) => run.warmupCpuMsPerCallSecond)
 const p99 = (side: ReadonlyArray<MediaRun>) => median(side.map((run) => run.p99)).toFixed(1)
 console.log(
   `${calls} calls, ${seconds} s, ${rounds} rounds${engineArgs.length > 0 ? `, engine ${engineArgs.join(" ")}` : ""}: ` +
     `CPU per second of call, engine ${median(cpu(engine)).toFixed(2)} ms (p99 frame lag ${p99(engine)} ms), ` +
     `hand-written ${median(cpu(baseline)).toFixed(2)} ms (${p99(baseline)} ms); ` +
     `engine / hand-written, paired by round: ${showInterval(pairedRatio(cpu(engine), cpu(baseline)), 2)}`
+)
+console.log(
+  `In the warm-up before: engine ${median(warmupCpu(engine)).toFixed(2)} ms, hand-written ${
+    median(warmupCpu(baseline)).toFixed(2)
+  } ms; paired ${showInterval(pairedRatio(warmupCpu(engine), warmupCpu(baseline)), 2)}`
 )

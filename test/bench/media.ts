@@ -1,7 +1,8 @@
 /**
  * Media benchmark (part of `npm run bench:parts`; `compare.ts` runs it at rising call counts):
  * N simultaneous answered calls (default 200; `node test/bench/media.ts 50` for another N,
- * `--seconds S` for the window, default 30) streaming to the daemon's media route
+ * `--seconds S` for the measured window, default 30, after `--warmup W` seconds, default 10)
+ * streaming to the daemon's media route
  * (`daemon/src/Media.ts` `endpoint`, an HttpRouter server on 127.0.0.1, real WebSockets), each
  * served by the engine's MediaSession with the daemon's scripted agent over simulated speech and
  * recordings on (FileRecordingStore in a temporary directory, removed at the end), real clock.
@@ -36,8 +37,13 @@
  * and queued it; the agent's input is wrapped, production code unchanged). Both ends read
  * `performance.timeOrigin + performance.now()` (the same machine clock in both processes). It
  * includes the carrier sending late ("carrier send lag" is that share), the socket and the
- * server's queueing. The p99 is printed for the whole run and for each second of it (the calls'
- * set-up against the steady state). The event loop delay is beyond the 10 ms sampling interval.
+ * server's queueing. The p99 is printed for the measured window, for the whole run, and for each
+ * second of it (the calls' set-up against the steady state). The event loop delay is beyond the
+ * 10 ms sampling interval.
+ *
+ * Warm-up: the first `--warmup` seconds are run and not measured (frame lag, CPU), as a daemon
+ * that has served calls for a while is: in them V8 compiles the hot paths, the engine's far more
+ * than the baseline's (docs/PERFORMANCE.md, "Warm-up"). The whole run's p99 is printed too.
  *
  * Figures and what they mean: docs/PERFORMANCE.md ("Concurrent calls").
  */
@@ -73,7 +79,10 @@ const option = (name: string) => {
   return i >= 0 ? args[i + 1] : undefined
 }
 const N = Number(args.find((a) => /^\d+$/.test(a)) ?? 200)
-const seconds = Number(option("--seconds") ?? 30)
+const measuredSeconds = Number(option("--seconds") ?? 30)
+const warmupSeconds = Number(option("--warmup") ?? 10)
+/** How long the calls run: the warm-up, then the measured window. */
+const seconds = warmupSeconds + measuredSeconds
 const memory = args.includes("--memory")
 /** Carriers in a child process (the default), or in this one (`--single`, and with `--memory`). */
 const split = !memory && !args.includes("--single")
@@ -255,8 +264,16 @@ const program = Effect.gen(function*() {
     rssPeak = Math.max(rssPeak, m.rss)
     heapPeak = Math.max(heapPeak, m.heapUsed)
   }, 500)
-  const cpu0 = process.cpuUsage()
-  const t0 = now()
+  // The figures count from the warm-up's end; the workers take their CPU from then too.
+  let cpu0 = process.cpuUsage()
+  let warmupCpu = { user: 0, system: 0 }
+  let measuredFrom = now()
+  const warmed = setTimeout(() => {
+    warmupCpu = process.cpuUsage(cpu0)
+    cpu0 = process.cpuUsage()
+    measuredFrom = now()
+    workers?.warm()
+  }, warmupSeconds * 1000)
   let childReport: Child | undefined
   if (split) {
     const reports = yield* Effect.forEach(
@@ -277,13 +294,15 @@ const program = Effect.gen(function*() {
     placed = childReport.placed
   } else yield* carriers
   const cpu = process.cpuUsage(cpu0)
-  const wallS = (now() - t0) / 1000
+  const wallS = (now() - measuredFrom) / 1000
+  clearTimeout(warmed)
   clearInterval(sampler)
   loop.disable()
   // Let the sessions finish their recordings before the directory goes.
   yield* Effect.sleep(Duration.millis(1_500))
   // With workers, the server's figures are theirs: each frame read, their CPU and memory summed.
   let serverCpuS = (cpu.user + cpu.system) / 1e6
+  let warmupCpuS = (warmupCpu.user + warmupCpu.system) / 1e6
   let serverRss = { start: rss0, peak: rssPeak }
   if (workers !== undefined) {
     const reports = yield* workers.finish
@@ -296,6 +315,7 @@ const program = Effect.gen(function*() {
     const total = reports.reduce((sum, r) => sum + r.turns, 0)
     turns = () => total
     serverCpuS = reports.reduce((sum, r) => sum + r.cpuUs, 0) / 1e6
+    warmupCpuS = reports.reduce((sum, r) => sum + r.warmupCpuUs, 0) / 1e6
     serverRss = {
       start: reports.reduce((sum, r) => sum + r.rss0, 0),
       peak: reports.reduce((sum, r) => sum + r.rssPeak, 0)
@@ -311,10 +331,11 @@ const program = Effect.gen(function*() {
   const ms = (v: number) => `${v.toFixed(1).padStart(7)} ms`
   const mb = (v: number) => `${(v / 1e6).toFixed(1)} MB`
   const cpuS = serverCpuS
-  const callSeconds = (lags.length * 20) / 1000
+  const measured = lags.filter((_, i) => readAt[i]! >= measuredFrom)
+  const callSeconds = (measured.length * 20) / 1000
   yield* Console.log(
     [
-      `media sessions: N=${N}, ${seconds} s window (+1 s of answers), ${
+      `media sessions: N=${N}, ${measuredSeconds} s measured after ${warmupSeconds} s of warm-up (+1 s of answers), ${
         memory ? "in-memory sockets (MemoryMedia)" : "WebSockets to an HttpRouter server (daemon media route)"
       }, ${
         split
@@ -330,21 +351,28 @@ const program = Effect.gen(function*() {
         `  the server in ${workerCount} worker processes (node:cluster, one port): CPU and memory are theirs, summed`
       ]),
       `  calls placed ${placed}, agent input items ${inputs}, turns ${turns()}`,
-      `frame lag (carrier's grid slot -> agent reads the frame)  n=${lags.length}  p50 ${
-        ms(quantile(lags, 0.5))
-      }  p99 ${ms(quantile(lags, 0.99))}  max ${ms(lags.reduce((a, b) => Math.max(a, b), 0))}  over 20 ms: ${
-        (100 * lags.filter((l) => l > 20).length / lags.length).toFixed(2)
+      `frame lag (carrier's grid slot -> agent reads the frame)  n=${measured.length}  p50 ${
+        ms(quantile(measured, 0.5))
+      }  p99 ${ms(quantile(measured, 0.99))}  max ${ms(measured.reduce((a, b) => Math.max(a, b), 0))}  over 20 ms: ${
+        (100 * measured.filter((l) => l > 20).length / measured.length).toFixed(2)
       }%`,
+      `frame lag over the whole run, warm-up included  n=${lags.length}  p99 ${ms(quantile(lags, 0.99))}  max ${
+        ms(lags.reduce((a, b) => Math.max(a, b), 0))
+      }`,
       `frame lag p99 second by second (ms)  ${bySecond.map((second) => quantile(second, 0.99).toFixed(0)).join(" ")}`,
       ...(workers !== undefined ? [] : [
         `event loop delay  p50 ${ms(delay(loop.percentile(50)))}  p99 ${ms(delay(loop.percentile(99)))}  max ${
           ms(delay(loop.max))
         }`
       ]),
-      `CPU ${split ? "server process " : ""}${cpuS.toFixed(1)} s in ${wallS.toFixed(1)} s (${
+      `CPU ${split ? "server process " : ""}${cpuS.toFixed(1)} s in the ${wallS.toFixed(1)} s measured (${
         (100 * cpuS / wallS).toFixed(0)
       }% of one core), ${(1000 * cpuS / N).toFixed(0)} ms per call, ${
-        (1000 * cpuS / callSeconds).toFixed(1)
+        (1000 * cpuS / callSeconds).toFixed(2)
+      } ms per second of call audio`,
+      `CPU ${split ? "server process " : ""}in the warm-up ${warmupCpuS.toFixed(1)} s, ${
+        (lags.length === measured.length ? 0 : 1000 * warmupCpuS / ((lags.length - measured.length) * 20 / 1000))
+          .toFixed(2)
       } ms per second of call audio`,
       ...(childReport === undefined ? [] : [
         `CPU carrier process ${(childReport.cpuUs / 1e6).toFixed(1)} s in ${
