@@ -172,9 +172,10 @@ export const make = (options: {
         pending = []
         pendingSamples = 0
         for (let at = 0; at < pcm.length; at += chunk) {
+          const part = pcm.subarray(at, at + chunk)
           const played = Deferred.makeUnsafe<void>()
-          queue.push({ pcm: pcm.subarray(at, at + chunk), placed, played })
-          queuedSamples += Math.min(chunk, pcm.length - at)
+          queue.push({ pcm: part, placed, played })
+          queuedSamples += part.length
           last = played
         }
         pumpUnsafe()
