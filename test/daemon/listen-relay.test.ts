@@ -101,9 +101,18 @@ describe.skipIf(postgres.skip !== undefined)("live listen relayed between daemon
         if (late.heard._tag === "Heard") {
           assert.isAbove(Number(late.heard.frames[0]!.media!.timestamp), 0, "from when it joined, not the answer")
         }
-        const record = (yield* Daemon.request(`${api.url}/v1/conversations/${call.call_id}`, Daemon.bearer(key)))
-          .body as { termination_reason: string | null }
-        assert.isNotNull(record.termination_reason, "stop came with the call's end")
+        // The record's end is written by the dialer holding the call once the carrier reports
+        // it, apart from the media session's end that sent `stop`: it follows within moments.
+        const terminationReason = Effect.map(
+          Daemon.request(`${api.url}/v1/conversations/${call.call_id}`, Daemon.bearer(key)),
+          (response) => (response.body as { termination_reason: string | null }).termination_reason
+        )
+        let reason = yield* terminationReason
+        for (let tries = 0; reason === null && tries < 50; tries++) {
+          yield* Effect.sleep("200 millis")
+          reason = yield* terminationReason
+        }
+        assert.isNotNull(reason, "the call's end is recorded once stop has come")
       }),
     { timeout: 120_000 }
   )
