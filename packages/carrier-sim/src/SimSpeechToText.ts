@@ -31,12 +31,17 @@ interface DecoderState {
   originMs: number | undefined
 }
 
+/** What most frames complete: one shared empty answer, not a new array per frame. */
+const none: ReadonlyArray<Transcript> = []
+
 const step = (recognizer: DecoderState, frame: PcmFrame): ReadonlyArray<Transcript> => {
   const { decoder } = recognizer
   const originMs = recognizer.originMs ??= frame.timestampMs
   const gap = Math.round((frame.timestampMs - originMs) * samplesPerMs) - decoder.offset
   if (gap > 0) decoder.pushSilence(gap)
-  return decoder.push(frame.samples).map((utterance) => ({
+  const utterances = decoder.push(frame.samples)
+  if (utterances.length === 0) return none
+  return utterances.map((utterance) => ({
     text: utterance.text,
     startMs: Math.round(originMs + utterance.start / samplesPerMs),
     endMs: Math.round(originMs + utterance.end / samplesPerMs),
