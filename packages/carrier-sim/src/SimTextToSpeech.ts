@@ -7,7 +7,9 @@
  * Frames are 20 ms (160 samples) of 8 kHz 16-bit PCM, the last one padded with silence. The
  * utterance is made when the stream starts (`SimVoice.speak`: cached by text, 20 to 50 ms for
  * a new line of a few seconds) and cut into frames as they are pulled, half a second of them
- * (25 frames) per chunk of the stream; the stream does not pace itself (the caller plays them
+ * (25 frames) per chunk of the stream. Each frame but a padded last one is a view of the cached
+ * utterance, not a copy (an agent says the same lines on every call, and a copy per frame was
+ * most of what a cached line cost); the stream does not pace itself (the caller plays them
  * out). It lasts as long as flite takes to say the text, or as long as its data takes when
  * that is longer (about 20 characters a second): 13 to 16 characters a second on most lines.
  * `options` are ignored: the agent has one voice. A text longer than `SimSpeech.MAX_BYTES`
@@ -34,10 +36,12 @@ const FRAMES_PER_CHUNK = 25
 const utf8 = new TextEncoder()
 
 function* frames(samples: Int16Array): Generator<Int16Array> {
-  for (let at = 0; at < samples.length; at += FRAME_SAMPLES) {
-    const frame = new Int16Array(FRAME_SAMPLES)
-    frame.set(samples.subarray(at, at + FRAME_SAMPLES))
-    yield frame
+  const whole = samples.length - (samples.length % FRAME_SAMPLES)
+  for (let at = 0; at < whole; at += FRAME_SAMPLES) yield samples.subarray(at, at + FRAME_SAMPLES)
+  if (whole < samples.length) {
+    const last = new Int16Array(FRAME_SAMPLES)
+    last.set(samples.subarray(whole))
+    yield last
   }
 }
 

@@ -9,7 +9,8 @@
  * - Output: frames of 16-bit linear PCM, mono, 8 kHz, each exactly 20 ms (160 samples); the
  *   last one is padded with silence. Resampling from the provider's rate (16, 22.05, 24 kHz),
  *   decoding its format and cutting into frames are the adapter's job. Frames carry no
- *   timestamps: the caller places them when they are played.
+ *   timestamps: the caller places them when they are played. A frame is the caller's to read,
+ *   never to write: an adapter may hand out views of audio it keeps (a cache of its lines).
  * - Lifetime: the stream is lazy (nothing is requested before the first pull) and should
  *   answer its first frame as soon as the provider does, not after the whole text. The caller
  *   pulls at its own pace, typically a little ahead of playout. Interrupting the stream (the
