@@ -1,6 +1,7 @@
 /**
  * The calling side of the media benchmark, shared by its two modes (carriers in the server's
- * process, or in a child process): `lines` lines, their starts spread over the first second,
+ * process, or in a child process): `lines` lines, their starts spread over `rampMs` (the first
+ * second by default),
  * each placing a call through `carrier` (a conversation number, so the scripted agent talks),
  * waiting for it to end and placing the next, until `seconds` have passed; calls still up then
  * are hung up. Tokens are signed with the bench's fixed installation key.
@@ -19,6 +20,8 @@ export const callLines = (options: {
   /** The number of the first line (when the lines are split between processes); 0 by default. */
   readonly firstLine?: number
   readonly seconds: number
+  /** Over how long the lines' first calls start, in ms (`media.ts --ramp`); 1000 by default. */
+  readonly rampMs?: number
   /** Told of each call before it is placed. */
   readonly onPlace: (callId: string, mediaToken: string) => void
 }): Effect.Effect<void> =>
@@ -33,7 +36,7 @@ export const callLines = (options: {
       ))
     const line = (n: number) =>
       Effect.gen(function*() {
-        yield* Effect.sleep(Duration.millis(Math.floor((n * 1_000) / lines)))
+        yield* Effect.sleep(Duration.millis(Math.floor((n * (options.rampMs ?? 1_000)) / lines)))
         for (let k = 0; Date.now() < deadline; k++) {
           const callId = `bench-${n + (options.firstLine ?? 0)}-${k}`
           const mediaToken = MediaToken.sign(key, callId, Date.now() + 3_600_000)
@@ -54,3 +57,15 @@ export const callLines = (options: {
       })
     yield* Effect.forEach(Array.from({ length: lines }, (_, n) => n), line, { concurrency: "unbounded", discard: true })
   })
+
+/**
+ * A number in [0, 1) for call `k` of line `line`, the same in every run and process (a hash of
+ * the two, not a generator's sequence, so that calls placed in another order get the same one):
+ * how far along its spread a call's varying part lies.
+ */
+export const spread = (line: number, k: number): number => {
+  let h = Math.imul(line ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(k + 1, 0xc2b2ae35)
+  h = Math.imul(h ^ (h >>> 16), 0x7feb352d)
+  h = Math.imul(h ^ (h >>> 15), 0x846ca68b)
+  return ((h ^ (h >>> 16)) >>> 0) / 4_294_967_296
+}

@@ -3,7 +3,8 @@
  * N lines of simulated carrier calls (SimCarrier with its own in-memory CallEvents, a world per
  * call) streaming over real WebSockets (the daemon's `Media.connector`) to the parent's media
  * route, with media tokens signed under the bench's fixed test key (the parent's ServerSecrets is
- * the same fixed one). Arguments: N, seconds, media URL. To the parent over IPC: each stream's
+ * the same fixed one). Arguments: N, seconds, media URL, first line, the ramp of the first calls
+ * in ms. To the parent over IPC: each stream's
  * start (when its `start` went out, `performance.timeOrigin + performance.now()`, the grid's
  * origin), and at the end this process's CPU, memory, send lags and the number of calls placed.
  */
@@ -19,7 +20,7 @@ import * as Media from "voice-agent/Media"
 import * as BenchMain from "./BenchMain.ts"
 import { callLines } from "./CallLines.ts"
 
-const [nArg, secondsArg, mediaUrl = "", firstLineArg = "0"] = process.argv.slice(2)
+const [nArg, secondsArg, mediaUrl = "", firstLineArg = "0", rampArg = "1000"] = process.argv.slice(2)
 const N = Number(nArg)
 const seconds = Number(secondsArg)
 const now = () => performance.timeOrigin + performance.now()
@@ -106,6 +107,7 @@ const program = Effect.gen(function*() {
     lines: N,
     firstLine: Number(firstLineArg),
     seconds,
+    rampMs: Number(rampArg),
     onPlace: (callId, mediaToken) => {
       callOfToken.set(mediaToken, callId)
       placed++

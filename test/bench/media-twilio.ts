@@ -10,13 +10,15 @@
  * the server sends is "played" in real time: audio is queued after what is still playing, each
  * `mark` is echoed when the audio before it has played, `clear` echoes every pending mark at
  * once. The person: silence until the agent's audio has stopped playing for 300 ms (plus
- * `MEDIA_BENCH_PAUSE_MS` from the environment, 0 by default: longer calls), then one
+ * `MEDIA_BENCH_PAUSE_MS` from the environment, 0 by default: longer calls; plus the call's own
+ * share of the reply spread, `CallLines.spread`), then one
  * reply in simulated speech (SimSpeech, so the agent's recognizer hears a real utterance), then
  * silence. The call ends when the server closes the stream (the scripted agent ends it after
  * its thanks), or at the window's end (`stop`, then close); each line then places its next call.
  *
- * Arguments and reports as `media-carrier.ts` (N, seconds, media URL, first line; over IPC each
- * stream's start, each call's `Answered`, and at the end CPU, memory, send lags, calls placed).
+ * Arguments and reports as `media-carrier.ts` (N, seconds, media URL, first line, the ramp of
+ * the first calls in ms; then the reply spread in ms; over IPC each stream's start, each call's
+ * `Answered`, and at the end CPU, memory, send lags, calls placed).
  */
 import * as SimVoice from "@voice-agent/carrier-sim/SimVoice"
 import * as MediaToken from "@voice-agent/engine/MediaToken"
@@ -26,8 +28,10 @@ import * as TwilioMediaStream from "@voice-agent/media/TwilioMediaStream"
 import { Effect } from "effect"
 import { performance } from "node:perf_hooks"
 import WebSocket from "ws"
+import * as CallLines from "./CallLines.ts"
 
-const [nArg, secondsArg, mediaUrl = "", firstLineArg = "0"] = process.argv.slice(2)
+const [nArg, secondsArg, mediaUrl = "", firstLineArg = "0", rampArg = "1000", replySpreadArg = "0"] = process.argv
+  .slice(2)
 const N = Number(nArg)
 const firstLine = Number(firstLineArg)
 const now = () => performance.timeOrigin + performance.now()
@@ -37,6 +41,12 @@ const key = MediaToken.keyFrom(Effect.runSync(MemoryDialer.serverSecrets.cursorK
 const deadline = now() + 1_000 + Number(secondsArg) * 1_000
 /** How much longer than 300 ms the person waits before replying (module header). */
 const replyPauseMs = Number(process.env["MEDIA_BENCH_PAUSE_MS"] ?? 0)
+/** Over how long the lines' first calls start; how much the person's pause varies by call. */
+const rampMs = Number(rampArg)
+const replySpreadMs = Number(replySpreadArg)
+
+/** The person's pause before replying on call `k` of `line`: the same in every run. */
+const replyPause = (line: number, k: number) => 300 + replyPauseMs + replySpreadMs * CallLines.spread(line, k)
 
 /** The person's reply as base64 μ-law frames of 20 ms; silence is one shared frame. */
 const silence = Buffer.alloc(160, 0xff).toString("base64")
@@ -68,6 +78,7 @@ interface Call {
   marks: Array<[string, number]>
   /** The frame at which the reply starts, once decided. */
   replyAt: number | undefined
+  readonly pause: number
   ended: boolean
 }
 
@@ -89,6 +100,7 @@ const place = (line: number, k: number) => {
     playoutEnd: 0,
     marks: [],
     replyAt: undefined,
+    pause: replyPause(line, k),
     ended: false
   }
   socket.on("open", () => {
@@ -165,8 +177,8 @@ const tick = () => {
       continue
     }
     while (call.start + call.frame * 20 <= at) {
-      // The reply: 300 ms after the agent's first say has played.
-      if (call.replyAt === undefined && call.playoutEnd > 0 && at - call.playoutEnd >= 300 + replyPauseMs) {
+      // The reply: its pause after the agent's first say has played.
+      if (call.replyAt === undefined && call.playoutEnd > 0 && at - call.playoutEnd >= call.pause) {
         call.replyAt = call.frame
       }
       const r = call.replyAt === undefined ? -1 : call.frame - call.replyAt
@@ -195,4 +207,4 @@ setInterval(() => rssPeak = Math.max(rssPeak, process.memoryUsage().rss), 500).u
 const cpu0 = process.cpuUsage()
 const t0 = now()
 const timer = setInterval(tick, 2)
-for (let n = 0; n < N; n++) setTimeout(() => place(firstLine + n, 0), Math.floor((n * 1_000) / N))
+for (let n = 0; n < N; n++) setTimeout(() => place(firstLine + n, 0), Math.floor((n * rampMs) / N))

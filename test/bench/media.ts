@@ -7,7 +7,13 @@
  * served by the engine's MediaSession with the daemon's scripted agent over simulated speech and
  * recordings on (FileRecordingStore in a temporary directory, removed at the end), real clock.
  * Each of the N lines places a call, and a new one when it ends, until the window closes; then
- * the calls still up are hung up. Calls start spread over the first second.
+ * the calls still up are hung up. The lines' first calls start spread over `--ramp S` seconds
+ * (by default the warm-up, at least 1 s), and the person's pause before replying varies by up
+ * to `--reply-spread MS` (default 1000) from call to call, the same for a given call in every
+ * run: calls at every phase in the measured window, as a daemon's calls are, not all starting,
+ * replying and ending within the same second (docs/PERFORMANCE.md, "Calls in phase").
+ * `--ramp 1 --reply-spread 0` gives the benchmark of before 2026-11-30 13:00Z, every call in
+ * phase (the Twilio-like load generator only; SimCarrier's person keeps its own timing).
  *
  * The carriers run in child processes (`--carriers K`, default 1), so that this process's CPU
  * and memory figures are the server's:
@@ -83,6 +89,10 @@ const measuredSeconds = Number(option("--seconds") ?? 30)
 const warmupSeconds = Number(option("--warmup") ?? 10)
 /** How long the calls run: the warm-up, then the measured window. */
 const seconds = warmupSeconds + measuredSeconds
+/** Over how long the lines' first calls start (`--ramp S`): the warm-up by default, at least 1 s. */
+const rampMs = Math.round(Number(option("--ramp") ?? Math.max(1, warmupSeconds)) * 1000)
+/** How much the person's pause before replying varies from call to call (`--reply-spread MS`). */
+const replySpreadMs = Number(option("--reply-spread") ?? 1000)
 const memory = args.includes("--memory")
 /** Carriers in a child process (the default), or in this one (`--single`, and with `--memory`). */
 const split = !memory && !args.includes("--single")
@@ -219,6 +229,7 @@ const program = Effect.gen(function*() {
       mediaUrl,
       lines: N,
       seconds,
+      rampMs,
       onPlace: (callId, mediaToken) => {
         callOfToken.set(mediaToken, callId)
         placed++
@@ -236,7 +247,7 @@ const program = Effect.gen(function*() {
   }
   const child = (lines: number, firstLine: number) =>
     Effect.callback<Child>((resume) => {
-      const args = [String(lines), String(seconds), mediaUrl, String(firstLine)]
+      const args = [String(lines), String(seconds), mediaUrl, String(firstLine), String(rampMs), String(replySpreadMs)]
       const proc = fork(path.join(import.meta.dirname, carrierScript), args, {
         stdio: ["ignore", "inherit", "inherit", "ipc"],
         // a --cpu-prof of this process profiles the server only
@@ -346,7 +357,9 @@ const program = Effect.gen(function*() {
       }`,
       `  node ${process.version}, ${os.cpus().length} cores (shared with other work), ${
         drainOnly ? "agent draining its input" : "scripted agent"
-      }, recordings on, real clock`,
+      }, recordings on, real clock, first calls over ${
+        rampMs / 1000
+      } s, replies after 300 ms + up to ${replySpreadMs} ms`,
       ...(workers === undefined ? [] : [
         `  the server in ${workerCount} worker processes (node:cluster, one port): CPU and memory are theirs, summed`
       ]),
