@@ -1,10 +1,9 @@
 /**
  * The calling side of the media benchmark, shared by its two modes (carriers in the server's
  * process, or in a child process): `lines` lines, their starts spread over `rampMs` (the first
- * second by default),
- * each placing a call through `carrier` (a conversation number, so the scripted agent talks),
- * waiting for it to end and placing the next, until `seconds` have passed; calls still up then
- * are hung up. Tokens are signed with the bench's fixed installation key.
+ * second by default), each placing a call through `carrier` (a conversation number, so the
+ * scripted agent talks), waiting for it to end and placing the next, until `seconds` have
+ * passed; calls still up then are hung up. Tokens are signed with the bench's fixed installation key.
  */
 import type { CallEvents } from "@voice-agent/core/ports/CallEvents"
 import type { Carrier } from "@voice-agent/core/ports/Carrier"

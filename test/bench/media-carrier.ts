@@ -4,9 +4,9 @@
  * call) streaming over real WebSockets (the daemon's `Media.connector`) to the parent's media
  * route, with media tokens signed under the bench's fixed test key (the parent's ServerSecrets is
  * the same fixed one). Arguments: N, seconds, media URL, first line, the ramp of the first calls
- * in ms. To the parent over IPC: each stream's
- * start (when its `start` went out, `performance.timeOrigin + performance.now()`, the grid's
- * origin), and at the end this process's CPU, memory, send lags and the number of calls placed.
+ * in ms. To the parent over IPC: each stream's start (when its `start` went out,
+ * `performance.timeOrigin + performance.now()`, the grid's origin), and at the end this
+ * process's CPU, memory, send lags and the number of calls placed.
  */
 import * as SimCarrier from "@voice-agent/carrier-sim/SimCarrier"
 import { CallEvents } from "@voice-agent/core/ports/CallEvents"
