@@ -10,7 +10,7 @@
  * within seconds: it is never left waiting.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Fiber } from "effect"
+import { Deferred, Effect, Fiber, Schedule } from "effect"
 import * as Daemon from "../support/Daemon.ts"
 import { assertAudio, assertAudioFromAnswer, firstListed, listenUrl, listenWithClose } from "../support/Listener.ts"
 
@@ -103,15 +103,10 @@ describe.skipIf(postgres.skip !== undefined)("live listen relayed between daemon
         }
         // The record's end is written by the dialer holding the call once the carrier reports
         // it, apart from the media session's end that sent `stop`: it follows within moments.
-        const terminationReason = Effect.map(
-          Daemon.request(`${api.url}/v1/conversations/${call.call_id}`, Daemon.bearer(key)),
-          (response) => (response.body as { termination_reason: string | null }).termination_reason
+        const reason = yield* Daemon.request(`${api.url}/v1/conversations/${call.call_id}`, Daemon.bearer(key)).pipe(
+          Effect.map((response) => (response.body as { termination_reason: string | null }).termination_reason),
+          Effect.repeat({ schedule: Schedule.spaced("200 millis"), until: (reason) => reason !== null, times: 50 })
         )
-        let reason = yield* terminationReason
-        for (let tries = 0; reason === null && tries < 50; tries++) {
-          yield* Effect.sleep("200 millis")
-          reason = yield* terminationReason
-        }
         assert.isNotNull(reason, "the call's end is recorded once stop has come")
       }),
     { timeout: 120_000 }
