@@ -126,6 +126,12 @@ const futureFrameMs = 5_000
 const quietFramesMs = 500
 
 /**
+ * For the session's loops, each turn of which waits (a queue, a latch, the clock): `forever`'s
+ * yield after each turn would only cost every call one more trip through the scheduler.
+ */
+const waitingLoop = { disableYield: true } as const
+
+/**
  * Serves one media stream until it ends. Never fails: a refused stream is closed and logged.
  *
  * @category constructors
@@ -246,7 +252,10 @@ const run = (
     const sendUnsafe = socket.sendUnsafe ?? ((text: string) => void Queue.offerUnsafe(outgoing, text))
     const sender = socket.sendUnsafe === undefined
       ? yield* Effect.forkScoped(
-        Effect.forever(Effect.flatMap(Queue.takeAll(outgoing), (texts) => Effect.uninterruptible(sendAll(texts))))
+        Effect.forever(
+          Effect.flatMap(Queue.takeAll(outgoing), (texts) => Effect.uninterruptible(sendAll(texts))),
+          waitingLoop
+        )
       )
       : undefined
     const playout = MediaSessionPlayout.make({
@@ -299,7 +308,8 @@ const run = (
             tap.record
           )
         }))
-      )
+      ),
+      waitingLoop
     ))
 
     // The clock stands in for the person's frames when none come (Twilio may send no silent
@@ -320,7 +330,8 @@ const run = (
             tap.handOutTo(CarrierClock.nowMs(carrierClock, now) * SAMPLES_PER_MS - timeline.reorderWindow)
           ) recordingDue.openUnsafe()
         })
-      )
+      ),
+      waitingLoop
     ))
 
     // The person's side, one batch of frames at a time: each frame is handled synchronously

@@ -93,7 +93,8 @@ const writer = <A>(
     )
   return Queue.takeAll(queue).pipe(
     Effect.flatMap((batch) => persist(batch, 1)),
-    Effect.forever,
+    // each turn waits for the queue: no yield between turns
+    Effect.forever({ disableYield: true }),
     Effect.catch(() => Effect.void)
   )
 }
