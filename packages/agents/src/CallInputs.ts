@@ -18,7 +18,7 @@ import type { TurnSignal } from "./AnsweringMachine.ts"
  */
 export interface Routes {
   readonly audio: Queue.Queue<PcmFrame, Cause.Done>
-  readonly signals: Queue.Queue<TurnSignal>
+  readonly signals: Queue.Enqueue<TurnSignal>
   readonly onDtmf: (digit: string, timestampMs: number) => Effect.Effect<void>
 }
 

@@ -145,9 +145,11 @@ const converse = (
 ) =>
   Effect.gen(function*() {
     const audio = yield* Queue.bounded<PcmFrame, Cause.Done>(500)
-    const signals = yield* Queue.sliding<TurnSignal>(8)
+    // Ended when the person hangs up: a wait for the next signal ends with it.
+    const signals = yield* Queue.sliding<TurnSignal, Cause.Done>(8)
     const heard = yield* Queue.sliding<{ readonly text: string; readonly startMs: number; readonly endMs: number }>(8)
     const hungUp = yield* Deferred.make<void>()
+    const hangUp = Effect.andThen(Deferred.succeed(hungUp, undefined), Queue.end(signals))
     const trace = yield* TurnTrace.make(call, { stt: "default", tts: "default" })
 
     // The recognizer takes the audio before anything reads the input.
@@ -156,12 +158,10 @@ const converse = (
     // hang-up is known from the session at once, or from the end of the input: a recognizer
     // behind on its audio (a loaded machine) must not make the agent carry on its script.
     yield* Effect.forkScoped(
-      CallInputs.route(call, { audio, signals, onDtmf: () => Effect.void }).pipe(
-        Effect.ensuring(Deferred.succeed(hungUp, undefined))
-      )
+      CallInputs.route(call, { audio, signals, onDtmf: () => Effect.void }).pipe(Effect.ensuring(hangUp))
     )
     if (call.hungUp !== undefined) {
-      yield* Effect.forkScoped(Effect.andThen(call.hungUp, Deferred.succeed(hungUp, undefined)))
+      yield* Effect.forkScoped(Effect.andThen(call.hungUp, hangUp))
     }
     // What the person said, as HUMAN turns.
     const recognition = yield* Effect.forkScoped(
@@ -198,12 +198,16 @@ const converse = (
         return playback
       })
 
-    /** The next turn signal, or none when the person hangs up or `timeoutMs` passes. */
+    /**
+     * The next turn signal, or none when the person hangs up (the signals before it first) or
+     * `timeoutMs` passes.
+     */
     const nextSignal = (timeoutMs: number) =>
-      Effect.raceFirst(
-        Effect.map(Queue.take(signals), Option.some),
-        Effect.as(Deferred.await(hungUp), Option.none<TurnSignal>())
-      ).pipe(Effect.timeoutOption(Duration.millis(timeoutMs)), Effect.map(Option.flatten))
+      Queue.take(signals).pipe(
+        Effect.option,
+        Effect.timeoutOption(Duration.millis(timeoutMs)),
+        Effect.map(Option.flatten)
+      )
 
     // The person hung up: what they said before it is transcribed first (the recognizer ends
     // with the audio), within `transcribeGraceMs`, so the transcript keeps their last words.
