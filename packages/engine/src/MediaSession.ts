@@ -395,12 +395,17 @@ const run = (
     // Each batch is handled as it is received: on the socket's own callback when it has one
     // (`listen`, no fiber step per frame), else by a fiber reading it; what settled is handed out
     // there too.
-    const personEnded = yield* Deferred.make<void>()
+    // Which side ended the call first: the person (`Stop`, or the stream closed), or the agent
+    // (its run returned its verdict). Told by both sides' callbacks, with no fiber waiting on each.
+    const ended = Deferred.makeUnsafe<"person" | "agent">()
     let personDone = false
     const endPerson = () => {
       personDone = true
-      Deferred.doneUnsafe(personEnded, Exit.void)
+      Deferred.doneUnsafe(ended, Exit.succeed("person"))
     }
+    agentRun.fiber.addObserver((exit) => {
+      if (Exit.isSuccess(exit)) Deferred.doneUnsafe(ended, Exit.succeed("agent"))
+    })
     const onBatch = (batch: ReadonlyArray<string>) => {
       if (personDone || batch.length === 0) return
       const stopped = receive(batch, clock.currentTimeMillisUnsafe())
@@ -421,10 +426,7 @@ const run = (
       }))
     }
     // Until `Stop` or the stream closes; or until the agent ends the call.
-    const first = yield* Effect.raceFirst(
-      Effect.as(Deferred.await(personEnded), "person" as const),
-      Effect.as(Deferred.await(agentRun.verdict), "agent" as const)
-    )
+    const first = yield* Deferred.await(ended)
     // Nothing more is read (frames after the end are not the call's).
     personDone = true
     yield* Queue.end(input)
