@@ -109,6 +109,38 @@ const STEP_RING = (PREAMBLE.length - 1) * STEPS_PER_SYMBOL + 1
 const OFFSET_RING = 2048
 const TAPS = dataFilter.length
 
+/** The preamble's waveform against the filtered samples from `first` on (silence before 0). */
+const correlation = (ring: Float64Array, first: number): number => {
+  let sum = 0
+  for (let n = Math.max(0, -first); n < preambleWaveform.length; n++) {
+    sum += preambleWaveform[n]! * ring[(first + n) % OFFSET_RING]!
+  }
+  return sum
+}
+
+/**
+ * Where a preamble found near filtered sample `found` really ends: the lag within half a symbol
+ * whose samples correlate best with the preamble's waveform (`ring` holds the last
+ * `OFFSET_RING` filtered samples, `filtered` of them so far). Run once per utterance, too seldom to be
+ * compiled as a whole, so each lag's correlation is a call of its own, compiled once: with both
+ * loops in one function, the inner loop's code compiled on the stack was left, deoptimized, at
+ * every use (measured under load).
+ */
+const alignedEnd = (ring: Float64Array, filtered: number, found: number): number => {
+  let end = found
+  let best = -Infinity
+  for (let lag = -ALIGN_SAMPLES; lag <= ALIGN_SAMPLES; lag++) {
+    const first = found + lag - preambleWaveform.length + 1
+    if (filtered - first > OFFSET_RING) continue
+    const sum = correlation(ring, first)
+    if (sum > best) {
+      best = sum
+      end = found + lag
+    }
+  }
+  return end
+}
+
 /**
  * A streaming decoder: feed it the signal in pieces of any size (`push`, and `pushSilence`
  * for a gap known to be silent) and it answers the utterances that end in each piece. Its
@@ -342,21 +374,7 @@ export class Decoder {
    * less.
    */
   private open(found: number): void {
-    let end = found
-    let best = -Infinity
-    for (let lag = -ALIGN_SAMPLES; lag <= ALIGN_SAMPLES; lag++) {
-      const first = found + lag - preambleWaveform.length + 1
-      if (this.filtered - first > OFFSET_RING) continue
-      let sum = 0
-      // before the first filtered sample, silence
-      for (let n = Math.max(0, -first); n < preambleWaveform.length; n++) {
-        sum += preambleWaveform[n]! * this.filteredRing[(first + n) % OFFSET_RING]!
-      }
-      if (sum > best) {
-        best = sum
-        end = found + lag
-      }
-    }
+    const end = alignedEnd(this.filteredRing, this.filtered, found)
     // the same preamble found twice (its matches flickered at the edge of their range)
     if (this.candidates.some((candidate) => Math.abs(candidate.end - end) < N)) return
     if (this.candidates.length === MAX_CANDIDATES) this.candidates.shift()
