@@ -120,6 +120,14 @@ describe("SimVoice", () => {
     assert.notDeepEqual(SimVoice.speak("A line said twice.", "agent"), second)
   })
 
+  it("shares a cached line with speakShared: the same samples as speak's, no copy", () => {
+    const shared = SimVoice.speakShared("A line said on every call.")
+    assert.strictEqual(SimVoice.speakShared("A line said on every call."), shared, "the cached utterance itself")
+    const copy = SimVoice.speak("A line said on every call.")
+    assert.notStrictEqual(copy, shared)
+    assert.deepStrictEqual(copy, shared)
+  })
+
   it("says a long text in runs, and only its first 500 characters; the text crosses whole", () => {
     assert.deepStrictEqual(SimVoice.runsOf("Hello there."), ["Hello there."])
     const sentences = "This is one sentence of a long answer. ".repeat(30)

@@ -116,7 +116,16 @@ const utf8 = new TextEncoder()
  *
  * @category constructors
  */
-export const speak = (text: string, speaker: Speaker = "agent"): Int16Array => {
+export const speak = (text: string, speaker: Speaker = "agent"): Int16Array => speakShared(text, speaker).slice()
+
+/**
+ * `text` said by `speaker`, as `speak` says it but not copied: the cached utterance itself,
+ * shared with every other caller of the same line, which nobody may change (`SimTextToSpeech`
+ * cuts it into views). A line said on every call then costs no copy of its audio per call.
+ *
+ * @category constructors
+ */
+export const speakShared = (text: string, speaker: Speaker = "agent"): Int16Array => {
   const bytes = utf8.encode(text).length
   if (bytes > SimSpeech.MAX_BYTES) {
     throw new RangeError(`SimVoice.speak: ${bytes} bytes, more than ${SimSpeech.MAX_BYTES}`)
@@ -128,7 +137,7 @@ export const speak = (text: string, speaker: Speaker = "agent"): Int16Array => {
     // the most recently used last, in the map's order
     cache.delete(key)
     cache.set(key, known)
-    return known.slice()
+    return known
   }
   misses++
   const utterance = SimSpeech.encode(text, voiceOf(text, speaker))
@@ -139,7 +148,7 @@ export const speak = (text: string, speaker: Speaker = "agent"): Int16Array => {
     cache.delete(oldest)
     cachedSamples -= samples.length
   }
-  return utterance.slice()
+  return utterance
 }
 
 /**
