@@ -5,14 +5,14 @@
  * the audio path (docs/MEDIA.md, "Simulated speech").
  *
  * Frames are 20 ms (160 samples) of 8 kHz 16-bit PCM, the last one padded with silence. The
- * utterance is made when the stream starts (`SimVoice.speak`: cached by text, 20 to 50 ms for
- * a new line of a few seconds) and cut into frames as they are pulled, half a second of them
+ * utterance is made when the stream starts (`SimVoice.speakShared`: cached by text, 20 to 50 ms
+ * for a new line of a few seconds) and cut into frames as they are pulled, half a second of them
  * (25 frames) per chunk of the stream. Each frame but a padded last one is a view of the cached
- * utterance itself (`SimVoice.speakShared`), not of a copy (an agent says the same lines on
- * every call, and a copy per frame, then a copy per line, was most of what a cached line cost):
- * frames are read, never changed, by those who play them. The stream does not pace itself (the
- * caller plays them out). It lasts as long as flite takes to say the text, or as long as its data takes when
- * that is longer (about 20 characters a second): 13 to 16 characters a second on most lines.
+ * utterance itself, not of a copy (an agent says the same lines on every call, and a copy per
+ * frame, then a copy per line, was most of what a cached line cost): frames are read, never
+ * changed, by those who play them. The stream does not pace itself (the caller plays them out).
+ * It lasts as long as flite takes to say the text, or as long as its data takes when that is
+ * longer (about 20 characters a second): 13 to 16 characters a second on most lines.
  * `options` are ignored: the agent has one voice. A text longer than `SimSpeech.MAX_BYTES`
  * (4095) UTF-8 bytes fails with a `SpeechError` `rejected` before any frame.
  *

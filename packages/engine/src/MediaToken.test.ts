@@ -40,6 +40,7 @@ describe("MediaToken", () => {
     assert.notDeepEqual(key, new Uint8Array(32).fill(7))
     assert.strictEqual(key.length, 32)
   })
+
   it("derives one key from equal cursor keys, whichever copy is read", () => {
     const cursorKey = new Uint8Array(32).fill(9)
     const first = MediaToken.keyFrom(cursorKey)

@@ -21,7 +21,8 @@ const label = "voice-agent media stream token v1"
 /**
  * Keys as `KeyObject`s, made once per key: an HMAC keyed by bytes makes one each time, which
  * costs four times the HMAC itself (24 against 4.5 µs, Node 24). Keys are never changed in place
- * (they are derived, or read once from the database), so a key's first bytes are its bytes.
+ * (they are derived, or read once from the database), so the bytes a key had when first used
+ * are its bytes.
  */
 const secrets = new WeakMap<Uint8Array, KeyObject>()
 const secretOf = (key: Uint8Array): KeyObject => {

@@ -121,10 +121,10 @@ const correlation = (ring: Float64Array, first: number): number => {
 /**
  * Where a preamble found near filtered sample `found` really ends: the lag within half a symbol
  * whose samples correlate best with the preamble's waveform (`ring` holds the last
- * `OFFSET_RING` filtered samples, `filtered` of them so far). Run once per utterance, too seldom to be
- * compiled as a whole, so each lag's correlation is a call of its own, compiled once: with both
- * loops in one function, the inner loop's code compiled on the stack was left, deoptimized, at
- * every use (measured under load).
+ * `OFFSET_RING` filtered samples, `filtered` of them so far). Run once per utterance, too
+ * seldom to be compiled as a whole, so each lag's correlation is a call of its own, compiled
+ * once: with both loops in one function, the inner loop's code compiled on the stack was left,
+ * deoptimized, at every use (measured under load).
  */
 const alignedEnd = (ring: Float64Array, filtered: number, found: number): number => {
   let end = found
