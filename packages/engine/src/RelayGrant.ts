@@ -15,7 +15,7 @@
  */
 import { RecordingChannel } from "@voice-agent/core/Conversation"
 import { Option, Schema } from "effect"
-import { createHmac } from "node:crypto"
+import { derive } from "./internal/hmacKeys.ts"
 import * as MediaToken from "./MediaToken.ts"
 
 const label = "voice-agent listen relay grant v1"
@@ -50,8 +50,7 @@ const decodeWire = Schema.decodeUnknownOption(Schema.fromJsonString(Wire))
  *
  * @category constructors
  */
-export const keyFrom = (cursorKey: Uint8Array): Uint8Array =>
-  new Uint8Array(createHmac("sha256", cursorKey).update(label).digest())
+export const keyFrom = (cursorKey: Uint8Array): Uint8Array => derive(cursorKey, label)
 
 /**
  * A grant, good until `expiresAt` (epoch ms).
