@@ -6,12 +6,18 @@
  * as for a person hanging up: the agent's verdict, the transcript, the recordings finalized.
  * Prints the process's CPU per call (user and system), after a warm-up of 500 calls.
  *
+ * `--held` measures instead what a live call keeps on the heap: K calls set up and left
+ * speaking for two seconds (the greeting playing, the recorder, the agent waiting), the heap
+ * after a full collection against the heap once they have ended. What a call keeps for its
+ * whole life is what the young generation's collector copies, then promotes, for every call
+ * (docs/PERFORMANCE.md, "What a live call keeps").
+ *
  * The CPU per second of call that `media.ts` measures includes each call's share of this: at 200
  * calls of about 7.5 s, some 27 calls start and end every second. With recordings, the system
  * time is mostly the filesystem's (a directory and two files a call) and varies with the
  * machine's disk; `--no-recordings` serves the calls with a store that writes nothing.
  *
- *     node test/bench/media-setup.ts [calls=3000] [at a time=50] [--no-recordings]
+ *     node test/bench/media-setup.ts [calls=3000] [at a time=50] [--no-recordings] [--held]
  */
 import { CallEvents } from "@voice-agent/core/ports/CallEvents"
 import { RecordingStore } from "@voice-agent/core/ports/RecordingStore"
@@ -23,11 +29,14 @@ import { Context, Duration, Effect, Fiber, Layer } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import * as v8 from "node:v8"
+import * as vm from "node:vm"
 import * as BenchMain from "./BenchMain.ts"
 import * as MediaServer from "./MediaServer.ts"
 
 const [calls = 3000, atATime = 50] = process.argv.slice(2).filter((a) => /^\d+$/.test(a)).map(Number)
 const recordings = !process.argv.includes("--no-recordings")
+const held = process.argv.includes("--held")
 
 /** A store that opens writers that write nothing. */
 const nowhere = Layer.succeed(
@@ -51,7 +60,7 @@ const program = Effect.gen(function*() {
   const events = Context.get(context, CallEvents)
   const key = MediaToken.keyFrom(yield* MemoryDialer.serverSecrets.cursorKey)
 
-  const call = (n: number) =>
+  const call = (n: number, hold = Effect.sleep(Duration.millis(50))) =>
     Effect.gen(function*() {
       const callId = `call-${n}`
       const streamSid = `MZ${n}`
@@ -74,19 +83,20 @@ const program = Effect.gen(function*() {
           mediaFormat: { encoding: "audio/x-mulaw", sampleRate: 8000, channels: 1 }
         }
       }))
-      yield* Effect.sleep(Duration.millis(50))
+      yield* hold
       yield* carrier.send(
         twilio({ event: "stop", sequenceNumber: "2", streamSid, stop: { accountSid: "AC1", callSid: `CA${n}` } })
       )
       yield* Fiber.await(session)
     }).pipe(Effect.scoped)
   const run = (first: number, count: number) =>
-    Effect.forEach(Array.from({ length: count }, (_, i) => first + i), call, {
+    Effect.forEach(Array.from({ length: count }, (_, i) => first + i), (n) => call(n), {
       concurrency: atATime,
       discard: true
     })
 
   yield* run(0, Math.min(calls, 500))
+  if (held) return yield* heldHeap(atATime, call)
   const before = process.cpuUsage()
   const startedAt = performance.now()
   yield* run(1_000_000, calls)
@@ -99,5 +109,35 @@ const program = Effect.gen(function*() {
       } s`
   )
 })
+
+/** The heap after a full collection. */
+const heapAfterGc = (): number => {
+  v8.setFlagsFromString("--expose-gc")
+  const gc = vm.runInNewContext("gc") as () => void
+  gc()
+  gc()
+  return process.memoryUsage().heapUsed
+}
+
+/** Heap per live call: `count` calls held for two seconds, measured, then ended. */
+const heldHeap = (count: number, call: (n: number, hold: Effect.Effect<void>) => Effect.Effect<void>) =>
+  Effect.gen(function*() {
+    let live = 0
+    let measured = 0
+    const hold = Effect.gen(function*() {
+      yield* Effect.sleep(Duration.seconds(2))
+      if (++live === count) measured = heapAfterGc()
+      while (measured === 0) yield* Effect.sleep(Duration.millis(10))
+    })
+    yield* Effect.forEach(Array.from({ length: count }, (_, i) => 2_000_000 + i), (n) => call(n, hold), {
+      concurrency: "unbounded",
+      discard: true
+    })
+    const after = heapAfterGc()
+    console.log(
+      `${count} calls held, recordings ${recordings ? "on" : "off"}: ` +
+        `${((measured - after) / 1024 / count).toFixed(1)} KB of heap per live call`
+    )
+  })
 
 BenchMain.runMain(program)

@@ -1,9 +1,9 @@
 /**
  * Routing a call's input for a pipeline agent (speech-to-text, a policy, text-to-speech): the
- * person's audio to the recognizer's queue in runs (a batch of input at a time, what arrived
+ * person's audio to the recognizer (its queue, or the recognizer itself) in runs (a batch of input at a time, what arrived
  * together), voice activity to the turn-taking's queue and keys to the agent, in order between
  * them; a barge-in interrupts the agent's audio at once. Returns when the person hangs up (the
- * input ends); the recognizer's queue is ended then.
+ * input ends); the audio's route is ended then.
  *
  * @since 0.1.0
  */
@@ -14,10 +14,30 @@ import type { Cause } from "effect"
 import type { TurnSignal } from "./AnsweringMachine.ts"
 
 /**
+ * Where the person's audio goes: runs of frames, then the end of the input.
+ *
+ * @category models
+ */
+export interface AudioRoute {
+  readonly offerAll: (frames: ReadonlyArray<PcmFrame>) => Effect.Effect<void>
+  readonly end: Effect.Effect<void>
+}
+
+/**
+ * The audio into `queue`, which is ended with the input.
+ *
+ * @category constructors
+ */
+export const toQueue = (queue: Queue.Queue<PcmFrame, Cause.Done>): AudioRoute => ({
+  offerAll: (frames) => Effect.asVoid(Queue.offerAll(queue, frames)),
+  end: Effect.asVoid(Queue.end(queue))
+})
+
+/**
  * @category models
  */
 export interface Routes {
-  readonly audio: Queue.Queue<PcmFrame, Cause.Done>
+  readonly audio: AudioRoute
   readonly signals: Queue.Enqueue<TurnSignal>
   readonly onDtmf: (digit: string, timestampMs: number) => Effect.Effect<void>
 }
@@ -37,7 +57,7 @@ export const route = (call: AgentCall, routes: Routes): Effect.Effect<void> =>
           continue
         }
         if (frames.length > 0) {
-          yield* Queue.offerAll(routes.audio, frames)
+          yield* routes.audio.offerAll(frames)
           frames = []
         }
         switch (item._tag) {
@@ -55,5 +75,5 @@ export const route = (call: AgentCall, routes: Routes): Effect.Effect<void> =>
             break
         }
       }
-      if (frames.length > 0) yield* Queue.offerAll(routes.audio, frames)
-    })).pipe(Effect.ensuring(Queue.end(routes.audio)))
+      if (frames.length > 0) yield* routes.audio.offerAll(frames)
+    })).pipe(Effect.ensuring(routes.audio.end))

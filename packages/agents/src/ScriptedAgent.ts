@@ -28,7 +28,7 @@ import type { PcmFrame, SpeechError, Transcript } from "@voice-agent/core/ports/
 import { SpeechToText } from "@voice-agent/core/ports/SpeechToText"
 import { TextToSpeech } from "@voice-agent/core/ports/TextToSpeech"
 import { Deferred, Duration, Effect, Fiber, Layer, Option, Queue, Stream } from "effect"
-import type { Cause, Scope } from "effect"
+import type { Cause } from "effect"
 import * as AnsweringMachine from "./AnsweringMachine.ts"
 import type { TurnSignal } from "./AnsweringMachine.ts"
 import * as CallInputs from "./CallInputs.ts"
@@ -103,18 +103,22 @@ export const layer = (script: Script = defaultScript): Layer.Layer<Agent, never,
   Layer.effect(Agent, make(script))
 
 /**
- * What the recognizer hears. A recognizer that runs in process takes the call's audio from the
- * session directly (`takeAudio`), frame by frame as it is read, its transcripts queued for the
- * turns; otherwise the audio goes through the input's queue to `transcribe`.
+ * Where the call's audio goes, and what the recognizer heard in it. A recognizer that runs in
+ * process takes the call's audio from the session directly (`takeAudio`), frame by frame as it
+ * is read, its transcripts queued for the turns; audio that still comes as input (after a failed
+ * sink) meets the same recognizer, and the input's end (the person hung up) is the recognizer's:
+ * what it still holds comes last. Otherwise the audio goes through a queue to `transcribe`.
  */
-const transcripts = (
+const hearing = (
   call: AgentCall,
-  stt: SpeechToText["Service"],
-  audio: Queue.Queue<PcmFrame, Cause.Done>
-): Effect.Effect<Stream.Stream<Transcript, SpeechError>, never, Scope.Scope> =>
+  stt: SpeechToText["Service"]
+): Effect.Effect<
+  { readonly audio: CallInputs.AudioRoute; readonly transcripts: Stream.Stream<Transcript, SpeechError> }
+> =>
   Effect.gen(function*() {
     if (stt.recognizer === undefined || call.takeAudio === undefined) {
-      return stt.transcribe(Stream.fromQueue(audio))
+      const audio = yield* Queue.bounded<PcmFrame, Cause.Done>(500)
+      return { audio: CallInputs.toQueue(audio), transcripts: stt.transcribe(Stream.fromQueue(audio)) }
     }
     const recognize = stt.recognizer()
     const heard = yield* Queue.bounded<Transcript, Cause.Done>(64)
@@ -124,17 +128,19 @@ const transcripts = (
     yield* call.takeAudio((frame) => {
       if (frame.encoding === "pcm16") hear(frame)
     })
-    // Audio that still comes as input (after a failed sink) meets the same recognizer; the
-    // input's end (the person hung up) is the recognizer's: what it still holds comes last.
-    yield* Effect.forkScoped(
-      Stream.runForEach(Stream.fromQueue(audio), (frame) => Effect.sync(() => hear(frame))).pipe(
-        Effect.andThen(Effect.sync(() => {
+    return {
+      audio: {
+        offerAll: (frames) =>
+          Effect.sync(() => {
+            for (const frame of frames) hear(frame)
+          }),
+        end: Effect.sync(() => {
           Queue.offerAllUnsafe(heard, recognize.end())
           Queue.endUnsafe(heard)
-        }))
-      )
-    )
-    return Stream.fromQueue(heard)
+        })
+      },
+      transcripts: Stream.fromQueue(heard)
+    }
   })
 
 const converse = (
@@ -144,7 +150,6 @@ const converse = (
   tts: TextToSpeech["Service"]
 ) =>
   Effect.gen(function*() {
-    const audio = yield* Queue.bounded<PcmFrame, Cause.Done>(500)
     // Ended when the person hangs up: a wait for the next signal ends with it.
     const signals = yield* Queue.sliding<TurnSignal, Cause.Done>(8)
     const heard = yield* Queue.sliding<{ readonly text: string; readonly startMs: number; readonly endMs: number }>(8)
@@ -153,7 +158,7 @@ const converse = (
     const trace = yield* TurnTrace.make(call, { stt: "default", tts: "default" })
 
     // The recognizer takes the audio before anything reads the input.
-    const recognized = yield* transcripts(call, stt, audio)
+    const { audio, transcripts } = yield* hearing(call, stt)
     // The call's input: audio to the recognizer, voice activity to the turn-taking. The
     // hang-up is known from the session at once, or from the end of the input: a recognizer
     // behind on its audio (a loaded machine) must not make the agent carry on its script.
@@ -165,7 +170,7 @@ const converse = (
     }
     // What the person said, as HUMAN turns.
     const recognition = yield* Effect.forkScoped(
-      recognized.pipe(
+      transcripts.pipe(
         Stream.filter((transcript) => transcript.final && transcript.text.trim() !== ""),
         Stream.runForEach((transcript) =>
           Effect.andThen(

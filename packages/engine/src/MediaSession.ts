@@ -179,6 +179,25 @@ export const serve = (
     )
   )
 
+/**
+ * A fiber that sends, in order, what was queued, for a socket that cannot send synchronously;
+ * `drain` stops it and sends what is left.
+ */
+const senderOf = (sendAll: (texts: ReadonlyArray<string>) => Effect.Effect<void>) =>
+  Effect.gen(function*() {
+    const outgoing = yield* Queue.unbounded<string>()
+    const fiber = yield* Effect.forkScoped(
+      Effect.forever(
+        Effect.flatMap(Queue.takeAll(outgoing), (texts) => Effect.uninterruptible(sendAll(texts))),
+        waitingLoop
+      )
+    )
+    return {
+      sendUnsafe: (text: string) => void Queue.offerUnsafe(outgoing, text),
+      drain: Effect.andThen(Fiber.interrupt(fiber), Effect.flatMap(Queue.clear(outgoing), sendAll))
+    }
+  })
+
 interface Services {
   readonly agent: Agent["Service"]
   readonly callEvents: CallEvents["Service"]
@@ -246,18 +265,10 @@ const run = (
     // The playout sends synchronously: on the socket itself when it can (`sendUnsafe`), else
     // through a fiber of the session's that sends, in order, what was queued (at most what the
     // playout paces: about `aheadMs` of audio and its marks).
-    const outgoing = yield* Queue.unbounded<string>()
     const sendAll = (texts: ReadonlyArray<string>) =>
       Effect.forEach(texts, (text) => socket.send(text), { discard: true })
-    const sendUnsafe = socket.sendUnsafe ?? ((text: string) => void Queue.offerUnsafe(outgoing, text))
-    const sender = socket.sendUnsafe === undefined
-      ? yield* Effect.forkScoped(
-        Effect.forever(
-          Effect.flatMap(Queue.takeAll(outgoing), (texts) => Effect.uninterruptible(sendAll(texts))),
-          waitingLoop
-        )
-      )
-      : undefined
+    const sender = socket.sendUnsafe === undefined ? yield* senderOf(sendAll) : undefined
+    const sendUnsafe = socket.sendUnsafe ?? sender!.sendUnsafe
     const playout = MediaSessionPlayout.make({
       send: (event) => sendUnsafe(codec.encode(streamId, event)),
       timeline,
@@ -441,9 +452,7 @@ const run = (
       settings.verdictTimeoutMs
     )
     yield* Fiber.interrupt(agentRun.fiber)
-    if (sender !== undefined) {
-      yield* Effect.andThen(Fiber.interrupt(sender), Effect.flatMap(Queue.clear(outgoing), sendAll))
-    }
+    if (sender !== undefined) yield* sender.drain
     if (first === "agent") {
       yield* socket.close
     }

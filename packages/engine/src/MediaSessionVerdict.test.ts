@@ -48,4 +48,29 @@ describe("MediaSessionVerdict.transcript", () => {
       assert.deepStrictEqual(db.stored.map((turn) => turn.text), ["Goodbye."])
       assert.strictEqual(db.attempts(), 31)
     }).pipe(Effect.scoped))
+
+  it.effect("turns and latencies are written by one writer, as emitted: each batch's turns, then its latencies", () =>
+    Effect.gen(function*() {
+      const writes: Array<string> = []
+      let latencyFailures = 2
+      const repository = {
+        appendTurns: (_: string, turns: ReadonlyArray<TranscriptTurnRecord>) =>
+          Effect.sync(() => void writes.push(`turns ${turns.map((turn) => turn.text).join(", ")}`)),
+        recordLatency: (_: string, latency: { readonly agentStartedMs: number }) =>
+          Effect.suspend(() =>
+            latencyFailures-- > 0
+              ? Effect.die(new Error("Connection terminated unexpectedly"))
+              : Effect.sync(() => void writes.push(`latency ${latency.agentStartedMs}`))
+          )
+      } as unknown as ConversationRepository["Service"]
+      const transcript = yield* MediaSessionVerdict.transcript(repository, "conversation-1", "call-1")
+      yield* transcript.emitTurn({ speaker: "HUMAN", text: "Yes.", offsetMs: 1_000 })
+      yield* transcript.emitTurn({ speaker: "AGENT", text: "Thank you.", offsetMs: 1_800 })
+      yield* transcript.emitLatency({ userStoppedMs: 1_500, agentStartedMs: 1_800, stages: {} })
+      yield* TestClock.adjust(500)
+      yield* transcript.emitTurn({ speaker: "AGENT", text: "Goodbye.", offsetMs: 3_000 })
+      yield* TestClock.adjust(3_000)
+      yield* transcript.flush
+      assert.deepStrictEqual(writes, ["turns Yes., Thank you.", "latency 1800", "turns Goodbye."])
+    }).pipe(Effect.scoped))
 })

@@ -70,39 +70,37 @@ export const contextOf = (
 const rewriteMs = 1_000
 const writeAttempts = 30
 
+/** What the agent emits for the store, in the order it emits it. */
+type Emitted =
+  | { readonly _tag: "Turn"; readonly turn: TranscriptTurnRecord }
+  | { readonly _tag: "Latency"; readonly latency: TurnLatencyRecord }
+
 /**
- * Writes what `queue` receives, batch by batch, until it ends. A batch that fails is written
- * again every `rewriteMs` (what came after waits behind it, in order), and logged as lost
- * after `writeAttempts`.
+ * Writes `batch` with `write`; one that fails is written again every `rewriteMs`, and logged as
+ * lost after `writeAttempts`.
  */
-const writer = <A>(
-  queue: Queue.Dequeue<A, Cause.Done>,
+const persist = <A>(
+  batch: ReadonlyArray<A>,
   write: (batch: ReadonlyArray<A>) => Effect.Effect<void>,
-  what: string
-) => {
-  const persist = (batch: ReadonlyArray<A>, attempt: number): Effect.Effect<void> =>
-    write(batch).pipe(
-      Effect.catchCause((cause) => {
-        if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
-        if (attempt >= writeAttempts) return Effect.logError(`${what}: ${batch.length} not written`, cause)
-        const retry = Effect.andThen(Effect.sleep(Duration.millis(rewriteMs)), persist(batch, attempt + 1))
-        return attempt === 1
-          ? Effect.andThen(Effect.logWarning(`${what}: ${batch.length} not written yet; trying again`, cause), retry)
-          : retry
-      })
-    )
-  return Queue.takeAll(queue).pipe(
-    Effect.flatMap((batch) => persist(batch, 1)),
-    // each turn waits for the queue: no yield between turns
-    Effect.forever({ disableYield: true }),
-    Effect.catch(() => Effect.void)
+  what: string,
+  attempt = 1
+): Effect.Effect<void> =>
+  batch.length === 0 ? Effect.void : write(batch).pipe(
+    Effect.catchCause((cause) => {
+      if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
+      if (attempt >= writeAttempts) return Effect.logError(`${what}: ${batch.length} not written`, cause)
+      const retry = Effect.andThen(Effect.sleep(Duration.millis(rewriteMs)), persist(batch, write, what, attempt + 1))
+      return attempt === 1
+        ? Effect.andThen(Effect.logWarning(`${what}: ${batch.length} not written yet; trying again`, cause), retry)
+        : retry
+    })
   )
-}
 
 /**
  * The transcript's and turn latencies' writer, for the scope: `emitTurn` and `emitLatency`
- * queue, `flush` ends the queues and waits (up to `transcriptFlushMs`, then warns) for the rest
- * to be written.
+ * queue, `flush` ends the queue and waits (up to `transcriptFlushMs`, then warns) for the rest
+ * to be written. One fiber writes both, batch by batch as they come: a batch's turns (in one
+ * write), then its latencies; what came after a batch that fails waits behind it, in order.
  *
  * @category constructors
  */
@@ -112,32 +110,44 @@ export const transcript = (
   callId: string
 ) =>
   Effect.gen(function*() {
-    const turns = yield* Queue.unbounded<TranscriptTurnRecord, Cause.Done>()
-    const latencies = yield* Queue.unbounded<TurnLatencyRecord, Cause.Done>()
-    const turnWriter = yield* Effect.forkScoped(
-      writer(
-        turns,
-        (batch) => conversations.appendTurns(conversationId, batch),
-        `Transcript of call ${callId}: turn(s)`
+    const records = yield* Queue.unbounded<Emitted, Cause.Done>()
+    const writeBatch = (batch: ReadonlyArray<Emitted>) => {
+      const turns: Array<TranscriptTurnRecord> = []
+      const latencies: Array<TurnLatencyRecord> = []
+      for (const record of batch) {
+        if (record._tag === "Turn") turns.push(record.turn)
+        else latencies.push(record.latency)
+      }
+      return Effect.andThen(
+        persist(turns, (turns) =>
+          conversations.appendTurns(conversationId, turns), `Transcript of call ${callId}: turn(s)`),
+        persist(
+          latencies,
+          (latencies) =>
+            Effect.forEach(latencies, (turn) =>
+              conversations.recordLatency(conversationId, turn), { discard: true }),
+          `Turn latency of call ${callId}: reply(ies)`
+        )
       )
-    )
-    const latencyWriter = yield* Effect.forkScoped(
-      writer(
-        latencies,
-        (batch) =>
-          Effect.forEach(batch, (turn) => conversations.recordLatency(conversationId, turn), { discard: true }),
-        `Turn latency of call ${callId}: reply(ies)`
+    }
+    const writer = yield* Effect.forkScoped(
+      Queue.takeAll(records).pipe(
+        Effect.flatMap(writeBatch),
+        // each turn waits for the queue: no yield between turns
+        Effect.forever({ disableYield: true }),
+        Effect.catch(() =>
+          Effect.void
+        )
       )
     )
     const emitTurn: AgentCall["emitTurn"] = (turn) =>
-      Queue.offer(turns, { speaker: turn.speaker, text: turn.text, offsetMs: turn.offsetMs }).pipe(Effect.asVoid)
-    const emitLatency: AgentCall["emitLatency"] = (turn) => Queue.offer(latencies, turn).pipe(Effect.asVoid)
+      Queue.offer(records, { _tag: "Turn", turn: { speaker: turn.speaker, text: turn.text, offsetMs: turn.offsetMs } })
+        .pipe(Effect.asVoid)
+    const emitLatency: AgentCall["emitLatency"] = (latency) =>
+      Queue.offer(records, { _tag: "Latency", latency }).pipe(Effect.asVoid)
     const flush = Effect.gen(function*() {
-      yield* Queue.end(turns)
-      yield* Queue.end(latencies)
-      const flushed = yield* Fiber.joinAll([turnWriter, latencyWriter]).pipe(
-        Effect.timeoutOption(Duration.millis(transcriptFlushMs))
-      )
+      yield* Queue.end(records)
+      const flushed = yield* Fiber.join(writer).pipe(Effect.timeoutOption(Duration.millis(transcriptFlushMs)))
       if (Option.isNone(flushed)) {
         yield* Effect.logWarning(`Call ${callId}: transcript not all written ${transcriptFlushMs} ms after the end`)
       }

@@ -96,7 +96,7 @@ export const run = (
     // The caller's side: audio to the recognizer, keys and voice activity to the conversation.
     yield* Effect.forkScoped(
       CallInputs.route(call, {
-        audio,
+        audio: CallInputs.toQueue(audio),
         signals,
         onDtmf: (digit, offsetMs) =>
           Effect.andThen(notify({ _tag: "Dtmf", digit }), offer({ _tag: "Dtmf", digit, offsetMs }))
