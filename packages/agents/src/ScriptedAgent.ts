@@ -112,13 +112,16 @@ export const layer = (script: Script = defaultScript): Layer.Layer<Agent, never,
 const hearing = (
   call: AgentCall,
   stt: SpeechToText["Service"]
-): Effect.Effect<
-  { readonly audio: CallInputs.AudioRoute; readonly transcripts: Stream.Stream<Transcript, SpeechError> }
-> =>
+): Effect.Effect<{
+  readonly audio: CallInputs.AudioRoute
+  /** Runs `f` on each transcript, in order, until the recognizer ends. */
+  readonly forEachTranscript: (f: (transcript: Transcript) => Effect.Effect<void>) => Effect.Effect<void, SpeechError>
+}> =>
   Effect.gen(function*() {
     if (stt.recognizer === undefined || call.takeAudio === undefined) {
       const audio = yield* Queue.bounded<PcmFrame, Cause.Done>(500)
-      return { audio: CallInputs.toQueue(audio), transcripts: stt.transcribe(Stream.fromQueue(audio)) }
+      const transcripts = stt.transcribe(Stream.fromQueue(audio))
+      return { audio: CallInputs.toQueue(audio), forEachTranscript: (f) => Stream.runForEach(transcripts, f) }
     }
     const recognize = stt.recognizer()
     const heard = yield* Queue.bounded<Transcript, Cause.Done>(64)
@@ -139,7 +142,13 @@ const hearing = (
           Queue.endUnsafe(heard)
         })
       },
-      transcripts: Stream.fromQueue(heard)
+      // A loop on the queue, not a stream: one wait per transcript, and no stream per call
+      forEachTranscript: (f) =>
+        Queue.take(heard).pipe(
+          Effect.flatMap(f),
+          Effect.forever({ disableYield: true }),
+          Effect.catch(() => Effect.void) // the recognizer ended
+        )
     }
   })
 
@@ -158,7 +167,7 @@ const converse = (
     const trace = yield* TurnTrace.make(call, { stt: "default", tts: "default" })
 
     // The recognizer takes the audio before anything reads the input.
-    const { audio, transcripts } = yield* hearing(call, stt)
+    const { audio, forEachTranscript } = yield* hearing(call, stt)
     // The call's input: audio to the recognizer, voice activity to the turn-taking. The
     // hang-up is known from the session at once, or from the end of the input: a recognizer
     // behind on its audio (a loaded machine) must not make the agent carry on its script.
@@ -170,19 +179,17 @@ const converse = (
     }
     // What the person said, as HUMAN turns.
     const recognition = yield* Effect.forkScoped(
-      transcripts.pipe(
-        Stream.filter((transcript) => transcript.final && transcript.text.trim() !== ""),
-        Stream.runForEach((transcript) =>
-          Effect.andThen(
+      forEachTranscript((transcript) =>
+        transcript.final && transcript.text.trim() !== ""
+          ? Effect.andThen(
             trace.heard(transcript),
             Effect.andThen(
               call.emitTurn({ speaker: "HUMAN", text: transcript.text, offsetMs: Math.round(transcript.startMs) }),
               Queue.offer(heard, { text: transcript.text, startMs: transcript.startMs, endMs: transcript.endMs })
             )
           )
-        ),
-        Effect.catch((error) => Effect.logWarning(`Speech recognition failed: ${error.message}`))
-      )
+          : Effect.void
+      ).pipe(Effect.catch((error) => Effect.logWarning(`Speech recognition failed: ${error.message}`)))
     )
 
     const say = (text: string) =>

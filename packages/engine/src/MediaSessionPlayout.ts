@@ -64,24 +64,32 @@ export interface Playout {
   readonly finish: Effect.Effect<void>
 }
 
-/** Where one say's audio went on the timeline, as its chunks are placed. */
-interface Placed {
+/**
+ * One say: where its audio went on the timeline, as its chunks are placed, and how many of its
+ * chunks are queued or unplayed; `allDone` completes when that count reaches 0, for the say that
+ * waits for it once it has queued its last chunk (one deferred a say, not one a chunk).
+ */
+interface Say {
   start: number | undefined
   end: number
+  pending: number
+  allDone: Deferred.Deferred<void> | undefined
 }
 
-/** A chunk of a say, queued to be sent. */
-interface Queued {
+/** A chunk of a say: queued to be sent, then sent and unplayed until its mark comes back. */
+interface Chunk {
   readonly pcm: Int16Array
-  readonly placed: Placed
-  readonly played: Deferred.Deferred<void>
+  readonly say: Say
+  /** Its mark's name, once sent. */
+  name: string
+  /** The carrier's present when it was sent: it cannot have started playing before. */
+  sentAt: number
 }
 
-/** A chunk sent whose mark has not come back. */
-interface Unplayed extends Queued {
-  readonly name: string
-  /** The carrier's present when it was sent: it cannot have started playing before. */
-  readonly sentAt: number
+/** The chunk played or was dropped: its say is done once all of its chunks are. */
+const chunkDone = (chunk: Chunk) => {
+  const say = chunk.say
+  if (--say.pending === 0 && say.allDone !== undefined) Deferred.doneUnsafe(say.allDone, Exit.void)
 }
 
 /**
@@ -107,19 +115,19 @@ export const make = (options: {
   let markSeq = 0
   let generation = 0
   let finished = false
-  const unplayed: Array<Unplayed> = []
+  const unplayed: Array<Chunk> = []
   // The chunks not sent yet, in order (says that overlap queue one after the other), and their
   // length.
-  const queue: Array<Queued> = []
+  const queue: Array<Chunk> = []
   let queuedSamples = 0
   // Open while the say may queue more: closed at `aheadMs` queued, opened again at half.
   const room = Latch.makeUnsafe(true)
 
-  const placeAt = (entry: Unplayed, start: number, samples: Int16Array) => {
+  const placeAt = (chunk: Chunk, start: number, samples: Int16Array) => {
     CallTimeline.place(timeline, "agent", start, samples)
     placedEnd = start + samples.length
-    entry.placed.start ??= start
-    entry.placed.end = placedEnd
+    chunk.say.start ??= start
+    chunk.say.end = placedEnd
   }
 
   /** The chunks sent and not echoed, placed as far as the carrier can have played them by `until`. */
@@ -130,7 +138,7 @@ export const make = (options: {
       const length = played ? Math.min(entry.pcm.length, Math.max(0, until - start)) : 0
       if (length > 0) placeAt(entry, start, entry.pcm.subarray(0, length))
       if (length < entry.pcm.length) played = false
-      Deferred.doneUnsafe(entry.played, Exit.void)
+      chunkDone(entry)
     }
     unplayed.length = 0
   }
@@ -144,10 +152,11 @@ export const make = (options: {
       queue.shift()
       queuedSamples -= next.pcm.length
       playoutEnd = Math.max(playoutEnd, sentAt) + next.pcm.length
-      const name = `m${++markSeq}`
-      unplayed.push({ ...next, name, sentAt })
+      next.name = `m${++markSeq}`
+      next.sentAt = sentAt
+      unplayed.push(next)
       send({ _tag: "Media", audio: MuLaw.encode(next.pcm) })
-      send({ _tag: "Mark", name })
+      send({ _tag: "Mark", name: next.name })
     }
     if (queuedSamples * 2 <= ahead) room.openUnsafe()
   }
@@ -155,14 +164,14 @@ export const make = (options: {
   const say = (audio: Stream.Stream<AudioFrame>): Effect.Effect<Playback> =>
     Effect.gen(function*() {
       const myGeneration = generation
-      const placed: Placed = { start: undefined, end: 0 }
+      const thisSay: Say = { start: undefined, end: 0, pending: 0, allDone: undefined }
       const interrupted = () => {
         const nowMs = msOf(present())
-        const startMs = placed.start === undefined ? nowMs : msOf(placed.start)
+        const startMs = thisSay.start === undefined ? nowMs : msOf(thisSay.start)
         return { _tag: "Interrupted", startMs, playedMs: Math.max(0, nowMs - startMs) } as const
       }
       if (finished) return interrupted()
-      let last: Deferred.Deferred<void> | undefined
+      let queuedAny = false
       let pending: Array<Int16Array> = []
       let pendingSamples = 0
       /** Queues what is pending in chunks of at most `chunkMs` (a mark places its chunk: none is long). */
@@ -173,10 +182,10 @@ export const make = (options: {
         pendingSamples = 0
         for (let at = 0; at < pcm.length; at += chunk) {
           const part = pcm.subarray(at, at + chunk)
-          const played = Deferred.makeUnsafe<void>()
-          queue.push({ pcm: part, placed, played })
+          queue.push({ pcm: part, say: thisSay, name: "", sentAt: 0 })
+          thisSay.pending++
           queuedSamples += part.length
-          last = played
+          queuedAny = true
         }
         pumpUnsafe()
         if (queuedSamples >= ahead) room.closeUnsafe()
@@ -190,25 +199,28 @@ export const make = (options: {
             pendingSamples += pcm.length
             // The first audio of a say goes out at once: the person hears the reply start
             // as soon as it exists; the rest goes in chunks.
-            if (pendingSamples >= chunk || last === undefined) flush()
+            if (pendingSamples >= chunk || !queuedAny) flush()
           }
           return room.await
         }))
       flush()
-      if (last === undefined && generation === myGeneration) {
+      if (!queuedAny && generation === myGeneration) {
         const nowMs = msOf(present()) // nothing to play: played at once
         return { _tag: "Played", startMs: nowMs, endMs: nowMs } as const
       }
-      if (last !== undefined) yield* Deferred.await(last)
-      if (generation !== myGeneration || placed.start === undefined) return interrupted()
-      return { _tag: "Played", startMs: msOf(placed.start), endMs: msOf(placed.end) } as const
+      if (thisSay.pending > 0) {
+        thisSay.allDone = Deferred.makeUnsafe<void>()
+        yield* Deferred.await(thisSay.allDone)
+      }
+      if (generation !== myGeneration || thisSay.start === undefined) return interrupted()
+      return { _tag: "Played", startMs: msOf(thisSay.start), endMs: msOf(thisSay.end) } as const
     })
 
   const stop = Effect.sync(() => {
     generation++
     const now = present()
     settleUnplayed(now)
-    for (const entry of queue) Deferred.doneUnsafe(entry.played, Exit.void)
+    for (const entry of queue) chunkDone(entry)
     queue.length = 0
     queuedSamples = 0
     room.openUnsafe()
@@ -235,7 +247,7 @@ export const make = (options: {
       for (const entry of done) {
         placeAt(entry, start, entry.pcm)
         start = placedEnd
-        Deferred.doneUnsafe(entry.played, Exit.void)
+        chunkDone(entry)
       }
       // What is still unplayed follows where this ended: a carrier playing later than foreseen
       // (its buffer ran dry while the session was slow) moves the pacing with it, so it is never
