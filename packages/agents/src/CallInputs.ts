@@ -1,9 +1,9 @@
 /**
  * Routing a call's input for a pipeline agent (speech-to-text, a policy, text-to-speech): the
- * person's audio to the recognizer (its queue, or the recognizer itself) in runs (a batch of input at a time, what arrived
- * together), voice activity to the turn-taking's queue and keys to the agent, in order between
- * them; a barge-in interrupts the agent's audio at once. Returns when the person hangs up (the
- * input ends); the audio's route is ended then.
+ * person's audio to the recognizer (its queue, or the recognizer itself) in runs (a batch of
+ * input at a time, what arrived together), voice activity to the turn-taking's queue and keys to
+ * the agent, in order between them; a barge-in interrupts the agent's audio at once. Returns when
+ * the person hangs up (the input ends); the audio's route is ended then.
  *
  * @since 0.1.0
  */
