@@ -332,17 +332,27 @@ export const runKill = (options: Options): Effect.Effect<Report, never, Scope.Sc
     let count = 0
     while ((yield* Clock.currentTimeMillis) < chaosEnd) {
       yield* Effect.sleep(Duration.millis(options.faultGapMs * (0.5 + rand())))
-      const up = slots.filter((s) => s.state === "up")
-      if (up.length === 0) continue
+      const loadNow = Effect.suspend(() =>
+        Effect.forEach(slots.filter((s) => s.state === "up"), (s) =>
+          Effect.map(heldBy(s.worker!), (held) => ({
+            slot: s,
+            calls: held.filter((h) => h.conversationId !== null).length
+          })))
+      )
+      const load = yield* loadNow
+      if (load.length === 0) continue
       count++
-      const load = yield* Effect.forEach(up, (s) =>
-        Effect.map(heldBy(s.worker!), (held) => ({
-          slot: s,
-          calls: held.filter((h) => h.conversationId !== null).length
-        })))
       if (options.sigtermEvery > 0 && count % options.sigtermEvery === 0) {
-        // The drain is the point: the daemon in the most calls.
-        yield* fault(load.reduce((a, b) => (b.calls > a.calls ? b : a)).slot, "SIGTERM")
+        // The drain is the point: the daemon in the most calls, once one is in a call (on a
+        // loaded machine the daemons can all be between calls for a moment after restarts).
+        const busiest = (rows: typeof load) => rows.reduce((a, b) => (b.calls > a.calls ? b : a), rows[0]!)
+        let target = busiest(load)
+        for (let waited = 0; target.calls === 0 && waited < 10_000; waited += 250) {
+          yield* Effect.sleep(Duration.millis(250))
+          const now = yield* loadNow
+          if (now.length > 0) target = busiest(now)
+        }
+        yield* fault(target.slot, "SIGTERM")
       } else {
         // A daemon in a call, at random (any daemon when none is).
         const inCall = load.filter((l) => l.calls > 0)
