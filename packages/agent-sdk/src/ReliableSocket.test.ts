@@ -43,6 +43,13 @@ const read = async (socket: ReliableSocket, count: number): Promise<Array<JsonOb
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
+/** Waits until `holds()` (an acknowledgement read off the wire), polling; fails after 5 s. */
+const until = async (holds: () => boolean, what: string): Promise<void> => {
+  for (const deadline = Date.now() + 5_000; !holds(); await sleep(5)) {
+    if (Date.now() > deadline) throw new Error(`still not ${what} after 5 s`)
+  }
+}
+
 /** Waits for `open`, answers `open-ack`. */
 const accept = async (connection: Connection, lastSeen = 0): Promise<Frame> => {
   const frame = await connection.next("open")
@@ -75,8 +82,7 @@ describe("ReliableSocket", () => {
     expect(await connection.next("message")).toEqual({ message_type: "message", sequence: 2, payload: { n: 2 } })
     expect(socket.unacknowledged).toBe(2)
     connection.send({ message_type: "ack", last_seen_sequence: 2 })
-    await sleep(30)
-    expect(socket.unacknowledged).toBe(0)
+    await until(() => socket.unacknowledged === 0, "acknowledged")
   })
 
   it("acknowledges every message and drops duplicates (still acknowledging them)", async () => {
@@ -134,8 +140,7 @@ describe("ReliableSocket", () => {
     expect(await read(socket, 1)).toEqual([{ s: 3 }])
     expect(socket.unacknowledged).toBe(2)
     second.send({ message_type: "ack", last_seen_sequence: 4 })
-    await sleep(30)
-    expect(socket.unacknowledged).toBe(0)
+    await until(() => socket.unacknowledged === 0, "acknowledged")
     expect(socket.state).toBe("open")
     // Nothing was sent twice on the second connection.
     expect(second.received.filter((frame) => frame["message_type"] === "message").map((frame) => frame["sequence"]))
@@ -244,7 +249,7 @@ describe("ReliableSocket", () => {
     await connection.next("message")
     await connection.next("message")
     connection.send({ message_type: "ack", last_seen_sequence: 2 })
-    await sleep(30)
+    await until(() => socket.unacknowledged === 0, "acknowledged")
     expect(socket.send({ n: 3 })).toBe(3)
   })
 
