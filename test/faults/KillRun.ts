@@ -34,7 +34,7 @@
  */
 import { PgClient } from "@effect/sql-pg"
 import * as TestDatabase from "@voice-agent/store-sql/testing/TestDatabase"
-import { Clock, Context, Duration, Effect, Fiber, Layer, Redacted } from "effect"
+import { Clock, Context, Duration, Effect, Fiber, Layer, Redacted, Schedule } from "effect"
 import type { Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import { spawn } from "node:child_process"
@@ -346,13 +346,12 @@ export const runKill = (options: Options): Effect.Effect<Report, never, Scope.Sc
         // The drain is the point: the daemon in the most calls, once one is in a call (on a
         // loaded machine the daemons can all be between calls for a moment after restarts).
         const busiest = (rows: typeof load) => rows.reduce((a, b) => (b.calls > a.calls ? b : a), rows[0]!)
-        let target = busiest(load)
-        for (let waited = 0; target.calls === 0 && waited < 10_000; waited += 250) {
-          yield* Effect.sleep(Duration.millis(250))
-          const now = yield* loadNow
-          if (now.length > 0) target = busiest(now)
-        }
-        yield* fault(target.slot, "SIGTERM")
+        const someInCall = (rows: typeof load) => rows.some((row) => row.calls > 0)
+        const polled = someInCall(load) ? load : yield* Effect.sleep(Duration.millis(250)).pipe(
+          Effect.andThen(loadNow),
+          Effect.repeat({ schedule: Schedule.spaced("250 millis"), until: someInCall, times: 39 })
+        )
+        yield* fault(busiest(polled.length > 0 ? polled : load).slot, "SIGTERM")
       } else {
         // A daemon in a call, at random (any daemon when none is).
         const inCall = load.filter((l) => l.calls > 0)
