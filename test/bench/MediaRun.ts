@@ -3,6 +3,7 @@
  * it prints: p99 frame lag, CPU per second of call, the server's share of a core, memory per call.
  */
 import { spawnSync } from "node:child_process"
+import { median } from "./Paired.ts"
 
 export interface MediaRun {
   readonly p99: number
@@ -11,6 +12,29 @@ export interface MediaRun {
   readonly warmupCpuMsPerCallSecond: number
   readonly coreShare: number
   readonly mbPerCall: number
+}
+
+/**
+ * A server's share of a core from which its CPU per second of call is capped: one event loop at
+ * a whole core cannot spend more as its cost grows, only fall behind (the frame lag grows
+ * instead), so a ratio of two such runs understates the difference (docs/PERFORMANCE.md, "A
+ * slower machine, and where the gap goes by activity"). V8's and libuv's threads count in the
+ * share too, hence below 1.
+ */
+export const CAPPED_CORE_SHARE = 0.9
+
+/**
+ * What to say beside a CPU ratio when either side's median run was at a capped share of a
+ * core (`CAPPED_CORE_SHARE`), else nothing; `runs` are each side's, named.
+ */
+export const cappedNote = (runs: ReadonlyArray<readonly [name: string, runs: ReadonlyArray<MediaRun>]>): string => {
+  const capped = runs.flatMap(([name, side]) => {
+    const share = side.length === 0 ? 0 : median(side.map((run) => run.coreShare))
+    return share >= CAPPED_CORE_SHARE ? [`${name} ${(100 * share).toFixed(0)}%`] : []
+  })
+  return capped.length === 0
+    ? ""
+    : `capped: ${capped.join(", ")} of a core, its CPU per second of call cannot grow; the ratio understates`
 }
 
 /**

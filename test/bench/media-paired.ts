@@ -12,7 +12,7 @@
  *
  *     node test/bench/media-paired.ts [calls=100] [rounds=7] [--seconds 10] [-- engine args…]
  */
-import { mediaRun } from "./MediaRun.ts"
+import { cappedNote, mediaRun } from "./MediaRun.ts"
 import type { MediaRun } from "./MediaRun.ts"
 import { median, pairedRatio, showInterval } from "./Paired.ts"
 
@@ -45,6 +45,8 @@ console.log(
     `hand-written ${median(cpu(baseline)).toFixed(2)} ms (${p99(baseline)} ms); ` +
     `engine / hand-written, paired by round: ${showInterval(pairedRatio(cpu(engine), cpu(baseline)), 2)}`
 )
+const capped = cappedNote([["engine", engine], ["hand-written", baseline]])
+if (capped !== "") console.log(`The ratio is not the engine's cost: ${capped}.`)
 console.log(
   `In the warm-up before: engine ${median(warmupCpu(engine)).toFixed(2)} ms, hand-written ${
     median(warmupCpu(baseline)).toFixed(2)
