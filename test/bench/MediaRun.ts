@@ -25,7 +25,8 @@ export const CAPPED_CORE_SHARE = 0.9
 
 /**
  * What to say beside a CPU ratio when either side's median run was at a capped share of a
- * core (`CAPPED_CORE_SHARE`), else nothing; `runs` are each side's, named.
+ * core (`CAPPED_CORE_SHARE`), else nothing; `runs` are each side's, named. The engine capped
+ * makes the ratio understate its cost; the baseline capped, overstate it.
  */
 export const cappedNote = (runs: ReadonlyArray<readonly [name: string, runs: ReadonlyArray<MediaRun>]>): string => {
   const capped = runs.flatMap(([name, side]) => {
@@ -34,7 +35,9 @@ export const cappedNote = (runs: ReadonlyArray<readonly [name: string, runs: Rea
   })
   return capped.length === 0
     ? ""
-    : `capped: ${capped.join(", ")} of a core, its CPU per second of call cannot grow; the ratio understates`
+    : `a server at a whole core, ${
+      capped.join(", ")
+    } (a capped side's CPU per second of call is what one core allows, not what it costs)`
 }
 
 /**

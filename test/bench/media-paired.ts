@@ -46,7 +46,7 @@ console.log(
     `engine / hand-written, paired by round: ${showInterval(pairedRatio(cpu(engine), cpu(baseline)), 2)}`
 )
 const capped = cappedNote([["engine", engine], ["hand-written", baseline]])
-if (capped !== "") console.log(`The ratio is not the engine's cost: ${capped}.`)
+if (capped !== "") console.log(`The ratio above is not the engine's cost: ${capped}.`)
 console.log(
   `In the warm-up before: engine ${median(warmupCpu(engine)).toFixed(2)} ms, hand-written ${
     median(warmupCpu(baseline)).toFixed(2)
