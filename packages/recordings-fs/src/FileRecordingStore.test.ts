@@ -277,6 +277,7 @@ describe("FileRecordingStore", () => {
         const fiber = yield* Effect.forkChild(Effect.scoped(Effect.gen(function*() {
           const writer = yield* store.openWriter("hung-up", "remote")
           yield* writeAll(writer, frames)
+          yield* writer.write(new Int16Array(0)) // until the last write landed
           yield* Deferred.succeed(written, undefined)
           return yield* Effect.never
         })))
@@ -305,6 +306,7 @@ describe("FileRecordingStore", () => {
           const declared: Array<number> = []
           for (let frame = 0; frame < 7; frame++) {
             yield* writer.write(agentSamples.subarray(frame * FRAME, (frame + 1) * FRAME))
+            yield* writer.write(new Int16Array(0)) // until it landed (and the patch it brought)
             declared.push(parse(yield* collect(yield* store.read("short", "agent", { start: 0, end: 43 }))).dataSize)
           }
           // 480 samples are three frames: a patch after the 3rd and the 6th
@@ -472,9 +474,10 @@ describe("FileRecordingStore", () => {
           assert.strictEqual(child.code, 0, child.stderr)
           const [report, ignored, closed] = child.stdout.trim().split("\n")
           const error = JSON.parse(report!)
+          // writes are not waited for: the 91st frame's failure is answered by the 92nd write
           assert.deepStrictEqual(
             { ...error, message: undefined },
-            { tag: "RecordingWriteError", reason: "NoSpace", message: undefined, frames: 90 }
+            { tag: "RecordingWriteError", reason: "NoSpace", message: undefined, frames: 91 }
           )
           assert.match(error.message, /^Could not write the remote recording of call full: EFBIG/)
           assert.deepStrictEqual([ignored, closed], ["ignored 10", "closed"])
@@ -483,6 +486,24 @@ describe("FileRecordingStore", () => {
           const file = nodePath.join(root, "full", "remote.wav")
           assert.strictEqual(nodeFs.statSync(file).size, limit)
           const { declared, samples } = soxRead(file)
+          assert.strictEqual(declared, 90 * FRAME)
+          assert.deepStrictEqual(samples, tone(channelHz.remote, 0, 90 * FRAME))
+        }),
+      60_000
+    )
+
+    it.effect.skipIf(!hasSox || !hasPrlimit)(
+      "a last write refused for lack of room, answered by no later write, is logged when the recording closes",
+      () =>
+        Effect.gen(function*() {
+          const { root } = yield* tempStore()
+          const limit = 44 + 90 * 2 * FRAME + 100
+          const child = yield* runChild(["limit", root, "last", "91"], { prefix: ["prlimit", `--fsize=${limit}`] })
+          assert.strictEqual(child.code, 0, child.stderr)
+          const [wrote, logged, closed] = child.stdout.trim().split("\n")
+          assert.deepStrictEqual([wrote, closed], ["wrote 91", "closed"])
+          assert.match(logged!, /\bERROR\b.*: Could not write the remote recording of call last: EFBIG \(write\)$/)
+          const { declared, samples } = soxRead(nodePath.join(root, "last", "remote.wav"))
           assert.strictEqual(declared, 90 * FRAME)
           assert.deepStrictEqual(samples, tone(channelHz.remote, 0, 90 * FRAME))
         }),

@@ -11,11 +11,16 @@
  *
  * - Writing: `openWriter` creates the file (it must not exist: a second writer for the same
  *   call and channel is a bug, a defect here, and truncating would destroy a recording) and
- *   writes `Wav.header(0)`, a valid empty WAV; then it appends each frame as it comes, so
- *   nothing of the call is buffered in memory. Every `patchEverySamples` samples of audio
- *   (40,000 by default: five seconds) the header is rewritten in place for the samples written
- *   so far (one 44-byte positional write, within one page), and once more when the writer's
- *   scope closes, by success, failure or interruption.
+ *   writes `Wav.header(0)`, a valid empty WAV; then it appends what each write gives as it
+ *   comes, so nothing of the call is buffered in memory. Every `patchEverySamples` samples of
+ *   audio (40,000 by default: five seconds) the header is rewritten in place for the samples
+ *   on disk so far (one 44-byte positional write, within one page), and once more when the
+ *   writer's scope closes, by success, failure or interruption.
+ * - Appends are not waited for (`internal/ChannelWriter.ts`): a write starts a positional
+ *   `fs.write` on the file's descriptor and completes at once; one is in flight at a time (a
+ *   write while one is waits for it). A write of no samples completes once every write before
+ *   it landed. This spares the media session a fiber woken per write (a quarter of its fiber
+ *   wakes at 100 calls, docs/PERFORMANCE.md); the price: a failure is answered by the next write.
  * - Crash safety: a process killed without running a finalizer (SIGKILL, OOM) leaves a valid
  *   WAV that declares the audio up to its last patch, at most five seconds behind what is in
  *   the file (the recovery of the lost call makes it whole, `finalizeLost`); the rest of the file is trailing bytes that readers skip (sox and Python's
@@ -31,16 +36,18 @@
  *   header rewritten to declare exactly that. Running it again changes nothing; a call with no
  *   file here is left out; a file that cannot be finalized is logged and left as written.
  * - Write errors: a failed create, write or header patch (ENOSPC, EDQUOT, EFBIG: `NoSpace`;
- *   EACCES, EPERM, EROFS: `Denied`; anything else: `Io`) is the port's `RecordingWriteError`.
- *   After it the writer writes nothing more (later writes succeed and do nothing); when its
- *   scope closes, the header is patched for the complete frames written before the failure
- *   (overwriting header bytes needs no new space), so the file stays valid up to there. A
- *   failing patch or close at that point is logged as a warning, never raised. When even the
- *   header of a new file cannot be written, the file is removed: the channel then reads as
- *   absent rather than as a truncated WAV.
- * - Writes are serialized with a one-permit semaphore and are uninterruptible (a few hundred
- *   bytes each), so an interrupted writer never leaves a half-counted frame. A write after
- *   the scope closed is dropped: a frame racing the hang-up is not an error.
+ *   EACCES, EPERM, EROFS: `Denied`; anything else: `Io`) is the port's `RecordingWriteError`,
+ *   from `openWriter`, or from the write after the one that failed (one not waited for); a
+ *   failure no later write answered is logged when the scope closes. After it the writer writes
+ *   nothing more (later writes succeed and do nothing); when its scope closes, the header is
+ *   patched for the whole writes that landed before the failure (overwriting header bytes
+ *   needs no new space), so the file stays valid up to there. A failing patch or close at that
+ *   point is logged as a warning, never raised. When even the header of a new file cannot be
+ *   written, the file is removed: the channel then reads as absent rather than as a truncated
+ *   WAV.
+ * - A write is started whole or not at all (interrupting one that waits for the write in
+ *   flight drops it whole). A write after the scope closed is dropped: a frame racing the
+ *   hang-up is not an error.
  * - Reading `agent` or `remote`: the file as it is on disk (a call in progress, or one whose
  *   process was killed, reads with the sizes of its last patch and the bytes after them),
  *   streamed from disk in chunks of `chunkBytes`.
@@ -67,8 +74,10 @@
  *
  * I/O goes through Effect's `FileSystem` and `Path` services (`layer` provides the Node
  * implementations; `layerNoDeps` leaves them open): scoped file handles, positional reads and
- * typed `PlatformError`s without hand-written callbacks. Read errors are defects: the port
- * keeps infrastructure errors out of its read signature.
+ * typed `PlatformError`s without hand-written callbacks; but for the files of a live
+ * recording, created, appended to, patched and closed with Node's `fs` (so they are on
+ * Node's filesystem whatever `FileSystem` is given). Read errors are defects: the port keeps
+ * infrastructure errors out of its read signature.
  *
  * @since 0.1.0
  */
@@ -77,16 +86,12 @@ import * as NodePath from "@effect/platform-node/NodePath"
 import type { RecordingChannel } from "@voice-agent/core/Conversation"
 import { RecordingNotFound } from "@voice-agent/core/Errors"
 import { RecordingStore, RecordingWriteError } from "@voice-agent/core/ports/RecordingStore"
-import type {
-  LostRecording,
-  RecordingRead,
-  RecordingWriteFailure,
-  RecordingWriter
-} from "@voice-agent/core/ports/RecordingStore"
+import type { LostRecording, RecordingRead, RecordingWriteFailure } from "@voice-agent/core/ports/RecordingStore"
 import * as Mixer from "@voice-agent/media/Mixer"
 import * as Wav from "@voice-agent/media/Wav"
-import { Cause, Data, Effect, Exit, FileSystem, Layer, Option, Path, Result, Scope, Semaphore, Stream } from "effect"
+import { Cause, Data, Effect, FileSystem, Layer, Option, Path, Result, Stream } from "effect"
 import type { PlatformError } from "effect/PlatformError"
+import * as ChannelWriter from "./internal/ChannelWriter.ts"
 
 /**
  * A call id that cannot name a directory safely.
@@ -140,7 +145,6 @@ interface Side {
 }
 
 const isNotFound = (error: PlatformError): boolean => error.reason._tag === "NotFound"
-const isAlreadyExists = (error: PlatformError): boolean => error.reason._tag === "AlreadyExists"
 
 /** The system's error code (`ENOSPC`, ...) behind a platform error, when there is one. */
 const errnoCode = (error: PlatformError): string | undefined => {
@@ -151,20 +155,8 @@ const errnoCode = (error: PlatformError): string | undefined => {
 }
 
 /** How the port classifies a filesystem error. */
-const failureOf = (error: PlatformError): RecordingWriteFailure => {
-  const code = errnoCode(error)
-  if (code === "ENOSPC" || code === "EDQUOT" || code === "EFBIG") return "NoSpace"
-  if (code === "EACCES" || code === "EPERM" || code === "EROFS" || error.reason._tag === "PermissionDenied") {
-    return "Denied"
-  }
-  return "Io"
-}
-
-/** Runs a scope's finalizers (here: closing a file), logging rather than raising a failure. */
-const closeQuietly = (scope: Scope.Closeable, what: string) =>
-  Scope.close(scope, Exit.void).pipe(
-    Effect.catchCause((cause) => Effect.logWarning(`Could not close ${what}`, cause))
-  )
+const failureOf = (error: PlatformError): RecordingWriteFailure =>
+  error.reason._tag === "PermissionDenied" ? "Denied" : ChannelWriter.failureOfCode(errnoCode(error))
 
 /** Reads up to `length` bytes at `position`, fewer only at the end of the file. */
 const readAt = Effect.fnUntraced(function*(file: FileSystem.File, position: number, length: number) {
@@ -367,82 +359,19 @@ export const make = Effect.fnUntraced(function*(rootDir: string, options: Option
     openWriter: Effect.fn("RecordingStore.openWriter")(function*(callId: string, channel: "agent" | "remote") {
       if (!isSafeCallId(callId)) return yield* Effect.die(new InvalidCallId({ callId }))
       const file = channelPath(callId, channel)
-      const what = `the ${channel} recording of call ${callId}`
-      const failed = (operation: string) => (error: PlatformError) =>
-        new RecordingWriteError({
-          callId,
-          channel,
-          reason: failureOf(error),
-          message: `Could not ${operation} ${what}: ${errnoCode(error) ?? error.reason._tag} (${error.reason.method})`
-        })
-      const lock = yield* Semaphore.make(1)
-      let state: "open" | "failed" | "closed" = "open"
-      // bytes of whole frames written, and how many of them the header on disk declares
-      let dataBytes = 0
-      let declaredBytes = 0
-
-      /** Rewrites the header for `dataBytes` in one positional write, then returns to the end. */
-      const patchHeader = (opened: FileSystem.File) =>
-        Effect.suspend(() => {
-          const bytes = dataBytes
-          return opened.seek(0n, "start").pipe(
-            Effect.andThen(opened.writeAll(Wav.header(bytes))),
-            Effect.andThen(opened.seek(BigInt(Wav.HEADER_BYTES + bytes), "start")),
-            Effect.andThen(Effect.sync(() => {
-              declaredBytes = bytes
-            }))
-          )
-        })
-
-      // The file is opened in a scope of its own, so that a failing close is logged here
-      // instead of dying in the caller's scope.
-      const { opened } = yield* Effect.acquireRelease(
-        Effect.gen(function*() {
-          yield* fs.makeDirectory(path.dirname(file), { recursive: true }).pipe(
-            Effect.mapError(failed("create the directory of"))
-          )
-          const fileScope = yield* Scope.make()
-          const opened = yield* fs.open(file, { flag: "wx" }).pipe(
-            Scope.provide(fileScope),
-            Effect.catchIf(isAlreadyExists, (error) => Effect.die(error)),
-            Effect.mapError(failed("create"))
-          )
-          yield* opened.writeAll(Wav.header(0)).pipe(
-            Effect.mapError(failed("write the header of")),
-            Effect.onError(() => Effect.andThen(closeQuietly(fileScope, what), fs.remove(file).pipe(Effect.ignore)))
-          )
-          return { opened, fileScope }
-        }),
-        ({ fileScope, opened }) =>
-          lock.withPermit(Effect.suspend(() => {
-            state = "closed"
-            const patch = dataBytes === declaredBytes ? Effect.void : patchHeader(opened).pipe(
-              Effect.catch((error) => Effect.logWarning(failed("finalize the header of")(error).message))
-            )
-            return Effect.andThen(patch, closeQuietly(fileScope, what))
-          }))
+      yield* fs.makeDirectory(path.dirname(file), { recursive: true }).pipe(
+        Effect.mapError((error) =>
+          new RecordingWriteError({
+            callId,
+            channel,
+            reason: failureOf(error),
+            message: `Could not create the directory of the ${channel} recording of call ${callId}: ${
+              errnoCode(error) ?? error.reason._tag
+            } (${error.reason.method})`
+          })
+        )
       )
-
-      const write = (samples: Int16Array): Effect.Effect<void, RecordingWriteError> =>
-        lock.withPermit(Effect.suspend(() => {
-          if (state !== "open" || samples.length === 0) return Effect.void
-          const bytes = Wav.encodeSamples(samples)
-          return opened.writeAll(bytes).pipe(
-            Effect.mapError(failed("write")),
-            Effect.andThen(Effect.suspend(() => {
-              dataBytes += bytes.length
-              return dataBytes - declaredBytes >= patchEverySamples * 2
-                ? Effect.mapError(patchHeader(opened), failed("update the header of"))
-                : Effect.void
-            })),
-            Effect.tapError(() =>
-              Effect.sync(() => {
-                state = "failed"
-              })
-            )
-          )
-        })).pipe(Effect.uninterruptible)
-      return { write } satisfies RecordingWriter
+      return yield* ChannelWriter.open({ file, callId, channel, patchEveryBytes: 2 * patchEverySamples })
     }),
 
     read: Effect.fn("RecordingStore.read")(function*(

@@ -7,6 +7,8 @@
  * - `limit <root> <callId>`: writes the remote channel until a write fails (the test runs it
  *   under a file-size limit), prints the error as JSON, writes ten more frames (each must
  *   succeed and do nothing), closes the writer's scope and exits.
+ * - `limit <root> <callId> <frames>`: writes that many frames of the remote channel, prints
+ *   `wrote <frames>` (no write having failed), closes the writer's scope and exits.
  *
  * Not a test: `FileRecordingStore.test.ts` spawns it with Node, which runs TypeScript as is.
  */
@@ -17,9 +19,9 @@ import { Effect, Result } from "effect"
 import { channelHz, tone } from "./tones.ts"
 
 const FRAME = 160
-const [mode, root, callId] = process.argv.slice(2)
+const [mode, root, callId, count] = process.argv.slice(2)
 if ((mode !== "kill" && mode !== "limit") || root === undefined || callId === undefined) {
-  throw new Error("usage: recordChild.ts kill|limit <root> <callId>")
+  throw new Error("usage: recordChild.ts kill|limit <root> <callId> [frames]")
 }
 const say = (line: string) => Effect.sync(() => process.stdout.write(`${line}\n`))
 
@@ -30,10 +32,23 @@ const kill = Effect.gen(function*() {
   for (let frame = 0; frame < 30_000; frame++) {
     yield* agent.write(tone(channelHz.agent, frame * FRAME, FRAME))
     yield* remote.write(tone(channelHz.remote, frame * FRAME, FRAME))
-    if ((frame + 1) * FRAME === 3 * FileRecordingStore.defaultPatchEverySamples) yield* say("ready")
+    if ((frame + 1) * FRAME === 3 * FileRecordingStore.defaultPatchEverySamples) {
+      // writes are not waited for: until the third patch landed
+      yield* agent.write(new Int16Array(0))
+      yield* remote.write(new Int16Array(0))
+      yield* say("ready")
+    }
   }
   return yield* Effect.never
 })
+
+const limitAfter = (frames: number) =>
+  Effect.gen(function*() {
+    const store = yield* RecordingStore
+    const remote = yield* store.openWriter(callId, "remote")
+    for (let frame = 0; frame < frames; frame++) yield* remote.write(tone(channelHz.remote, frame * FRAME, FRAME))
+    yield* say(`wrote ${frames}`)
+  })
 
 const limit = Effect.gen(function*() {
   const store = yield* RecordingStore
@@ -52,7 +67,7 @@ const limit = Effect.gen(function*() {
   yield* say("ignored 10")
 })
 
-const program = Effect.scoped(mode === "kill" ? kill : limit).pipe(
+const program = Effect.scoped(mode === "kill" ? kill : count === undefined ? limit : limitAfter(Number(count))).pipe(
   Effect.andThen(say("closed")),
   Effect.provide(FileRecordingStore.layer(root))
 )

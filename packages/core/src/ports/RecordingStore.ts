@@ -63,7 +63,10 @@ export interface RecordingWriter {
   /**
    * Appends samples (written as they come, or buffered in bounded chunks: the store's
    * choice; never the whole call). Fails at most once, with the error that ended the
-   * recording; every later write is ignored.
+   * recording; every later write is ignored. A store may let a write complete before its
+   * samples are stored (bounded: one write in flight, say, as the file store does); the
+   * failure of such a write is answered by a later write, or logged by the store when the
+   * writer's scope closes.
    */
   readonly write: (samples: Int16Array) => Effect.Effect<void, RecordingWriteError>
 }
