@@ -124,6 +124,15 @@ const soxRead = (file: string) => {
   return { declared, samples: Wav.decodeSamples(new Uint8Array(decode.stdout)) }
 }
 
+/** A file-size limit with room for the header, 90 frames and part of the 91st. */
+const ROOM_FOR_90_FRAMES = 44 + 90 * 2 * FRAME + 100
+
+/** `recordChild.ts limit …` under that limit, asserting it exited cleanly. */
+const runLimited = (args: ReadonlyArray<string>) =>
+  runChild(["limit", ...args], { prefix: ["prlimit", `--fsize=${ROOM_FOR_90_FRAMES}`] }).pipe(
+    Effect.tap((child) => Effect.sync(() => assert.strictEqual(child.code, 0, child.stderr)))
+  )
+
 const Platform = Layer.mergeAll(NodeFileSystem.layer, NodePath.layer)
 
 /** A store in a fresh temporary directory, removed when the test's scope closes. */
@@ -468,10 +477,7 @@ describe("FileRecordingStore", () => {
       () =>
         Effect.gen(function*() {
           const { root } = yield* tempStore()
-          // room for the header, 90 frames and part of the 91st
-          const limit = 44 + 90 * 2 * FRAME + 100
-          const child = yield* runChild(["limit", root, "full"], { prefix: ["prlimit", `--fsize=${limit}`] })
-          assert.strictEqual(child.code, 0, child.stderr)
+          const child = yield* runLimited([root, "full"])
           const [report, ignored, closed] = child.stdout.trim().split("\n")
           const error = JSON.parse(report!)
           // writes are not waited for: the 91st frame's failure is answered by the 92nd write
@@ -484,7 +490,7 @@ describe("FileRecordingStore", () => {
 
           // the torn 91st frame stays on disk, but the header declares the 90 whole ones
           const file = nodePath.join(root, "full", "remote.wav")
-          assert.strictEqual(nodeFs.statSync(file).size, limit)
+          assert.strictEqual(nodeFs.statSync(file).size, ROOM_FOR_90_FRAMES)
           const { declared, samples } = soxRead(file)
           assert.strictEqual(declared, 90 * FRAME)
           assert.deepStrictEqual(samples, tone(channelHz.remote, 0, 90 * FRAME))
@@ -497,9 +503,7 @@ describe("FileRecordingStore", () => {
       () =>
         Effect.gen(function*() {
           const { root } = yield* tempStore()
-          const limit = 44 + 90 * 2 * FRAME + 100
-          const child = yield* runChild(["limit", root, "last", "91"], { prefix: ["prlimit", `--fsize=${limit}`] })
-          assert.strictEqual(child.code, 0, child.stderr)
+          const child = yield* runLimited([root, "last", "91"])
           const [wrote, logged, closed] = child.stdout.trim().split("\n")
           assert.deepStrictEqual([wrote, closed], ["wrote 91", "closed"])
           assert.match(logged!, /\bERROR\b.*: Could not write the remote recording of call last: EFBIG \(write\)$/)

@@ -81,11 +81,10 @@ const call = (target: Target, operation: string, run: (done: (error: NodeJS.Errn
   )
 
 interface ChannelWriter extends RecordingWriter {
-  readonly fd: number
-  readonly target: Target
   /**
    * Waits for the write in flight, then patches the header for what landed (when it is not
-   * declared yet) and stops taking writes; logs a failure no write answered. Never fails.
+   * declared yet), stops taking writes and closes the file; logs a failure no write answered,
+   * and a failing patch or close. Never fails.
    */
   readonly close: Effect.Effect<void>
 }
@@ -160,18 +159,22 @@ const make = (fd: number, target: Target): ChannelWriter => {
     state = "closed"
     const report = unanswered === undefined ? Effect.void : Effect.logError(unanswered.message)
     unanswered = undefined
-    if (landed === declared) return report
-    const finalize = Effect.callback<void>((resume) =>
-      patch((error) =>
-        resume(
-          error === null ? Effect.void : Effect.logWarning(errorOf(target, "finalize the header of", error).message)
+    const finalize = landed === declared ?
+      Effect.void :
+      Effect.callback<void>((resume) =>
+        patch((error) =>
+          resume(
+            error === null ? Effect.void : Effect.logWarning(errorOf(target, "finalize the header of", error).message)
+          )
         )
       )
+    const closeFile = call(target, "close", (done) => NodeFs.close(fd, done)).pipe(
+      Effect.catch((error) => Effect.logWarning(error.message))
     )
-    return Effect.andThen(report, finalize)
+    return Effect.andThen(Effect.andThen(report, finalize), closeFile)
   })
 
-  return { fd, target, write, close }
+  return { write, close }
 }
 
 /**
@@ -206,11 +209,5 @@ export const open = (target: Target): Effect.Effect<RecordingWriter, RecordingWr
       )
       return make(fd, target)
     }),
-    (writer) =>
-      Effect.andThen(
-        writer.close,
-        call(writer.target, "close", (done) => NodeFs.close(writer.fd, done)).pipe(
-          Effect.catch((error) => Effect.logWarning(error.message))
-        )
-      )
+    (writer) => writer.close
   ).pipe(Effect.map((writer) => ({ write: writer.write })))
