@@ -1,7 +1,8 @@
 /**
  * Side-by-side benchmarks (`npm run bench`, issue 12): each figure beside a baseline
  * measured in the same run on the same machine, as the median and the spread (min–max) of
- * several runs, and their ratio. Writes `BENCHMARKS.md` (and prints it).
+ * several runs, and their ratio. Writes the head and the table of `BENCHMARKS.md` (and prints
+ * them), keeping what follows the table: the notes written by hand on other runs and machines.
  *
  * - Upload of 10,000 contacts through the API (validate, DNC, dedupe, insert; one HTTP request
  *   to a daemon) vs a raw `COPY` of the same rows into the same table with its indexes, on
@@ -596,8 +597,20 @@ average ${loadBefore.toFixed(2)} before the run (anything else running skews the
 
 ${table}
 `
-  fs.writeFileSync("BENCHMARKS.md", text)
+  fs.writeFileSync("BENCHMARKS.md", text + notesAfterTable())
   console.log(text)
+}
+
+/**
+ * What BENCHMARKS.md holds after its generated table (the runs of other benchmarks and other
+ * machines, written by hand), kept when the table is regenerated: from the first blank line
+ * after the table's first row.
+ */
+const notesAfterTable = (): string => {
+  const lines = fs.existsSync("BENCHMARKS.md") ? fs.readFileSync("BENCHMARKS.md", "utf8").split("\n") : []
+  const table = lines.findIndex((line) => line.startsWith("| Figure |"))
+  const end = table < 0 ? -1 : lines.findIndex((line, i) => i > table && line.trim() === "")
+  return end < 0 ? "" : lines.slice(end).join("\n")
 }
 
 await main()
