@@ -61,7 +61,8 @@ export const mediaRun = (
     out
   )
   const warmup = /CPU server process in the warm-up [\d.]+ s, ([\d.]+) ms per second of call audio/.exec(out)
-  const memory = /memory\s+RSS .*\(([\d.]+) MB per call\)\s+heap/.exec(out)
+  // RSS per call (with `--workers`, "…, N workers summed)" and no heap figure)
+  const memory = /memory\s+RSS .*?\(([\d.]+) MB per call[,)]/.exec(out)
   if (result.status !== 0 || p99 === undefined || cpu === null || warmup === null || memory === null) {
     throw new Error(`media.ts ${calls}: exit ${result.status}\n${out}\n${result.stderr}`)
   }
