@@ -446,7 +446,7 @@ const CALL_STEPS = [50, 100, 150, 200, 300, 500]
 /**
  * The most calls held with p99 frame lag under 20 ms: a ladder of call counts, each run
  * `BENCH_MEDIA_RUNS` times (default 3) for `BENCH_MEDIA_SECONDS` (default 10) measured after
- * media.ts's 10 s warm-up, the median p99
+ * media.ts's 20 s warm-up, the median p99
  * of each step; for the engine on one loop, the hand-written server, and the engine with a worker
  * per core (`--workers`, as `serve` runs by default on PostgreSQL), runs alternating.
  */

@@ -7,8 +7,9 @@
  * per-frame path: compare a change by this ratio before and after it, never one run against one.
  * Arguments after `--` go to the engine's runs only (a variant: `-- --agent drain`).
  *
- * Each run is measured after media.ts's warm-up (10 s: V8 compiles the hot paths, the engine's far
- * more than the baseline's); what the warm-up cost is printed after, paired the same way.
+ * Each run is measured after media.ts's warm-up (20 s, longer than a call: V8 compiles the hot
+ * paths, the engine's far more than the baseline's, and the code of a call's end has run); what
+ * the warm-up cost is printed after, paired the same way.
  *
  *     node test/bench/media-paired.ts [calls=100] [rounds=7] [--seconds 10] [-- engine args…]
  */
