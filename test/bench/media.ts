@@ -8,10 +8,11 @@
  * recordings on (FileRecordingStore in a temporary directory, removed at the end), real clock.
  * Each of the N lines places a call, and a new one when it ends, until the window closes; then
  * the calls still up are hung up. The lines' first calls start spread over `--ramp S` seconds
- * (default 10, at most the warm-up, at least 1 s), and the person's pause before replying varies by up
- * to `--reply-spread MS` (default 1000) from call to call, the same for a given call in every
- * run: calls at every phase in the measured window, as a daemon's calls are, not all starting,
- * replying and ending within the same second (docs/PERFORMANCE.md, "Calls in phase").
+ * (by default 10, or the warm-up when shorter; at least 1 s), and the person's pause before
+ * replying varies by up to `--reply-spread MS` (default 1000) from call to call, the same for a
+ * given call in every run: calls at every phase in the measured window, as a daemon's calls
+ * are, not all starting, replying and ending within the same second (docs/PERFORMANCE.md, "Calls
+ * in phase").
  * `--ramp 1 --reply-spread 0` gives the benchmark of before 2026-11-30 13:00Z, every call in
  * phase (the Twilio-like load generator only; SimCarrier's person keeps its own timing).
  *
@@ -92,7 +93,7 @@ const measuredSeconds = Number(option("--seconds") ?? 30)
 const warmupSeconds = Number(option("--warmup") ?? 20)
 /** How long the calls run: the warm-up, then the measured window. */
 const seconds = warmupSeconds + measuredSeconds
-/** Over how long the lines' first calls start (`--ramp S`): 10 s by default, at most the warm-up, at least 1 s. */
+/** Over how long the lines' first calls start (`--ramp S`): 10 s, or the warm-up when shorter; at least 1 s. */
 const rampMs = Math.round(Number(option("--ramp") ?? Math.max(1, Math.min(10, warmupSeconds))) * 1000)
 /** How much the person's pause before replying varies from call to call (`--reply-spread MS`). */
 const replySpreadMs = Number(option("--reply-spread") ?? 1000)
