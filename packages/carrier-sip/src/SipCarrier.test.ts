@@ -174,11 +174,12 @@ describe("SipCarrier", () => {
 
   it.effect("hangUp while ringing: CANCEL, Ended local-hangup", () =>
     Effect.gen(function*() {
-      const { sip, tags, trunk } = yield* harness()
+      const { seen, sip, tags, trunk } = yield* harness()
       yield* sip.carrier.placeCall(request)
       const invite = yield* trunk.next("INVITE")
       yield* invite.respond(SipEndpoint.answer(invite, 180))
-      yield* Trunk.realPause
+      // the 180 crosses a real socket: hang up once the carrier has told it
+      for (let waits = 0; waits < 200 && !seen().includes("Ringing"); waits++) yield* Trunk.realPause
       yield* sip.carrier.hangUp(request.callId)
       yield* invite.cancelled
       assert.deepStrictEqual(yield* tags, ["Ringing", "Ended local-hangup"])

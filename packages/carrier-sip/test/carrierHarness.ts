@@ -169,19 +169,26 @@ export const harness = (
     )
     const ua = sip.calls
     const stream = yield* events.subscribe(options.callId ?? request.callId)
+    // The call's events as tags: those published so far (`seen`), and all of them to the end (`tags`).
+    const seenTags: Array<string> = []
     const published = yield* Effect.forkChild(
-      Stream.runCollect(Stream.takeUntil(stream, (event: CallEvent) => event._tag === "Ended"))
+      Stream.runCollect(Stream.takeUntil(
+        Stream.tap(stream, (event: CallEvent) => Effect.sync(() => void seenTags.push(tagOf(event)))),
+        (event: CallEvent) => event._tag === "Ended"
+      ))
     )
-    const tags = Effect.map(Fiber.join(published), (all) =>
-      Array.from(all, (event) =>
-        event._tag === "Answered"
-          ? `Answered ${event.answeredBy}`
-          : event._tag === "Ended"
-          ? `Ended ${event.reason}`
-          : event._tag))
+    const tags = Effect.map(Fiber.join(published), (all) => Array.from(all, tagOf))
+    const seen = (): ReadonlyArray<string> => seenTags
     const us = { transport: "UDP" as const, host, port: ua.port }
-    return { trunk, ua, sip, sessions, tags, us, world }
+    return { trunk, ua, sip, sessions, tags, seen, us, world }
   })
+
+const tagOf = (event: CallEvent): string =>
+  event._tag === "Answered"
+    ? `Answered ${event.answeredBy}`
+    : event._tag === "Ended"
+    ? `Ended ${event.reason}`
+    : event._tag
 
 /** Waits (real time, 10 s at most) until `done()`. */
 export const until = (done: () => boolean) =>
