@@ -169,16 +169,15 @@ export const harness = (
     )
     const ua = sip.calls
     const stream = yield* events.subscribe(options.callId ?? request.callId)
-    // The call's events as tags: those published so far (`seen`), and all of them to the end (`tags`).
-    const seenTags: Array<string> = []
+    // The call's events as tags: those published so far (`seen`), and all of them once it ended (`tags`).
+    const seen: Array<string> = []
     const published = yield* Effect.forkChild(
-      Stream.runCollect(Stream.takeUntil(
-        Stream.tap(stream, (event: CallEvent) => Effect.sync(() => void seenTags.push(tagOf(event)))),
-        (event: CallEvent) => event._tag === "Ended"
-      ))
+      Stream.runForEach(
+        Stream.takeUntil(stream, (event: CallEvent) => event._tag === "Ended"),
+        (event) => Effect.sync(() => void seen.push(tagOf(event)))
+      )
     )
-    const tags = Effect.map(Fiber.join(published), (all) => Array.from(all, tagOf))
-    const seen = (): ReadonlyArray<string> => seenTags
+    const tags = Effect.as(Fiber.join(published), seen as ReadonlyArray<string>)
     const us = { transport: "UDP" as const, host, port: ua.port }
     return { trunk, ua, sip, sessions, tags, seen, us, world }
   })
