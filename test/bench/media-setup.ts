@@ -10,14 +10,15 @@
  * speaking for two seconds (the greeting playing, the recorder, the agent waiting), the heap
  * after a full collection against the heap once they have ended. What a call keeps for its
  * whole life is what the young generation's collector copies, then promotes, for every call
- * (docs/PERFORMANCE.md, "What a live call keeps").
+ * (docs/PERFORMANCE.md, "What a live call keeps"). With `--kinds`, also which objects: heap
+ * snapshots of the calls held and after they ended, counted by kind (`HeapKinds.ts`), per call.
  *
  * The CPU per second of call that `media.ts` measures includes each call's share of this: at 200
  * calls of about 7.5 s, some 27 calls start and end every second. With recordings, the system
  * time is mostly the filesystem's (a directory and two files a call) and varies with the
  * machine's disk; `--no-recordings` serves the calls with a store that writes nothing.
  *
- *     node test/bench/media-setup.ts [calls=3000] [at a time=50] [--no-recordings] [--held]
+ *     node test/bench/media-setup.ts [calls=3000] [at a time=50] [--no-recordings] [--held [--kinds]]
  */
 import { CallEvents } from "@voice-agent/core/ports/CallEvents"
 import { RecordingStore } from "@voice-agent/core/ports/RecordingStore"
@@ -32,11 +33,13 @@ import * as path from "node:path"
 import * as v8 from "node:v8"
 import * as vm from "node:vm"
 import * as BenchMain from "./BenchMain.ts"
+import * as HeapKinds from "./HeapKinds.ts"
 import * as MediaServer from "./MediaServer.ts"
 
 const [calls = 3000, atATime = 50] = process.argv.slice(2).filter((a) => /^\d+$/.test(a)).map(Number)
 const recordings = !process.argv.includes("--no-recordings")
 const held = process.argv.includes("--held")
+const kinds = process.argv.includes("--kinds")
 
 /** A store that opens writers that write nothing. */
 const nowhere = Layer.succeed(
@@ -124,9 +127,13 @@ const heldHeap = (count: number, call: (n: number, hold: Effect.Effect<void>) =>
   Effect.gen(function*() {
     let live = 0
     let measured = 0
+    const snapshotOf = (when: string) => path.join(os.tmpdir(), `va-bench-${when}-${process.pid}.heapsnapshot`)
     const hold = Effect.gen(function*() {
       yield* Effect.sleep(Duration.seconds(2))
-      if (++live === count) measured = heapAfterGc()
+      if (++live === count) {
+        measured = heapAfterGc()
+        if (kinds) HeapKinds.write(snapshotOf("held"))
+      }
       while (measured === 0) yield* Effect.sleep(Duration.millis(10))
     })
     yield* Effect.forEach(Array.from({ length: count }, (_, i) => 2_000_000 + i), (n) => call(n, hold), {
@@ -138,6 +145,12 @@ const heldHeap = (count: number, call: (n: number, hold: Effect.Effect<void>) =>
       `${count} calls held, recordings ${recordings ? "on" : "off"}: ` +
         `${((measured - after) / 1024 / count).toFixed(1)} KB of heap per live call`
     )
+    if (kinds) {
+      HeapKinds.write(snapshotOf("ended"))
+      const [before, ended] = [HeapKinds.count(snapshotOf("held")), HeapKinds.count(snapshotOf("ended"))]
+      console.log("per live call, the kinds that grew most (self size, count; type and name):")
+      for (const line of HeapKinds.growth(before, ended, count, 25)) console.log(line)
+    }
   })
 
 BenchMain.runMain(program)
