@@ -35,8 +35,8 @@ describe("Registration", () => {
         headers: [{ name: "Contact", value: `${contact};expires=120` }]
       }))
       // The clock moves once the user agent has read the 200 (it comes over a real socket).
-      while (ua.registration?.granted() === undefined) yield* Trunk.realPause
-      assert.strictEqual(ua.registration.granted(), 120)
+      yield* Trunk.until(() => ua.registration?.granted() !== undefined)
+      assert.strictEqual(ua.registration?.granted(), 120)
       yield* TestClock.adjust(59_000)
       assert.strictEqual(yield* Queue.size(trunk.inbox), 0)
       yield* TestClock.adjust(1_000)
@@ -70,8 +70,8 @@ describe("Registration", () => {
       const third = yield* trunk.next("REGISTER")
       assert.isUndefined(SipMessage.header(third.request, "Authorization"))
       yield* third.respond(SipEndpoint.answer(third, 200, { headers: [{ name: "Expires", value: "600" }] }))
-      while (ua.registration?.granted() === undefined) yield* Trunk.realPause
-      assert.strictEqual(ua.registration.granted(), 600)
+      yield* Trunk.until(() => ua.registration?.granted() !== undefined)
+      assert.strictEqual(ua.registration?.granted(), 600)
       // Closing: Expires: 0, answered.
       const removal = yield* Effect.forkChild(
         Effect.flatMap(trunk.next("REGISTER"), (r) => r.respond(SipEndpoint.answer(r, 200)))

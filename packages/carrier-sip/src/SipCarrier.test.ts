@@ -179,7 +179,7 @@ describe("SipCarrier", () => {
       const invite = yield* trunk.next("INVITE")
       yield* invite.respond(SipEndpoint.answer(invite, 180))
       // the 180 crosses a real socket: hang up once the carrier has told it
-      for (let waits = 0; waits < 200 && !seen.includes("Ringing"); waits++) yield* Trunk.realPause
+      yield* until(() => seen.includes("Ringing"))
       yield* sip.carrier.hangUp(request.callId)
       yield* invite.cancelled
       assert.deepStrictEqual(yield* tags, ["Ringing", "Ended local-hangup"])

@@ -2,7 +2,6 @@
  * The SIP carrier's tests' world: a scripted trunk, a user agent, the carrier over it with a
  * scripted media session, the trunk's RTP socket, and the events of the call.
  */
-import { assert } from "@effect/vitest"
 import * as Rtp from "@voice-agent/carrier-sip/Rtp"
 import * as SipCarrier from "@voice-agent/carrier-sip/SipCarrier"
 import * as SipMedia from "@voice-agent/carrier-sip/SipMedia"
@@ -190,12 +189,7 @@ const tagOf = (event: CallEvent): string =>
     : event._tag
 
 /** Waits (real time, 10 s at most) until `done()`. */
-export const until = (done: () => boolean) =>
-  Effect.gen(function*() {
-    const deadline = Date.now() + 10_000
-    while (!done() && Date.now() < deadline) yield* Effect.sleep(20)
-    assert.isTrue(done(), "waited")
-  })
+export const until = Trunk.until
 
 export const loud = (packets: ReadonlyArray<Rtp.RtpPacket>) =>
   packets.filter((p) => MuLaw.decode(p.payload).some((s) => Math.abs(s) > 4000)).length

@@ -138,6 +138,14 @@ export const withLogs = <A, E, R>(effect: (logged: Array<string>) => Effect.Effe
 /** A few real milliseconds: for what arrives over a socket while the test's clock stands. */
 export const realPause = Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 5)))
 
+/** Waits in real time (10 s at most, the test's clock standing or not) until `done()`. */
+export const until = (done: () => boolean) =>
+  Effect.gen(function*() {
+    const deadline = Date.now() + 10_000
+    while (!done() && Date.now() < deadline) yield* realPause
+    assert.isTrue(done(), "waited")
+  })
+
 /**
  * Moves the test clock by `stepMs` until `inbox` holds something: the user agent reads the
  * last answer over a real socket, so the wait it then starts may begin after a first move.
