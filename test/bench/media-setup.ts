@@ -14,7 +14,7 @@
  * snapshots of the calls held and after they ended, counted by kind (`HeapKinds.ts`), per call.
  *
  * The CPU per second of call that `media.ts` measures includes each call's share of this: at 200
- * calls of about 7.5 s, some 27 calls start and end every second. With recordings, the system
+ * calls of about 14 s, some 14 calls start and end every second. With recordings, the system
  * time is mostly the filesystem's (a directory and two files a call) and varies with the
  * machine's disk; `--no-recordings` serves the calls with a store that writes nothing.
  *
