@@ -93,12 +93,13 @@ describe("ScriptedAgent", () => {
       const said: Array<string> = []
       return yield* agent.run({
         ...callWith(Deferred.await(over)),
+        // As the session's: the input ends when the person hangs up.
         input: Stream.concat(
           Stream.make<Array<CallInput>>({ _tag: "SpeechStarted", timestampMs: 0 }, {
             _tag: "SpeechStopped",
             timestampMs: 140
           }),
-          Stream.never
+          Stream.fromEffectDrain(Deferred.await(over))
         ),
         say: () =>
           Effect.gen(function*() {

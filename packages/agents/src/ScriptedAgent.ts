@@ -107,13 +107,16 @@ export const layer = (script: Script = defaultScript): Layer.Layer<Agent, never,
  * process takes the call's audio from the session directly (`takeAudio`), frame by frame as it
  * is read, its transcripts queued for the turns; audio that still comes as input (after a failed
  * sink) meets the same recognizer, and the input's end (the person hung up) is the recognizer's:
- * what it still holds comes last. Otherwise the audio goes through a queue to `transcribe`.
+ * what it still holds comes last. Otherwise the audio goes through a queue to `transcribe`, which
+ * may fall behind (`blocks`): routing the input then waits for it.
  */
 const hearing = (
   call: AgentCall,
   stt: SpeechToText["Service"]
 ): Effect.Effect<{
   readonly audio: CallInputs.AudioRoute
+  /** Whether handing audio to the recognizer can wait (its queue full). */
+  readonly blocks: boolean
   /** Runs `f` on each transcript, in order, until the recognizer ends. */
   readonly forEachTranscript: (f: (transcript: Transcript) => Effect.Effect<void>) => Effect.Effect<void, SpeechError>
 }> =>
@@ -121,7 +124,11 @@ const hearing = (
     if (stt.recognizer === undefined || call.takeAudio === undefined) {
       const audio = yield* Queue.bounded<PcmFrame, Cause.Done>(500)
       const transcripts = stt.transcribe(Stream.fromQueue(audio))
-      return { audio: CallInputs.toQueue(audio), forEachTranscript: (f) => Stream.runForEach(transcripts, f) }
+      return {
+        audio: CallInputs.toQueue(audio),
+        blocks: true,
+        forEachTranscript: (f) => Stream.runForEach(transcripts, f)
+      }
     }
     const recognize = stt.recognizer()
     const heard = yield* Queue.bounded<Transcript, Cause.Done>(64)
@@ -142,6 +149,7 @@ const hearing = (
           Queue.endUnsafe(heard)
         })
       },
+      blocks: false,
       // A loop on the queue, not a stream: one wait per transcript, and no stream per call
       forEachTranscript: (f) =>
         Queue.take(heard).pipe(
@@ -167,14 +175,15 @@ const converse = (
     const trace = yield* TurnTrace.make(call, { stt: "default", tts: "default" })
 
     // The recognizer takes the audio before anything reads the input.
-    const { audio, forEachTranscript } = yield* hearing(call, stt)
+    const { audio, blocks, forEachTranscript } = yield* hearing(call, stt)
     // The call's input: audio to the recognizer, voice activity to the turn-taking. The
-    // hang-up is known from the session at once, or from the end of the input: a recognizer
-    // behind on its audio (a loaded machine) must not make the agent carry on its script.
+    // hang-up is known from the end of the input; when routing can wait for a recognizer behind
+    // on its audio (a loaded machine), from the session at once too, or the agent would carry on
+    // its script (a fiber of its own: one fewer per call when nothing waits).
     yield* Effect.forkScoped(
       CallInputs.route(call, { audio, signals, onDtmf: () => Effect.void }).pipe(Effect.ensuring(hangUp))
     )
-    if (call.hungUp !== undefined) {
+    if (blocks && call.hungUp !== undefined) {
       yield* Effect.forkScoped(Effect.andThen(call.hungUp, hangUp))
     }
     // What the person said, as HUMAN turns.

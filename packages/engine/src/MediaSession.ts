@@ -65,7 +65,7 @@ import type { MediaCodec } from "@voice-agent/media/MediaCodec"
 import * as MuLaw from "@voice-agent/media/MuLaw"
 import * as TwilioMediaCodec from "@voice-agent/media/TwilioMediaCodec"
 import * as Vad from "@voice-agent/media/Vad"
-import { Cause, Clock, Deferred, Duration, Effect, Exit, Fiber, Latch, Option, Queue, Stream } from "effect"
+import { Cause, Clock, Deferred, Duration, Effect, Exit, Fiber, Option, Queue, Stream } from "effect"
 import type { Accepted, NextBatch } from "./MediaSessionHandshake.ts"
 import * as MediaSessionHandshake from "./MediaSessionHandshake.ts"
 import * as MediaSessionMachineDetection from "./MediaSessionMachineDetection.ts"
@@ -301,46 +301,36 @@ const run = (
       takeAudio
     }, detection.answeredBy)
 
-    // What was handed out is written to the recordings by a fiber of the session's, woken once
-    // a second of it waits (or the agent's sink failed), never per frame. A write is not
-    // interrupted halfway (it would be lost).
-    const recordingDue = Latch.makeUnsafe(false)
-    const recorder = yield* Effect.forkScoped(Effect.forever(
-      Effect.andThen(
-        Effect.andThen(recordingDue.await, recordingDue.close),
-        Effect.uninterruptible(Effect.suspend(() => {
-          const failure = sinkFailure
-          sinkFailure = undefined
-          return Effect.andThen(
-            failure === undefined ? Effect.void : Effect.logWarning(
-              `Call ${callId}: the agent's audio sink failed; its audio comes as input again`,
-              failure
-            ),
-            tap.record
-          )
-        }))
-      ),
-      waitingLoop
-    ))
-
-    // The clock stands in for the person's frames when none come (Twilio may send no silent
-    // frames), and only then: while frames come, their timestamps move the timeline, so frames
-    // the session is slow to read are never cut off as late by the clock.
-    // While frames come it wakes once per `quietFramesMs` (when the last one could be that old).
+    // The session's clock, one fiber: the person's frames move the timeline while they come, and
+    // the clock stands in for them when none come (Twilio may send no silent frames), and only
+    // then, so frames the session is slow to read are never cut off as late by the clock; and what
+    // was handed out is written to the recordings from here, once a second of it waits (or the
+    // agent's sink failed), never per frame. It wakes once per `quietFramesMs` while frames come
+    // (when the last one could be that old), more often when none do. A write is not interrupted
+    // halfway (it would be lost).
     let lastFrameAt = accepted.startedAt
-    const quietClock = yield* Effect.forkScoped(Effect.forever(
+    const tick = Effect.suspend(() => {
+      const now = clock.currentTimeMillisUnsafe()
+      playout.pumpUnsafe()
+      if (now - lastFrameAt >= quietFramesMs) {
+        tap.handOutTo(CarrierClock.nowMs(carrierClock, now) * SAMPLES_PER_MS - timeline.reorderWindow)
+      }
+      const failure = sinkFailure
+      sinkFailure = undefined
+      return Effect.andThen(
+        failure === undefined ? Effect.void : Effect.logWarning(
+          `Call ${callId}: the agent's audio sink failed; its audio comes as input again`,
+          failure
+        ),
+        tap.record
+      )
+    })
+    const sessionClock = yield* Effect.forkScoped(Effect.forever(
       Effect.andThen(
         Effect.suspend(() =>
           Effect.sleep(Duration.millis(Math.max(200, lastFrameAt + quietFramesMs - clock.currentTimeMillisUnsafe())))
         ),
-        Effect.sync(() => {
-          const now = clock.currentTimeMillisUnsafe()
-          playout.pumpUnsafe()
-          if (
-            now - lastFrameAt >= quietFramesMs &&
-            tap.handOutTo(CarrierClock.nowMs(carrierClock, now) * SAMPLES_PER_MS - timeline.reorderWindow)
-          ) recordingDue.openUnsafe()
-        })
+        Effect.uninterruptible(tick)
       ),
       waitingLoop
     ))
@@ -421,7 +411,7 @@ const run = (
       if (personDone || batch.length === 0) return
       const stopped = receive(batch, clock.currentTimeMillisUnsafe())
       playout.pumpUnsafe()
-      if (tap.handOutSettled() || sinkFailure !== undefined) recordingDue.openUnsafe()
+      tap.handOutSettled()
       if (stopped) endPerson()
     }
     onBatch(accepted.rest)
@@ -456,8 +446,7 @@ const run = (
     if (first === "agent") {
       yield* socket.close
     }
-    yield* Fiber.interrupt(quietClock)
-    yield* Fiber.interrupt(recorder)
+    yield* Fiber.interrupt(sessionClock)
     yield* tap.finish
     // The whole transcript is stored before the verdict says the call is over.
     yield* transcript.flush

@@ -21,8 +21,8 @@ import type { Carrier } from "@voice-agent/core/ports/Carrier"
 import { CarrierError } from "@voice-agent/core/ports/Carrier"
 import type { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
 import type { TurnLatencyRecord } from "@voice-agent/core/TurnLatency"
-import { Cause, Clock, Deferred, Duration, Effect, Exit, Fiber, Option, Queue, Stream } from "effect"
-import type { Scope } from "effect"
+import { Cause, Clock, Deferred, Duration, Effect, Exit, Option, Stream } from "effect"
+import type { Fiber, Scope } from "effect"
 import { transcriptFlushMs } from "./CallProgress.ts"
 
 /**
@@ -98,9 +98,11 @@ const persist = <A>(
 
 /**
  * The transcript's and turn latencies' writer, for the scope: `emitTurn` and `emitLatency`
- * queue, `flush` ends the queue and waits (up to `transcriptFlushMs`, then warns) for the rest
- * to be written. One fiber writes both, batch by batch as they come: a batch's turns (in one
- * write), then its latencies; what came after a batch that fails waits behind it, in order.
+ * queue, `flush` stops taking more and waits (up to `transcriptFlushMs`, then warns) for the rest
+ * to be written. A fiber of the scope writes both while there is something to write, batch by
+ * batch as they come: a batch's turns (in one write), then its latencies; what came after a batch
+ * that fails waits behind it, in order. It ends once nothing waits (a call's few turns do not
+ * keep a fiber waiting for the whole call), and the next emit starts another.
  *
  * @category constructors
  */
@@ -110,7 +112,12 @@ export const transcript = (
   callId: string
 ) =>
   Effect.gen(function*() {
-    const records = yield* Queue.unbounded<Emitted, Cause.Done>()
+    const scope = yield* Effect.scope
+    let waiting: Array<Emitted> = []
+    let writing = false
+    let flushed = false
+    /** Completed once nothing waits, for `flush`. */
+    let idle: Deferred.Deferred<void> | undefined
     const writeBatch = (batch: ReadonlyArray<Emitted>) => {
       const turns: Array<TranscriptTurnRecord> = []
       const latencies: Array<TurnLatencyRecord> = []
@@ -130,25 +137,41 @@ export const transcript = (
         )
       )
     }
-    const writer = yield* Effect.forkScoped(
-      Queue.takeAll(records).pipe(
-        Effect.flatMap(writeBatch),
-        // each turn waits for the queue: no yield between turns
-        Effect.forever({ disableYield: true }),
-        Effect.catch(() =>
-          Effect.void
-        )
-      )
-    )
+    // Ends in the step that finds nothing waiting, so an emit never sees a writer about to end.
+    const writeWaiting: Effect.Effect<void> = Effect.suspend(() => {
+      const batch = waiting
+      waiting = []
+      if (batch.length === 0) {
+        writing = false
+        if (idle !== undefined) {
+          Deferred.doneUnsafe(idle, Exit.void)
+        }
+        return Effect.void
+      }
+      return Effect.andThen(writeBatch(batch), writeWaiting)
+    })
+    const emit = (record: Emitted) =>
+      Effect.suspend(() => {
+        if (flushed) {
+          return Effect.void
+        }
+        waiting.push(record)
+        if (writing) {
+          return Effect.void
+        }
+        writing = true
+        return Effect.asVoid(Effect.forkIn(writeWaiting, scope))
+      })
     const emitTurn: AgentCall["emitTurn"] = (turn) =>
-      Queue.offer(records, { _tag: "Turn", turn: { speaker: turn.speaker, text: turn.text, offsetMs: turn.offsetMs } })
-        .pipe(Effect.asVoid)
+      emit({ _tag: "Turn", turn: { speaker: turn.speaker, text: turn.text, offsetMs: turn.offsetMs } })
     const emitLatency: AgentCall["emitLatency"] = (latency) =>
-      Queue.offer(records, { _tag: "Latency", latency }).pipe(Effect.asVoid)
+      emit({ _tag: "Latency", latency })
     const flush = Effect.gen(function*() {
-      yield* Queue.end(records)
-      const flushed = yield* Fiber.join(writer).pipe(Effect.timeoutOption(Duration.millis(transcriptFlushMs)))
-      if (Option.isNone(flushed)) {
+      flushed = true
+      if (!writing) return
+      idle = Deferred.makeUnsafe<void>()
+      const written = yield* Deferred.await(idle).pipe(Effect.timeoutOption(Duration.millis(transcriptFlushMs)))
+      if (Option.isNone(written)) {
         yield* Effect.logWarning(`Call ${callId}: transcript not all written ${transcriptFlushMs} ms after the end`)
       }
     })

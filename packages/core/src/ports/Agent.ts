@@ -174,7 +174,9 @@ export interface AgentCall {
   /**
    * Completes as soon as the call is over for the person (they hung up, or the call ended),
    * ahead of input still queued: an agent behind on its input (a slow recognizer) learns it
-   * without reading to the end. Absent: the end of `input` is the only signal.
+   * without reading to the end. The input ends then too, after what it still holds; an agent
+   * that keeps up with its input may take that end as the hang-up. Absent: the end of `input`
+   * is the only signal.
    */
   readonly hungUp?: Effect.Effect<void> | undefined
   /**
