@@ -40,13 +40,10 @@ const recordSamples = 1000 * CallTimeline.SAMPLES_PER_MS
 export interface RecordingTap {
   /** The call's timeline: the person's side places frames on it, playout the agent's audio. */
   readonly timeline: CallTimeline.CallTimeline
-  /**
-   * Hands out what settled, once 200 ms or more has, synchronously; answers whether a second or
-   * more awaits its write to the recordings (`record`).
-   */
-  readonly handOutSettled: () => boolean
-  /** Hands out up to `position` (samples), at least to the cursor; answers as `handOutSettled`. */
-  readonly handOutTo: (position: number) => boolean
+  /** Hands out what settled, once 200 ms or more has, synchronously. */
+  readonly handOutSettled: () => void
+  /** Hands out up to `position` (samples), at least to the cursor. */
+  readonly handOutTo: (position: number) => void
   /** Writes what was handed out to the recordings, once a second or more of it waits. */
   readonly record: Effect.Effect<void>
   /** Hands out the rest of the timeline and writes all of it to the recordings. */
@@ -131,8 +128,8 @@ export const make = (
     })
     /**
      * Hands segments to live listeners at once, and keeps them for the recordings, which get
-     * them a second at a time (all at the end); answers whether a second is due. Synchronous:
-     * the person's side hands out on the socket's callbacks.
+     * them a second at a time (all at the end). Synchronous: the person's side hands out on the
+     * socket's callbacks.
      */
     const handOut = (advance: Iterable<CallTimeline.Segment>) => {
       for (const segment of advance) {
@@ -140,13 +137,10 @@ export const make = (
         unrecorded.push(segment)
         unrecordedSamples += segment.remote.length
       }
-      return recordingDue()
     }
     const handOutSettled = () => {
       const settled = CallTimeline.settled(timeline)
-      return settled - timeline.cursor >= batchSamples
-        ? handOut(CallTimeline.advance(timeline, settled))
-        : recordingDue()
+      if (settled - timeline.cursor >= batchSamples) handOut(CallTimeline.advance(timeline, settled))
     }
     return {
       timeline,
