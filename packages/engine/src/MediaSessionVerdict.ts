@@ -113,6 +113,8 @@ export const transcript = (
 ) =>
   Effect.gen(function*() {
     const scope = yield* Effect.scope
+    // The writer runs as the session's (its span and annotations), whichever fiber emits.
+    const session = yield* Effect.context<never>()
     let waiting: Array<Emitted> = []
     let writing = false
     let flushed = false
@@ -160,7 +162,7 @@ export const transcript = (
           return Effect.void
         }
         writing = true
-        return Effect.asVoid(Effect.forkIn(writeWaiting, scope))
+        return Effect.asVoid(Effect.forkIn(Effect.provideContext(writeWaiting, session), scope))
       })
     const emitTurn: AgentCall["emitTurn"] = (turn) =>
       emit({ _tag: "Turn", turn: { speaker: turn.speaker, text: turn.text, offsetMs: turn.offsetMs } })
