@@ -114,7 +114,7 @@ export const transcript = (
   Effect.gen(function*() {
     const scope = yield* Effect.scope
     // The writer runs as the session's (its span and annotations), whichever fiber emits.
-    const session = yield* Effect.context<never>()
+    const session = yield* Effect.context()
     let waiting: Array<Emitted> = []
     let writing = false
     let flushed = false
