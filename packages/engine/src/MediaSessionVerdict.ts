@@ -21,8 +21,8 @@ import type { Carrier } from "@voice-agent/core/ports/Carrier"
 import { CarrierError } from "@voice-agent/core/ports/Carrier"
 import type { ConversationRepository } from "@voice-agent/core/ports/ConversationRepository"
 import type { TurnLatencyRecord } from "@voice-agent/core/TurnLatency"
-import { Cause, Clock, Deferred, Duration, Effect, Exit, Option, Stream } from "effect"
-import type { Fiber, Scope } from "effect"
+import { Cause, Clock, Deferred, Duration, Effect, Exit, Fiber, Option, Stream } from "effect"
+import type { Scope } from "effect"
 import { transcriptFlushMs } from "./CallProgress.ts"
 
 /**
@@ -116,10 +116,9 @@ export const transcript = (
     // The writer runs as the session's (its span and annotations), whichever fiber emits.
     const session = yield* Effect.context()
     let waiting: Array<Emitted> = []
-    let writing = false
+    /** The writer while it runs (forked, not started at once: it is set before it can end). */
+    let writer: Fiber.Fiber<void> | undefined
     let flushed = false
-    /** Completed once nothing waits, for `flush`. */
-    let idle: Deferred.Deferred<void> | undefined
     const writeBatch = (batch: ReadonlyArray<Emitted>) => {
       const turns: Array<TranscriptTurnRecord> = []
       const latencies: Array<TurnLatencyRecord> = []
@@ -144,10 +143,7 @@ export const transcript = (
       const batch = waiting
       waiting = []
       if (batch.length === 0) {
-        writing = false
-        if (idle !== undefined) {
-          Deferred.doneUnsafe(idle, Exit.void)
-        }
+        writer = undefined
         return Effect.void
       }
       return Effect.andThen(writeBatch(batch), writeWaiting)
@@ -158,11 +154,12 @@ export const transcript = (
           return Effect.void
         }
         waiting.push(record)
-        if (writing) {
+        if (writer !== undefined) {
           return Effect.void
         }
-        writing = true
-        return Effect.asVoid(Effect.forkIn(Effect.provideContext(writeWaiting, session), scope))
+        return Effect.map(Effect.forkIn(Effect.provideContext(writeWaiting, session), scope), (fiber) => {
+          writer = fiber
+        })
       })
     const emitTurn: AgentCall["emitTurn"] = (turn) =>
       emit({ _tag: "Turn", turn: { speaker: turn.speaker, text: turn.text, offsetMs: turn.offsetMs } })
@@ -170,9 +167,8 @@ export const transcript = (
       emit({ _tag: "Latency", latency })
     const flush = Effect.gen(function*() {
       flushed = true
-      if (!writing) return
-      idle = Deferred.makeUnsafe<void>()
-      const written = yield* Deferred.await(idle).pipe(Effect.timeoutOption(Duration.millis(transcriptFlushMs)))
+      if (writer === undefined) return
+      const written = yield* Fiber.await(writer).pipe(Effect.timeoutOption(Duration.millis(transcriptFlushMs)))
       if (Option.isNone(written)) {
         yield* Effect.logWarning(`Call ${callId}: transcript not all written ${transcriptFlushMs} ms after the end`)
       }
