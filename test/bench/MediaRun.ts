@@ -42,19 +42,25 @@ export const cappedNote = (runs: ReadonlyArray<readonly [name: string, runs: Rea
 
 /**
  * `calls` calls for `seconds` against the engine (`ours`, with `workers` processes) or the
- * hand-written server (`raw`); `extra` are more arguments for media.ts.
+ * hand-written server (`raw`); `extra` are more arguments for media.ts; `checkout` is the
+ * project's root whose media.ts runs (by default this one: another, to compare two commits).
  */
 export const mediaRun = (
   calls: number,
   seconds: number,
   server: "ours" | "raw",
   workers = 1,
-  extra: ReadonlyArray<string> = []
+  extra: ReadonlyArray<string> = [],
+  checkout?: string
 ): MediaRun => {
   const args = ["test/bench/media.ts", String(calls), "--seconds", String(seconds), ...extra]
   if (server === "raw") args.push("--server", "raw")
   if (workers > 1) args.push("--workers", String(workers))
-  const result = spawnSync(process.execPath, args, { encoding: "utf8", maxBuffer: 16 * 1024 * 1024 })
+  const result = spawnSync(process.execPath, args, {
+    cwd: checkout,
+    encoding: "utf8",
+    maxBuffer: 16 * 1024 * 1024
+  })
   const out = result.stdout
   const p99 = /frame lag .* p99\s+([\d.]+) ms/.exec(out)?.[1]
   const cpu = /CPU server process ([\d.]+) s in the ([\d.]+) s measured .* ([\d.]+) ms per second of call audio/.exec(

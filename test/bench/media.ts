@@ -386,7 +386,11 @@ const program = Effect.gen(function*() {
         (100 * cpuS / wallS).toFixed(0)
       }% of one core), ${(1000 * cpuS / N).toFixed(0)} ms per call, ${
         (1000 * cpuS / callSeconds).toFixed(2)
-      } ms per second of call audio`,
+      } ms per second of call audio${
+        workers === undefined
+          ? ` (user ${(cpu.user / 1e6).toFixed(1)} s, system ${(cpu.system / 1e6).toFixed(1)} s)`
+          : ""
+      }`,
       `CPU ${split ? "server process " : ""}in the warm-up ${warmupCpuS.toFixed(1)} s, ${
         (lags.length === measured.length ? 0 : 1000 * warmupCpuS / ((lags.length - measured.length) * 20 / 1000))
           .toFixed(2)
