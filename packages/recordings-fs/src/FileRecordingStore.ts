@@ -10,7 +10,8 @@
  * Files are what `Wav` writes: PCM 16-bit little-endian mono at 8000 Hz, a 44-byte header.
  *
  * - Writing: `openWriter` creates the file (it must not exist: a second writer for the same
- *   call and channel is a bug, a defect here, and truncating would destroy a recording) and
+ *   call and channel is a bug, a defect here, and truncating would destroy a recording), and
+ *   the call's directory when the other channel has not made it yet, and
  *   writes `Wav.header(0)`, a valid empty WAV; then it appends what each write gives as it
  *   comes, so nothing of the call is buffered in memory. Every `patchEverySamples` samples of
  *   audio (40,000 by default: five seconds) the header is rewritten in place for the samples
@@ -85,8 +86,8 @@ import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
 import type { RecordingChannel } from "@voice-agent/core/Conversation"
 import { RecordingNotFound } from "@voice-agent/core/Errors"
-import { RecordingStore, RecordingWriteError } from "@voice-agent/core/ports/RecordingStore"
-import type { LostRecording, RecordingRead, RecordingWriteFailure } from "@voice-agent/core/ports/RecordingStore"
+import { RecordingStore } from "@voice-agent/core/ports/RecordingStore"
+import type { LostRecording, RecordingRead } from "@voice-agent/core/ports/RecordingStore"
 import * as Mixer from "@voice-agent/media/Mixer"
 import * as Wav from "@voice-agent/media/Wav"
 import { Cause, Data, Effect, FileSystem, Layer, Option, Path, Result, Stream } from "effect"
@@ -145,18 +146,6 @@ interface Side {
 }
 
 const isNotFound = (error: PlatformError): boolean => error.reason._tag === "NotFound"
-
-/** The system's error code (`ENOSPC`, ...) behind a platform error, when there is one. */
-const errnoCode = (error: PlatformError): string | undefined => {
-  const cause: unknown = error.reason.cause
-  return typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string"
-    ? cause.code
-    : undefined
-}
-
-/** How the port classifies a filesystem error. */
-const failureOf = (error: PlatformError): RecordingWriteFailure =>
-  error.reason._tag === "PermissionDenied" ? "Denied" : ChannelWriter.failureOfCode(errnoCode(error))
 
 /** Reads up to `length` bytes at `position`, fewer only at the end of the file. */
 const readAt = Effect.fnUntraced(function*(file: FileSystem.File, position: number, length: number) {
@@ -359,18 +348,6 @@ export const make = Effect.fnUntraced(function*(rootDir: string, options: Option
     openWriter: Effect.fn("RecordingStore.openWriter")(function*(callId: string, channel: "agent" | "remote") {
       if (!isSafeCallId(callId)) return yield* Effect.die(new InvalidCallId({ callId }))
       const file = channelPath(callId, channel)
-      yield* fs.makeDirectory(path.dirname(file), { recursive: true }).pipe(
-        Effect.mapError((error) =>
-          new RecordingWriteError({
-            callId,
-            channel,
-            reason: failureOf(error),
-            message: `Could not create the directory of the ${channel} recording of call ${callId}: ${
-              errnoCode(error) ?? error.reason._tag
-            } (${error.reason.method})`
-          })
-        )
-      )
       return yield* ChannelWriter.open({ file, callId, channel, patchEveryBytes: 2 * patchEverySamples })
     }),
 

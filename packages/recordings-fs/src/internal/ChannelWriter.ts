@@ -27,6 +27,7 @@ import * as Wav from "@voice-agent/media/Wav"
 import { Effect } from "effect"
 import type { Scope } from "effect"
 import * as NodeFs from "node:fs"
+import * as NodePath from "node:path"
 
 /** How the port classifies a system error code (`ENOSPC`, ...). */
 export const failureOfCode = (code: string | undefined): RecordingWriteFailure => {
@@ -178,6 +179,23 @@ const make = (fd: number, target: Target): ChannelWriter => {
 }
 
 /**
+ * Creates `file` ("wx"), and its directory first when it is missing: one directory a call holds
+ * both channels, so the first channel's open makes it and the second's finds it (one `mkdir` a
+ * call, not one a channel). `done` names what failed in the port's words.
+ */
+const createFile = (
+  file: string,
+  done: (operation: string, error: NodeJS.ErrnoException | null, fd: number) => void
+) =>
+  NodeFs.open(file, "wx", 0o666, (error, fd) => {
+    if (error?.code !== "ENOENT") return done("create", error, fd)
+    NodeFs.mkdir(NodePath.dirname(file), { recursive: true }, (mkdirError) => {
+      if (mkdirError !== null) return done("create the directory of", mkdirError, -1)
+      NodeFs.open(file, "wx", 0o666, (error, fd) => done("create", error, fd))
+    })
+  })
+
+/**
  * Creates `file` (it must not exist: a second writer for the same call and channel is a bug, a
  * defect here) with the header of an empty WAV, and answers its writer; the writer is closed
  * and the file with it when the scope closes. When even the header cannot be written, the
@@ -190,13 +208,13 @@ export const open = (target: Target): Effect.Effect<RecordingWriter, RecordingWr
     Effect.gen(function*() {
       let fd = -1
       yield* Effect.callback<void, RecordingWriteError>((resume) =>
-        NodeFs.open(target.file, "wx", 0o666, (error, opened) => {
+        createFile(target.file, (operation, error, opened) => {
           if (error === null) {
             fd = opened
             return resume(Effect.void)
           }
           return resume(
-            error.code === "EEXIST" ? Effect.die(error) : Effect.fail(errorOf(target, "create", error))
+            error.code === "EEXIST" ? Effect.die(error) : Effect.fail(errorOf(target, operation, error))
           )
         })
       )
