@@ -80,3 +80,42 @@ export const mediaRun = (
     mbPerCall: Number(memory[1])
   }
 }
+
+/**
+ * The arguments of a paired script: its own (`--seconds S`, default 10, and numbers, the first
+ * two answered as `calls` and `rounds` with these defaults, the rest `positional`), and those
+ * after `--`, for media.ts.
+ */
+export const pairedArgs = (
+  argv: ReadonlyArray<string>,
+  defaults: { readonly calls: number; readonly rounds: number }
+) => {
+  const dashes = argv.indexOf("--")
+  const own = dashes < 0 ? argv : argv.slice(0, dashes)
+  const extra = dashes < 0 ? [] : argv.slice(dashes + 1)
+  const secondsAt = own.indexOf("--seconds")
+  const seconds = secondsAt < 0 ? 10 : Number(own[secondsAt + 1])
+  const rest = own.filter((_, i) => secondsAt < 0 || (i !== secondsAt && i !== secondsAt + 1))
+  const [calls = defaults.calls, rounds = defaults.rounds] = rest.filter((a) => /^\d+$/.test(a)).map(Number)
+  return { calls, rounds, seconds, extra, positional: rest.filter((a) => !/^\d+$/.test(a)) }
+}
+
+/**
+ * `rounds` rounds of two runs, their order swapped every round so that a machine's drift hits
+ * both alike; each run's figures go to its side; `report` is told each round's.
+ */
+export const alternated = (
+  rounds: number,
+  first: () => MediaRun,
+  second: () => MediaRun,
+  report: (round: number, first: MediaRun, second: MediaRun) => void
+): readonly [ReadonlyArray<MediaRun>, ReadonlyArray<MediaRun>] => {
+  const firsts: Array<MediaRun> = []
+  const seconds: Array<MediaRun> = []
+  for (let round = 0; round < rounds; round++) {
+    const runs = [() => firsts.push(first()), () => seconds.push(second())]
+    for (const run of round % 2 === 0 ? runs : runs.reverse()) run()
+    report(round, firsts.at(-1)!, seconds.at(-1)!)
+  }
+  return [firsts, seconds]
+}

@@ -17,35 +17,24 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { cappedNote, mediaRun } from "./MediaRun.ts"
+import { alternated, cappedNote, mediaRun, pairedArgs } from "./MediaRun.ts"
 import type { MediaRun } from "./MediaRun.ts"
 import { median, pairedRatio, showInterval } from "./Paired.ts"
 
-const dashes = process.argv.indexOf("--")
-const own = dashes < 0 ? process.argv.slice(2) : process.argv.slice(2, dashes)
-const extra = dashes < 0 ? [] : process.argv.slice(dashes + 1)
-const [other, ...rest] = own
+const { calls, extra, positional, rounds, seconds } = pairedArgs(process.argv.slice(2), { calls: 200, rounds: 5 })
+const other = positional[0]
 if (other === undefined || !fs.existsSync(path.join(other, "test/bench/media.ts"))) {
   console.error("usage: node test/bench/media-ab.ts <other checkout> [calls=200] [rounds=5] [--seconds 10]")
   process.exit(2)
 }
-const secondsAt = rest.indexOf("--seconds")
-const seconds = secondsAt < 0 ? 10 : Number(rest[secondsAt + 1])
-const [calls = 200, rounds = 5] = rest.filter((a, i) => /^\d+$/.test(a) && (secondsAt < 0 || i !== secondsAt + 1))
-  .map(Number)
 
-const here: Array<MediaRun> = []
-const there: Array<MediaRun> = []
-for (let round = 0; round < rounds; round++) {
-  const runs = [
-    () => here.push(mediaRun(calls, seconds, "ours", 1, extra)),
-    () => there.push(mediaRun(calls, seconds, "ours", 1, extra, other))
-  ]
-  for (const run of round % 2 === 0 ? runs : runs.reverse()) run()
-  const last = (side: ReadonlyArray<MediaRun>) =>
-    `${side.at(-1)!.cpuMsPerCallSecond.toFixed(2)} ms (p99 ${side.at(-1)!.p99.toFixed(1)} ms)`
-  console.log(`round ${round + 1}/${rounds}: here ${last(here)}, ${other} ${last(there)}`)
-}
+const shown = (run: MediaRun) => `${run.cpuMsPerCallSecond.toFixed(2)} ms (p99 ${run.p99.toFixed(1)} ms)`
+const [here, there] = alternated(
+  rounds,
+  () => mediaRun(calls, seconds, "ours", 1, extra),
+  () => mediaRun(calls, seconds, "ours", 1, extra, other),
+  (round, here, there) => console.log(`round ${round + 1}/${rounds}: here ${shown(here)}, ${other} ${shown(there)}`)
+)
 const cpu = (side: ReadonlyArray<MediaRun>) => side.map((run) => run.cpuMsPerCallSecond)
 const p99 = (side: ReadonlyArray<MediaRun>) => side.map((run) => run.p99)
 console.log(

@@ -13,30 +13,23 @@
  *
  *     node test/bench/media-paired.ts [calls=100] [rounds=7] [--seconds 10] [-- engine args…]
  */
-import { cappedNote, mediaRun } from "./MediaRun.ts"
+import { alternated, cappedNote, mediaRun, pairedArgs } from "./MediaRun.ts"
 import type { MediaRun } from "./MediaRun.ts"
 import { median, pairedRatio, showInterval } from "./Paired.ts"
 
-const dashes = process.argv.indexOf("--")
-const own = dashes < 0 ? process.argv.slice(2) : process.argv.slice(2, dashes)
-const engineArgs = dashes < 0 ? [] : process.argv.slice(dashes + 1)
-const secondsAt = own.indexOf("--seconds")
-const seconds = secondsAt < 0 ? 10 : Number(own[secondsAt + 1])
-const [calls = 100, rounds = 7] = own.filter((a, i) => /^\d+$/.test(a) && (secondsAt < 0 || i !== secondsAt + 1)).map(
-  Number
-)
+const { calls, extra: engineArgs, rounds, seconds } = pairedArgs(process.argv.slice(2), { calls: 100, rounds: 7 })
 
-const engine: Array<MediaRun> = []
-const baseline: Array<MediaRun> = []
-for (let round = 0; round < rounds; round++) {
-  const runs = [
-    () => engine.push(mediaRun(calls, seconds, "ours", 1, engineArgs)),
-    () => baseline.push(mediaRun(calls, seconds, "raw"))
-  ]
-  for (const run of round % 2 === 0 ? runs : runs.reverse()) run()
-  const last = (side: ReadonlyArray<MediaRun>) => side.at(-1)!.cpuMsPerCallSecond.toFixed(2)
-  console.log(`round ${round + 1}/${rounds}: engine ${last(engine)} ms, hand-written ${last(baseline)} ms`)
-}
+const [engine, baseline] = alternated(
+  rounds,
+  () => mediaRun(calls, seconds, "ours", 1, engineArgs),
+  () => mediaRun(calls, seconds, "raw"),
+  (round, engine, baseline) =>
+    console.log(
+      `round ${round + 1}/${rounds}: engine ${engine.cpuMsPerCallSecond.toFixed(2)} ms, hand-written ${
+        baseline.cpuMsPerCallSecond.toFixed(2)
+      } ms`
+    )
+)
 const cpu = (side: ReadonlyArray<MediaRun>) => side.map((run) => run.cpuMsPerCallSecond)
 const warmupCpu = (side: ReadonlyArray<MediaRun>) => side.map((run) => run.warmupCpuMsPerCallSecond)
 const p99 = (side: ReadonlyArray<MediaRun>) => median(side.map((run) => run.p99)).toFixed(1)
